@@ -1,0 +1,37 @@
+"""``multiref lsdscc ...``: the LSDSCC command group.
+
+Glue only. Each subcommand's arguments and handler live in its own module:
+
+- ``build``    -> lsdscc.build_cli      (corpus pipeline, then the test-set stage)
+- ``crawl``    -> lsdscc.crawl_cli      (praw crawler writing dump-schema files)
+- ``testset``  -> lsdscc.testset_cli.register_testset   (test set over an existing corpus)
+- ``annotate`` -> lsdscc.testset_cli.register_annotate  (export / import annotations)
+
+All of these import only the standard library at module level.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from multiref.cli import group
+
+_PARTS = [
+    ("build", "lsdscc.build_cli", "register", "build the cleaned r/movies corpus (and its test set) with Apache Beam"),
+    ("crawl", "lsdscc.crawl_cli", "register", "crawl r/movies threads with praw into dump-schema JSON lines"),
+    ("testset", "lsdscc.testset_cli", "register_testset", "build the multi-reference test set over an existing corpus folder"),
+    ("annotate", "lsdscc.testset_cli", "register_annotate", "export candidates for annotators and import their labels"),
+]
+
+
+def register(parser) -> None:
+    sub = group(parser)
+    for name, module_name, func_name, help_text in _PARTS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # part not written yet
+            raise
+        p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
+        getattr(module, func_name)(p)

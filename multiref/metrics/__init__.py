@@ -1,0 +1,70 @@
+"""Multi-reference dialogue metrics (ALGORITHMS.md sections 3, 4, 6 and 8).
+
+Use::
+
+    from multiref.metrics import get_metric, Item
+    bleu = get_metric("bleu", order=4, smoothing="nltk1", tokenizer="whitespace")
+    bleu.sentence_score("the cat sat", ["the cat sat down", "a cat sat"])  # one hypothesis
+    result = bleu.score_items([Item(id="q1", hypotheses=["..."], references=["...", "..."])])
+    result.score, result.signature, result.per_item
+
+Metric classes are looked up by name in ``METRICS`` (``"module:Class"`` strings, imported on
+first use, so ``import multiref.metrics`` stays cheap). See :mod:`multiref.metrics.base` for
+the interface every metric implements.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from multiref.metrics.base import Item, Metric, Score  # noqa: F401  (re-exported)
+
+# name -> "module:Class". Each class documents its options; get_metric passes them through.
+METRICS = {
+    "bleu": "multiref.metrics.bleu:BLEU",
+    "maxbleu": "multiref.metrics.lsdscc:MaxBLEU",
+    "mds": "multiref.metrics.lsdscc:MDS",
+    "pds": "multiref.metrics.lsdscc:PDS",
+    "delta_bleu": "multiref.metrics.delta_bleu:DeltaBLEU",
+    "rouge_l": "multiref.metrics.rouge:RougeL",
+    "meteor": "multiref.metrics.meteor:Meteor",
+    "embedding_average": "multiref.metrics.embedding:EmbeddingAverage",
+    "vector_extrema": "multiref.metrics.embedding:VectorExtrema",
+    "greedy_matching": "multiref.metrics.embedding:GreedyMatching",
+    "distinct": "multiref.metrics.diversity:Distinct",
+    "distinct_per_utterance": "multiref.metrics.diversity:DistinctPerUtterance",
+    "self_bleu": "multiref.metrics.diversity:SelfBLEU",
+    "recall_bleu": "multiref.metrics.diversity:RecallBLEU",
+}
+# ``recall_<name>`` for any pairwise metric name is also accepted (see get_metric).
+RECALL_PREFIX = "recall_"
+
+
+def available_metrics() -> list:
+    """Names accepted by :func:`get_metric`, sorted."""
+    return sorted(METRICS)
+
+
+def metric_class(name: str) -> type:
+    """The class registered under ``name``; ``ValueError`` naming the choices if unknown."""
+    if name not in METRICS:
+        raise ValueError(f"unknown metric {name!r}; choose one of: {', '.join(available_metrics())}")
+    module_name, class_name = METRICS[name].split(":")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def get_metric(name: str, **options) -> Metric:
+    """Build metric ``name`` with ``options`` (each class documents the ones it takes).
+
+    ``recall_<pairwise>`` (e.g. ``recall_rouge_l``) wraps a pairwise metric in the recall
+    (coverage) form of ALGORITHMS.md section 4 when no class is registered under that name.
+    Raises ``ValueError`` for an unknown name or option.
+    """
+    if name not in METRICS and name.startswith(RECALL_PREFIX) and name[len(RECALL_PREFIX):] in METRICS:
+        recall_cls = metric_class("recall_bleu")
+        return recall_cls(base=name[len(RECALL_PREFIX):], **options)
+    cls = metric_class(name)
+    try:
+        return cls(**options)
+    except TypeError as exc:
+        raise ValueError(f"metric {name!r}: {exc}") from None
