@@ -43,6 +43,9 @@ setup(
     package_data={
         "": ["*.json", "*.jsonl", "*.jsonl.gz", "*.txt", "*.md", "*.csv", "*.tsv", "*.zst", "*.gz"],
         "multiref": ["evaluate_modules/*/*.py", "evaluate_modules/*/*.md"],
+        "lsdscc": ["sample/*", "sample/*/*", "data/*"],
+        "dailydialog_pp": ["data/*.txt", "data/*.tsv", "sample/*.json", "sample/*.jsonl", "sample/*/*.txt",
+                           "sample/*/*.json", "sample/*/*.jsonl"],
     },
     include_package_data=True,
     install_requires=CORE,

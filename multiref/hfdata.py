@@ -110,6 +110,7 @@ def add_config(
     meta["configs"][info.name] = {
         "description": info.description,
         "splits": dict(info.splits),
+        "split_bytes": _split_bytes(folder, info.files()),
         "data_files": info.files(),
         "features": _features_yaml(info.features),
         "options": _jsonable(info.options),
@@ -120,6 +121,22 @@ def add_config(
         json.dump(meta, fh, indent=2, sort_keys=True, ensure_ascii=False)
         fh.write("\n")
     write_card(folder, meta)
+
+
+def _split_bytes(folder: str, data_files: Mapping[str, str]) -> dict:
+    """Uncompressed size of each split's parquet data (from the file footers, cheap)."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    sizes = {}
+    for split, pattern in data_files.items():
+        total = 0
+        for path in sorted(glob.glob(os.path.join(folder, pattern))):
+            md = pq.ParquetFile(path).metadata
+            total += sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
+        sizes[split] = total
+    return sizes
 
 
 def _jsonable(value):
@@ -148,7 +165,8 @@ def write_card(folder: str, meta: Mapping[str, Any]) -> str:
                 "config_name": name,
                 "features": configs[name]["features"],
                 "splits": [
-                    {"name": split, "num_examples": n} for split, n in sorted(configs[name]["splits"].items())
+                    {"name": split, "num_bytes": configs[name].get("split_bytes", {}).get(split, 0), "num_examples": n}
+                    for split, n in sorted(configs[name]["splits"].items())
                 ],
             }
             for name in names

@@ -1,0 +1,83 @@
+"""Random negative responses for DD++ contexts (ALGORITHMS.md section 5).
+
+"5 random negatives (responses of other contexts; avoid short generic ones)": each context
+draws ``count`` responses from a pool of the responses of all contexts (their original answer
+and their positives), never from its own dialogue, never shorter than ``min_words``
+whitespace words, never equal (under match_key) to one of its positives, and without repeats.
+Draws are seeded per context from (seed, context id), so a context's negatives do not depend
+on which worker handles it or on the order of the rows.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from dailydialog_pp.normalize import match_key
+
+
+@dataclass(frozen=True)
+class NegativeOptions:
+    """count random negatives per context, min_words per negative, seed (recorded in the card).
+
+    keep_released: a context matched to a released DD++ context that has random negatives
+    (train/dev/test files) keeps those instead of drawing new ones.
+    """
+
+    count: int = 5
+    min_words: int = 5
+    seed: int = 0
+    keep_released: bool = False
+
+    def __post_init__(self):
+        if self.count < 0:
+            raise ValueError(f"random negative count must be >= 0, got {self.count}")
+        if self.min_words < 1:
+            raise ValueError(f"min_words must be >= 1, got {self.min_words}")
+
+    def as_dict(self) -> dict:
+        return {"count": self.count, "min_words": self.min_words, "seed": self.seed,
+                "keep_released": self.keep_released}
+
+
+def pool_entries(row: dict, options: NegativeOptions) -> list[tuple[str, str]]:
+    """``(text, dialogue_id)`` pool entries a context contributes: its answer and positives
+    with at least ``min_words`` words."""
+    texts = [row["response"]] + list(row.get("positive_responses") or [])
+    return [(t, row["dialogue_id"]) for t in dict.fromkeys(texts) if len(t.split()) >= options.min_words]
+
+
+def build_pool(entries) -> list[tuple[str, str]]:
+    """The sorted, de-duplicated pool (sorting makes draws independent of input order)."""
+    return sorted(set(entries))
+
+
+def sample_negatives(row_id: str, dialogue_id: str, positives, pool, options: NegativeOptions) -> list[str]:
+    """Draw ``options.count`` negatives for one context from ``pool`` (see the module doc).
+
+    Returns fewer only when the pool has too few acceptable entries.
+    """
+    if options.count == 0 or not pool:
+        return []
+    rng = random.Random(f"{options.seed}:{row_id}")
+    banned = {match_key(p) for p in positives}
+    chosen, seen = [], set()
+    tries = 0
+    limit = 50 * options.count + 100
+    while len(chosen) < options.count and tries < limit:
+        tries += 1
+        text, source = pool[rng.randrange(len(pool))]
+        key = match_key(text)
+        if source == dialogue_id or key in banned or key in seen:
+            continue
+        seen.add(key)
+        chosen.append(text)
+    if len(chosen) < options.count:  # tiny pools: fall back to a deterministic scan
+        for text, source in pool:
+            key = match_key(text)
+            if len(chosen) >= options.count:
+                break
+            if source != dialogue_id and key not in banned and key not in seen:
+                seen.add(key)
+                chosen.append(text)
+    return chosen

@@ -1,0 +1,234 @@
+"""The Beam pipeline and CLI (pipelines/dailydialog.py, dailydialog_pp/cli.py) on hand-made data.
+
+tests/data/dailydialog holds a tiny release (see the expected counts worked out below), a
+multi-reference file (3 dialogues + a malformed line) and DD++ files.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from dailydialog_pp.readers import RawLine
+from pipelines.dailydialog import natural_key, run
+from tests.helpers import REPO_DIR, data_path
+
+DATA = data_path("dailydialog")
+ARGS = ["--dailydialog", str(DATA / "dd"), "--multiref-references", str(DATA / "multiref.jsonl"),
+        "--ddpp", str(DATA / "ddpp"), "--negative-min-words", "1"]
+
+
+def _rows(folder, config, split):
+    import pyarrow.parquet as pq
+
+    return pq.read_table(os.path.join(folder, config, f"{split}-00000-of-00001.parquet")).to_pylist()
+
+
+def _all_rows(folder, config):
+    import glob
+
+    import pyarrow.parquet as pq
+
+    out = []
+    for path in sorted(glob.glob(os.path.join(folder, config, "*.parquet"))):
+        split = os.path.basename(path).split("-")[0]
+        out += [dict(r, split=split) for r in pq.read_table(path).to_pylist()]
+    return out
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    folder = str(tmp_path_factory.mktemp("dd") / "out")
+    stats = run(ARGS + ["--output", folder, "--corruptions", "reverse", "drop_stopwords"])
+    return folder, stats
+
+
+def test_multiref_rows(built):
+    folder, stats = built
+    rows = _rows(folder, "multiref", "test")
+    # worked out by hand: test dialogues of 3, 4 and 2 turns -> 2 + 3 + 1 contexts
+    assert [r["id"] for r in rows] == ["0_0", "0_1", "1_0", "1_1", "1_2", "2_0"]
+    assert rows[0] == {"id": "0_0", "dialogue_id": "test_0", "context": ["Hi , how are you ?"],
+                       "references": ["Fine , thanks . And you ?", "good !", "great , you ?", "ok"]}
+    assert rows[3]["references"] == ["Thanks !", "e", "f", "g", "h"]  # matched despite ’ vs ' and spacing
+    assert rows[5]["references"] == ["Yes.It is ."]  # text mismatch (6.5 vs 7): original reference only
+    counters = stats["counters"]
+    assert counters["multiref/text-mismatch"] == 1 and counters["multiref/invalid-json"] == 1
+    assert counters["multiref/empty-reference"] == 1 and counters["multiref/joined-dialogues"] == 2
+
+
+def test_ddpp_rows(built):
+    folder, stats = built
+    rows = {r["id"]: r for r in _all_rows(folder, "dailydialog_pp")}
+    # 8 parsed dialogues; train_2 duplicates train_1 (2/two, colour/color, grey/gray); train_3 has 1 turn;
+    # contexts: test_0, test_1, test_2 (1 each), train_0 (10 turns: 3), train_1 (1), train_5 (9 turns: 2)
+    assert sorted(rows, key=natural_key) == ["test_0_0", "test_1_0", "test_2_0", "train_0_0", "train_0_1",
+                                             "train_0_2", "train_1_0", "train_5_0", "train_5_1"]
+    assert rows["train_0_2"]["context"] == ["B8 .", "A9 ."]
+    assert rows["train_0_0"]["source"] == "ddpp_dev"
+    assert rows["train_0_0"]["positive_responses"] == ["p1", "p2", "p3", "p4", "p5"]
+    assert rows["train_0_0"]["adversarial_negative_responses"] == ["a1", "a2", "a3", "a4", "a5"]
+    assert rows["train_1_0"]["source"] == "ddpp_positives"
+    assert rows["train_1_0"]["adversarial_negative_responses"] == []
+    assert rows["train_0_1"]["source"] == "dailydialog" and rows["train_0_1"]["positive_responses"] == ["B8 ."]
+    for row in rows.values():
+        assert len(row["random_negative_responses"]) == 5
+        assert not set(row["random_negative_responses"]) & set(row["positive_responses"])
+    c = stats["counters"]
+    assert c["dailydialog_pp/duplicate-dialogue"] == 1 and c["dailydialog_pp/too-short-dialogue"] == 1
+    assert c["dailydialog/act-count-mismatch"] == 1 and c["dailydialog_pp/unmatched-ddpp_dev"] == 1
+    assert c["dailydialog_pp/ddpp_positives-bad-context"] == 1
+    assert c["dailydialog_pp/matched-ddpp_dev"] == 1 and c["dailydialog_pp/matched-ddpp_positives"] == 1
+
+
+def test_a_dialogue_never_spans_two_splits(built):
+    folder, _ = built
+    split_of = {}
+    for row in _all_rows(folder, "dailydialog_pp") + _all_rows(folder, "dailydialog_pp_corrupted"):
+        assert split_of.setdefault(row["dialogue_id"], row["split"]) == row["split"]
+    assert len(split_of) == 6
+
+
+def test_corrupted_config(built):
+    folder, _ = built
+    rows = {r["id"]: r for r in _all_rows(folder, "dailydialog_pp_corrupted")}
+    assert len(rows) == 2 * 9
+    assert rows["train_0_0:reverse"]["corrupted_responses"] == ["p1", "p2", "p3", "p4", "p5"]
+    assert rows["test_1_0:drop_stopwords"]["positive_responses"] == ["You ’ re welcome ."]
+    assert rows["test_1_0:drop_stopwords"]["corrupted_responses"] == ["’ welcome ."]  # you, re: stop words
+
+
+def test_rejected_and_stats_and_card(built):
+    folder, stats = built
+    rejected = sorted(os.listdir(os.path.join(folder, "rejected")))
+    assert rejected == ["act-count-mismatch.jsonl", "bad-context.jsonl", "duplicate-dialogue.jsonl",
+                        "empty-reference.jsonl", "invalid-json.jsonl", "released-context-unmatched.jsonl",
+                        "text-mismatch.jsonl", "too-short-dialogue.jsonl"]
+    with open(os.path.join(folder, "rejected", "act-count-mismatch.jsonl")) as fh:
+        letter = json.loads(fh.readline())
+    assert letter["reason"] == "act-count-mismatch" and letter["line"] == 5
+    with open(os.path.join(folder, "stats.json")) as fh:
+        assert json.load(fh)["configs"]["multiref"] == {"test": 6}
+    meta = json.load(open(os.path.join(folder, "dataset_meta.json")))
+    assert meta["configs"]["dailydialog_pp"]["options"]["random_negatives"]["min_words"] == 1
+    assert meta["configs"]["dailydialog_pp_corrupted"]["options"]["corruptions"] == ["reverse", "drop_stopwords"]
+    assert "dailydialog_pp" in open(os.path.join(folder, "README.md")).read()
+
+
+def test_load_dataset(built):
+    import datasets
+
+    folder, _ = built
+    ds = datasets.load_dataset(folder, "multiref")
+    assert ds["test"].num_rows == 6 and ds["test"][0]["references"][0] == "Fine , thanks . And you ?"
+    ds = datasets.load_dataset(folder, "dailydialog_pp")
+    assert sum(ds[s].num_rows for s in ds) == 9
+
+
+def test_byte_identical_reruns_and_options_change_output(built, tmp_path):
+    folder, _ = built
+    again = str(tmp_path / "again")
+    run(ARGS + ["--output", again, "--corruptions", "reverse", "drop_stopwords"])
+    files = sorted(os.path.relpath(os.path.join(d, f), folder) for d, _, fs in os.walk(folder) for f in fs)
+    for rel in files:
+        with open(os.path.join(folder, rel), "rb") as a, open(os.path.join(again, rel), "rb") as b:
+            assert a.read() == b.read(), rel
+    other = str(tmp_path / "other")
+    run(ARGS + ["--output", other, "--seed", "3", "--lowercase", "--chunk-length", "5", "--max-chunk", "6",
+                "--released-random-negatives", "--first-reference", "released", "--detokenize"])
+    mr = _rows(other, "multiref", "test")
+    assert mr[2]["references"][0] == "it 's on main street ."  # the release's responses[0]
+    assert mr[2]["context"] == ["where is the bank?"]  # detokenized + lowercased
+    rows = {r["id"]: r for r in _all_rows(other, "dailydialog_pp")}
+    base = {r["id"]: r for r in _all_rows(folder, "dailydialog_pp")}
+    assert rows["train_1_0"]["random_negative_responses"] != base["train_1_0"]["random_negative_responses"]  # seed
+    assert rows["test_0_0"]["context"] == ["hi, how are you?", "fine, thanks. and you?"]
+    assert rows["train_0_0"]["context"] == ["a1.", "b2.", "a3.", "b4."]  # chunk of 5, lowercased, detokenized
+    assert "train_0_2" not in rows
+    # with 5-turn chunks train_0 (10 turns) gives [0:5] [5:10]; neither matches dev 0 (3-turn context)
+    assert rows["train_0_0"]["source"] == "dailydialog"
+
+
+def test_released_random_negatives_option(tmp_path):
+    out = str(tmp_path / "o")
+    run(ARGS + ["--output", out, "--released-random-negatives"])
+    rows = {r["id"]: r for r in _all_rows(out, "dailydialog_pp")}
+    assert rows["train_0_0"]["random_negative_responses"] == ["r1", "r2", "r3", "r4", "r5"]  # from dev.json
+    assert len(rows["train_1_0"]["random_negative_responses"]) == 5  # positives file has none: drawn
+    assert "r1" not in rows["train_1_0"]["random_negative_responses"]
+
+
+def test_source_injection():
+    raw = [RawLine("mem", i + 1, text, "dailydialog", ("test", i, acts, emos)) for i, (text, acts, emos) in enumerate([
+        ("Hello ! __eou__ Hi . __eou__ Bye . __eou__", "1 1 1", "0 0 0"),
+        ("One ? __eou__ Two . __eou__", "2 1", "0 0"),
+    ])]
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        stats = run(["--output", out, "--random-negatives", "0"], source={"dailydialog": raw, "multiref": None, "ddpp": None})
+        assert stats["configs"]["multiref"] == {"test": 3}
+        assert sum(stats["configs"]["dailydialog_pp"].values()) == 2
+
+
+def test_bad_options_are_user_errors(tmp_path):
+    from multiref.errors import UserError
+
+    with pytest.raises(UserError, match="sum to 1"):
+        run(ARGS + ["--output", str(tmp_path / "x"), "--split-fractions", "0.5", "0.5", "0.5"])
+    with pytest.raises(UserError, match="need --dailydialog"):
+        run(["--output", str(tmp_path / "x"), "--ddpp", str(DATA / "ddpp")])
+    with pytest.raises(UserError, match="not found"):
+        run(["--output", str(tmp_path / "x"), "--dailydialog", str(tmp_path / "missing")])
+
+
+def test_cli_on_bundled_sample(tmp_path):
+    exe = os.path.join(os.path.dirname(sys.executable), "multiref")
+    out = subprocess.run([exe, "dailydialog", "build", "--output", str(tmp_path / "s")],
+                         capture_output=True, text=True, cwd=str(REPO_DIR))
+    assert out.returncode == 0, out.stderr
+    # expected counts of the bundled sample (also stated in the README)
+    assert "multiref: test 37" in out.stdout
+    assert "dailydialog_pp: test 6, train 39, validation 11" in out.stdout
+    assert "[dailydialog] running the Beam pipeline" in out.stderr
+    bad = subprocess.run([exe, "dailydialog", "build", "--output", str(tmp_path / "t"), "--dailydialog",
+                          str(tmp_path / "nope")], capture_output=True, text=True, cwd=str(REPO_DIR))
+    assert bad.returncode == 1 and bad.stderr.splitlines()[-1].startswith(
+        "multiref: error: DailyDialog folder not found")
+
+
+def test_cli_passes_beam_args_after_double_dash(tmp_path):
+    from multiref.cli import build_parser
+
+    args = build_parser().parse_args(["dailydialog", "build", "--output", "o", "--seed", "2", "--",
+                                      "--runner", "DirectRunner", "--direct_num_workers", "1"])
+    assert args.seed == 2 and args.beam_args[-4:] == ["--runner", "DirectRunner", "--direct_num_workers", "1"]
+
+
+def test_thin_transform_with_test_pipeline():
+    import apache_beam as beam
+    from apache_beam.testing.test_pipeline import TestPipeline
+    from apache_beam.testing.util import assert_that, equal_to
+
+    from multiref.beam_utils import pipeline_options
+    from pipelines.dailydialog import _parse_dialogue
+
+    raw = [RawLine("m", 1, "A . __eou__ B . __eou__", "dailydialog", ("test", 0, "1 1", "0 0")),
+           RawLine("m", 2, "A . __eou__ B . __eou__", "dailydialog", ("test", 1, "1", "0 0"))]
+    with TestPipeline(options=pipeline_options([])) as p:
+        out = p | beam.Create(raw) | beam.FlatMap(_parse_dialogue).with_outputs("rejected", main="ok")
+        assert_that(out.ok | "ids" >> beam.Map(lambda d: d.dialogue_id), equal_to(["test_0"]), label="ok")
+        assert_that(out.rejected | "reasons" >> beam.Map(lambda d: d["reason"]), equal_to(["act-count-mismatch"]),
+                    label="rejected")
+
+
+def test_rerun_without_corruptions_removes_the_corrupted_config(tmp_path):
+    out = str(tmp_path / "o")
+    run(ARGS + ["--output", out, "--corruptions", "reverse"])
+    assert "dailydialog_pp_corrupted" in json.load(open(os.path.join(out, "dataset_meta.json")))["configs"]
+    run(ARGS + ["--output", out])
+    assert "dailydialog_pp_corrupted" not in json.load(open(os.path.join(out, "dataset_meta.json")))["configs"]
+    assert not os.listdir(os.path.join(out, "dailydialog_pp_corrupted"))
+    assert "dailydialog_pp_corrupted" not in open(os.path.join(out, "README.md")).read()
