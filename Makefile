@@ -28,8 +28,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS) tests
 
+# Benchmarks on real data need MULTIREF_DATA (defaults to ../shared/data when present).
 bench: $(STAMP)
-	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
+	export MULTIREF_DATA="$${MULTIREF_DATA:-$$(cd .. && pwd)/shared/data}"; \
+	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

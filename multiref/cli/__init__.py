@@ -74,8 +74,14 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"no such file or directory: {name}")
     except (PermissionError, IsADirectoryError, NotADirectoryError) as exc:
         return _fail(f"{exc.strerror or type(exc).__name__}: {exc.filename}")
+    except BrokenPipeError:  # e.g. `multiref metrics list | head`
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
-        return _fail("interrupted")
+        return _fail("interrupted (commands that write state, such as crawl, resume when rerun)")
 
 
 def group(parser: argparse.ArgumentParser, title: str = "subcommands") -> argparse._SubParsersAction:

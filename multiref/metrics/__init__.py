@@ -68,3 +68,11 @@ def get_metric(name: str, **options) -> Metric:
         return cls(**options)
     except TypeError as exc:
         raise ValueError(f"metric {name!r}: {exc}") from None
+
+
+def evaluate_module_path(name: str) -> str:
+    """Folder of the Hugging Face ``evaluate`` module for a module or metric name, for
+    ``evaluate.load(path)`` (see :mod:`multiref.evaluate_modules`)."""
+    from multiref.evaluate_modules import evaluate_module_path as _path
+
+    return _path(name)

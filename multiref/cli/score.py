@@ -1,0 +1,213 @@
+"""``multiref score``: score system outputs against multi-reference test sets.
+
+Examples::
+
+    multiref score --references test.group.json --hypotheses system.jsonl
+    multiref score --references out/lsdscc --config test_grouped --split test \\
+        --hypotheses system.jsonl --metric maxbleu --metric mds --metric pds --format json
+    multiref score --references multiref_dd.jsonl --hypotheses outputs.jsonl \\
+        --metric bleu --bleu-order 2 --bleu-smoothing nltk1 --aggregate max --per-item items.jsonl
+
+References: LSDSCC grouped JSON, JSON lines, or a dataset folder (see
+:mod:`multiref.references`). Each metric gets only the options its ``__init__`` accepts
+and keeps its own defaults for the options not given; the output shows every metric's
+signature, which records all options that change the number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import inspect
+import io
+import json
+import sys
+import time
+
+DEFAULT_GROUPED = ("maxbleu", "mds", "pds")
+DEFAULT_FLAT = ("bleu",)
+FORMATS = ("table", "json", "csv")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    from multiref.metrics.base import AGGREGATES
+    from multiref.metrics.bleu import SMOOTHINGS
+    from multiref.tokenizers import TOKENIZER_NAMES
+
+    parser.add_argument("--references", "-r", required=True, metavar="PATH",
+                        help="LSDSCC grouped JSON {query: {group_id: [refs]}}, JSON lines with id and "
+                             "references/groups, or a dataset folder written by multiref")
+    parser.add_argument("--hypotheses", "-H", required=True, metavar="PATH",
+                        help="JSON lines: id or query, and hypotheses (list) or hypothesis (string)")
+    parser.add_argument("--config", help="dataset folder only: the config to score against (e.g. test_grouped)")
+    parser.add_argument("--split", help="dataset folder only: the split (default: the only one, else test)")
+    parser.add_argument("--metric", "-m", action="append", metavar="NAME",
+                        help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
+                             "bleu otherwise); see `multiref metrics list`")
+    parser.add_argument("--tokenizer", choices=TOKENIZER_NAMES, help="tokenizer (default: whitespace)")
+    parser.add_argument("--lowercase", action="store_true", default=None, help="lowercase before tokenizing")
+    parser.add_argument("--bleu-order", type=int, metavar="N", help="BLEU family: max n-gram order (default 4)")
+    parser.add_argument("--bleu-weights", metavar="W1,W2,..", help="BLEU family: custom n-gram weights (override the order)")
+    parser.add_argument("--bleu-smoothing", choices=SMOOTHINGS,
+                        help="BLEU family smoothing (default: none for bleu, add1 for maxbleu/mds/pds)")
+    parser.add_argument("--brevity-penalty", dest="brevity_penalty", action=argparse.BooleanOptionalAction,
+                        default=None, help="BLEU family brevity penalty (default: on for bleu, off for maxbleu/mds/pds)")
+    parser.add_argument("--aggregate", choices=AGGREGATES,
+                        help="multi-reference aggregation for the metrics that offer it")
+    parser.add_argument("--vectors", metavar="PATH", help="word vectors for the embedding metrics (gensim .kv or word2vec)")
+    parser.add_argument("--distinct-order", type=int, metavar="N", help="n for distinct/distinct_per_utterance (default 2)")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    parser.add_argument("--per-item", metavar="PATH", help="write each item's scores (JSON lines, or CSV if PATH ends in .csv)")
+    parser.add_argument("--output", "-o", metavar="PATH", help="write the scores here instead of standard output")
+    parser.add_argument("--partial", action="store_true",
+                        help="score only the reference items that have outputs (default: all must have one)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress messages on standard error")
+    parser.set_defaults(func=handle)
+
+
+def _parse_weights(text: str):
+    from multiref.errors import UserError
+
+    try:
+        weights = tuple(float(w) for w in text.replace(",", " ").split())
+    except ValueError:
+        raise UserError(f"--bleu-weights: expected numbers separated by commas, got {text!r}") from None
+    if not weights:
+        raise UserError("--bleu-weights: no weights given")
+    return weights
+
+
+def _accepted(cls) -> tuple:
+    """(parameter names of cls.__init__, whether it takes **kwargs)."""
+    params = inspect.signature(cls.__init__).parameters
+    return set(params), any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def metric_options(name: str, args) -> tuple:
+    """``(options, skipped)``: the CLI options metric ``name`` accepts, and notes on ignored ones."""
+    from multiref.metrics import METRICS, RECALL_PREFIX, metric_class
+
+    base_name = None
+    if name not in METRICS and name.startswith(RECALL_PREFIX) and name[len(RECALL_PREFIX):] in METRICS:
+        base_name = name[len(RECALL_PREFIX):]
+        cls = metric_class("recall_bleu")
+    else:
+        cls = metric_class(name)
+    names, var_kw = _accepted(cls)
+    if var_kw:  # a wrapper (recall_*): also what its base metric accepts
+        base_names, _ = _accepted(metric_class(base_name or "bleu"))
+        names |= base_names
+        names.discard("aggregate")  # the recall form fixes its own aggregation (max over outputs)
+    bleu_family = "smoothing" in names
+    candidates = {
+        "tokenizer": args.tokenizer,
+        "lowercase": args.lowercase,
+        "smoothing": args.bleu_smoothing,
+        "weights": _parse_weights(args.bleu_weights) if args.bleu_weights else None,
+        "brevity_penalty": args.brevity_penalty,
+        "vectors": args.vectors,
+        "order": args.bleu_order if bleu_family else (args.distinct_order if name.startswith("distinct") else None),
+    }
+    options = {k: v for k, v in candidates.items() if v is not None and k in names}
+    skipped = []
+    if args.aggregate is not None and "aggregate" in names:
+        allowed = getattr(metric_class(base_name) if base_name else cls, "aggregates", ())
+        if args.aggregate in allowed:
+            options["aggregate"] = args.aggregate
+        else:
+            skipped.append(f"{name} does not take --aggregate {args.aggregate} (it uses {', '.join(allowed)})")
+    return options, skipped
+
+
+def build_metrics(names, args, log) -> list:
+    from multiref.errors import UserError
+    from multiref.metrics import get_metric
+
+    metrics = []
+    for name in names:
+        try:
+            options, skipped = metric_options(name, args)
+            for note in skipped:
+                log(f"note: {note}")
+            metrics.append(get_metric(name, **options))
+        except UserError:
+            raise
+        except (ValueError, TypeError, ImportError) as exc:
+            raise UserError(f"--metric {name}: {exc}") from None
+    return metrics
+
+
+def _format(results, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({r.name: {"score": r.score, "signature": r.signature} for r in results}, indent=2) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["metric", "score", "signature"])
+        for r in results:
+            writer.writerow([r.name, repr(r.score), r.signature])
+        return buf.getvalue()
+    width = max(len("metric"), *(len(r.name) for r in results))
+    lines = [f"{'metric':<{width}}  {'score':>8}  signature"]
+    lines += [f"{r.name:<{width}}  {r.score:>8.4f}  {r.signature}" for r in results]
+    return "\n".join(lines) + "\n"
+
+
+def _write_per_item(path: str, pairs, results) -> None:
+    rows = []
+    for i, (hyp, ref) in enumerate(pairs):
+        row = {"id": ref.id}
+        if ref.query is not None and ref.query != ref.id:
+            row["query"] = ref.query
+        row["hypotheses"] = len(hyp.hypotheses)
+        for r in results:
+            row[r.name] = r.per_item[i] if i < len(r.per_item) else None
+        rows.append(row)
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        if path.endswith(".csv"):
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["id"], lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        else:
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def handle(args) -> int:
+    from multiref.errors import UserError
+    from multiref.references import load_hypotheses, load_references, match_items, to_items
+
+    def log(message: str) -> None:
+        if not args.quiet:
+            print(f"multiref score: {message}", file=sys.stderr)
+
+    start = time.perf_counter()
+    refset = load_references(args.references, args.config, args.split)
+    hyps = load_hypotheses(args.hypotheses)
+    pairs = match_items(refset, hyps, args.hypotheses, partial=args.partial)
+    items = to_items(pairs)
+    names = list(dict.fromkeys(args.metric or (DEFAULT_GROUPED if refset.grouped else DEFAULT_FLAT)))
+    metrics = build_metrics(names, args, log)
+    n_hyps = sum(len(item.hypotheses) for item in items)
+    log(f"{len(items)} items, {n_hyps} hypotheses, {len(refset.records)} reference items ({refset.kind})")
+    results = []
+    for metric in metrics:
+        t0 = time.perf_counter()
+        try:
+            results.append(metric.score_items(items))
+        except UserError:
+            raise
+        except (ValueError, TypeError) as exc:
+            message = str(exc)
+            raise UserError(message if message.startswith(metric.name) else f"{metric.name}: {message}") from None
+        log(f"{metric.name} done in {time.perf_counter() - t0:.2f}s")
+    text = _format(results, args.format)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    if args.per_item:
+        _write_per_item(args.per_item, pairs, results)
+    log(f"total {time.perf_counter() - start:.2f}s")
+    return 0

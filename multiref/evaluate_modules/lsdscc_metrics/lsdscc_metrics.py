@@ -1,0 +1,87 @@
+"""LSDSCC's MaxBLEU, MDS and PDS as a Hugging Face ``evaluate`` module (computed by multiref)."""
+
+import datasets
+import evaluate
+
+from multiref.metrics import Item, get_metric
+
+_CITATION = """\
+@inproceedings{xu-etal-2018-lsdscc,
+    title = "{LSDSCC}: a Large Scale Domain-Specific Conversational Corpus for Response Generation with Diversity Oriented Evaluation Metrics",
+    author = "Xu, Zhen and Jiang, Nan and Liu, Bingquan and Rong, Wenge and Wu, Bowen and Wang, Baoxun and Wang, Zhuoran and Wang, Xiaolong",
+    booktitle = "Proceedings of NAACL-HLT 2018",
+    year = "2018",
+    pages = "2070--2080",
+}
+"""
+
+_DESCRIPTION = """\
+Diversity-oriented metrics of the LSDSCC paper. Each query has several system outputs
+(hypotheses) and reference groups (references judged similar by annotators). Every hypothesis
+aligns to the group that maximizes its multi-reference BLEU against that group (ties: the
+first group). MaxBLEU is the mean of those maxima (over a query's hypotheses, then over
+queries); MDS is the share of a query's groups that some hypothesis aligns to; PDS the
+share of its references in the aligned groups. Defaults follow the public LSDSCC scorer:
+BLEU-4 with add-one smoothing and no brevity penalty.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions: one list of hypothesis strings per query.
+    references: one list of reference groups per query; a group is a list of reference strings.
+    order: BLEU n-gram order (default 4).
+    weights: custom n-gram weights (override ``order``).
+    smoothing: "add1" (default), "none", or "nltk0".."nltk7" (NLTK's SmoothingFunction methods).
+    brevity_penalty: whether the alignment BLEU uses the brevity penalty (default False).
+    tokenizer: "whitespace" (default), "treebank", "nltk", "tweet", "13a" or "char".
+    lowercase: lowercase before tokenizing (default False).
+Returns:
+    maxbleu, mds, pds: floats in [0, 1];
+    signature: how the numbers were computed (the BLEU options, tokenizer, version).
+Examples:
+    >>> import evaluate
+    >>> from multiref.metrics import evaluate_module_path
+    >>> lsdscc = evaluate.load(evaluate_module_path("lsdscc_metrics"))
+    >>> predictions = [["the cat sat on a red mat", "a dog barked twice", "the cat sat"]]
+    >>> references = [[["the cat sat on the mat", "a cat sat on a mat"],
+    ...                ["the dog barked loudly", "a dog barked at me"],
+    ...                ["i like turtles"]]]
+    >>> results = lsdscc.compute(predictions=predictions, references=references)
+    >>> print(round(results["maxbleu"], 4), round(results["mds"], 4), round(results["pds"], 4))
+    0.7919 0.6667 0.8
+    >>> print(results["signature"])
+    maxbleu|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|version:1-multiref0.1.0
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class LsdsccMetrics(evaluate.Metric):
+    """MaxBLEU, MDS and PDS (LSDSCC, Xu et al. 2018) via the multiref library."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=datasets.Features(
+                {
+                    "predictions": datasets.Sequence(datasets.Value("string")),
+                    "references": datasets.Sequence(datasets.Sequence(datasets.Value("string"))),
+                }
+            ),
+            codebase_urls=["https://github.com/neural-dialogue-metrics/LSDSCC"],
+            reference_urls=["https://aclanthology.org/N18-1188/"],
+        )
+
+    def _compute(self, predictions, references, order=4, weights=None, smoothing="add1", brevity_penalty=False,
+                 tokenizer="whitespace", lowercase=False):
+        if len(predictions) != len(references):
+            raise ValueError(f"{len(predictions)} prediction lists but {len(references)} reference group lists")
+        items = [Item(id=str(i), hypotheses=list(hyps), groups=[list(g) for g in groups])
+                 for i, (hyps, groups) in enumerate(zip(predictions, references))]
+        options = dict(order=order, weights=weights, smoothing=smoothing, brevity_penalty=brevity_penalty,
+                       tokenizer=tokenizer, lowercase=lowercase)
+        results = {name: get_metric(name, **options).score_items(items) for name in ("maxbleu", "mds", "pds")}
+        out = {name: r.score for name, r in results.items()}
+        out["signature"] = results["maxbleu"].signature
+        return out

@@ -1,0 +1,53 @@
+"""N-gram counting shared by the BLEU family (ALGORITHMS.md sections 3, 6 and 8).
+
+Pure functions over token lists; counts are plain dicts keyed by token tuples, one dict
+per order (index 0 holds unigrams). These are the building blocks that let MaxBLEU count
+each reference group once per query and each hypothesis once, instead of once per pair.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+
+def ngram_counts(tokens: Sequence[str], max_order: int) -> tuple:
+    """Counts of every n-gram of ``tokens`` for n = 1..max_order.
+
+    Returns a tuple of ``max_order`` dicts ``{ngram tuple: count}`` (``Counter`` objects);
+    the dict for an order longer than the sentence is empty.
+    """
+    tokens = tuple(tokens)
+    # zip of shifted copies yields the n-gram tuples; Counter counts them in C
+    return tuple(Counter(zip(*[tokens[i:] for i in range(n)])) for n in range(1, max_order + 1))
+
+
+def max_ref_counts(references: Sequence[Sequence[str]], max_order: int) -> tuple:
+    """For each order, the maximum count of each n-gram in any single reference.
+
+    This is BLEU's clipping table (Papineni et al. 2002; NLTK's ``modified_precision``).
+    Returns a tuple of ``max_order`` dicts.
+    """
+    table = tuple({} for _ in range(max_order))
+    for ref in references:
+        for merged, counts in zip(table, ngram_counts(ref, max_order)):
+            for gram, c in counts.items():
+                if c > merged.get(gram, 0):
+                    merged[gram] = c
+    return table
+
+
+def clipped_matches(hyp_counts: dict, ref_max: dict) -> int:
+    """Sum over the hypothesis n-grams of ``min(count in hyp, max count in any reference)``."""
+    total = 0
+    for gram in hyp_counts.keys() & ref_max.keys():  # set intersection in C: only shared n-grams
+        c, m = hyp_counts[gram], ref_max[gram]
+        total += c if c < m else m
+    return total
+
+
+def closest_ref_length(ref_lengths: Sequence[int], hyp_len: int) -> int:
+    """The reference length closest to ``hyp_len``; ties go to the shorter (as NLTK)."""
+    if not ref_lengths:
+        raise ValueError("closest_ref_length: no references")
+    return min(ref_lengths, key=lambda r: (abs(r - hyp_len), r))

@@ -1,0 +1,166 @@
+"""deltaBLEU: BLEU with references weighted in [-1, 1] (Galley et al. 2015; ALGORITHMS.md
+sections 6 and 8).
+
+For each order n and each n-gram g of the hypothesis:
+
+- credit(g) = w*(g) x min(count of g in the hypothesis, max count of g in any reference),
+  where w*(g) is the largest weight among the references that contain g (0 if none does);
+- the precision denominator is max_j w_j (the item's largest reference weight) times the
+  hypothesis n-gram count (``max(1, count)`` as in NLTK; raw counts for ``add1``);
+- the brevity penalty uses the closest reference length (all references);
+- a negative matched total (per order, after summing over segments) clips to 0;
+- an item without a positive weight is an error (``ValueError``).
+
+The precision/smoothing/geometric-mean step is BLEU's (:func:`multiref.metrics.bleu.bleu_from_stats`),
+so with every weight 1 deltaBLEU equals multi-reference BLEU exactly, for every smoothing.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from multiref.metrics._ngrams import closest_ref_length, ngram_counts
+from multiref.metrics.base import Item, Score
+from multiref.metrics.bleu import BLEU, BleuStats, bleu_from_stats
+
+
+def weighted_ref_table(references: Sequence[Sequence[str]], weights: Sequence[float], max_order: int):
+    """Per order, ``{ngram: (max count in any reference, largest weight of a reference containing it)}``.
+
+    Returns ``(tables, ref_lengths, max_weight)``. Raises ValueError on bad weights.
+    """
+    weights = validate_weights(weights, len(references))
+    tables = tuple({} for _ in range(max_order))
+    for ref, w in zip(references, weights):
+        for table, counts in zip(tables, ngram_counts(ref, max_order)):
+            for gram, c in counts.items():
+                old = table.get(gram)
+                table[gram] = (c, w) if old is None else (max(old[0], c), max(old[1], w))
+    return tables, tuple(len(r) for r in references), max(weights)
+
+
+def validate_weights(weights: Sequence[float], n_refs: int) -> tuple:
+    """Weights as floats: one per reference, each in [-1, 1], at least one positive."""
+    if n_refs == 0:
+        raise ValueError("delta_bleu: no references")
+    try:
+        weights = tuple(float(w) for w in weights)
+    except (TypeError, ValueError):
+        raise ValueError(f"delta_bleu: weights must be numbers, got {weights!r}") from None
+    if len(weights) != n_refs:
+        raise ValueError(f"delta_bleu: {len(weights)} weights for {n_refs} references")
+    for w in weights:
+        if not math.isfinite(w) or not -1.0 <= w <= 1.0:
+            raise ValueError(f"delta_bleu: reference weight {w!r} is outside [-1, 1]")
+    if max(weights) <= 0:
+        raise ValueError("delta_bleu: an item needs at least one reference with a positive weight")
+    return weights
+
+
+def delta_stats(hyp_counts: tuple, hyp_len: int, tables: tuple, ref_lengths: Sequence[int], max_weight: float) -> BleuStats:
+    """Weighted :class:`BleuStats` of one hypothesis (matched totals not yet clipped at 0)."""
+    matches = []
+    for counts, table in zip(hyp_counts, tables):
+        total = 0.0
+        for gram, c in counts.items():
+            entry = table.get(gram)
+            if entry is not None:
+                total += entry[1] * min(c, entry[0])
+        matches.append(total)
+    raw = [max(0, hyp_len - n) for n in range(len(hyp_counts))]
+    totals = tuple(max_weight * t for t in raw)
+    denominators = tuple(max_weight * (t if t > 0 else 1) for t in raw)
+    p5 = (matches[4], denominators[4]) if len(matches) >= 5 else None
+    return BleuStats(tuple(matches), denominators, totals, hyp_len, closest_ref_length(ref_lengths, hyp_len),
+                     hyp_len, p5)
+
+
+def clip_negative(stats: BleuStats) -> BleuStats:
+    """Clip negative matched totals (and the order-5 extra) to 0."""
+    p5 = stats.last_p5
+    if p5 is not None and p5[0] < 0:
+        p5 = (0.0, p5[1])
+    return stats._replace(matches=tuple(m if m > 0 else 0.0 for m in stats.matches), last_p5=p5)
+
+
+def _sum(segments: Sequence[BleuStats]) -> BleuStats:
+    k = len(segments[0].matches)
+    matches, dens, totals = [0.0] * k, [0.0] * k, [0.0] * k
+    hyp_len = ref_len = 0
+    for s in segments:
+        for i in range(k):
+            matches[i] += s.matches[i]
+            dens[i] += s.denominators[i]
+            totals[i] += s.totals[i]
+        hyp_len += s.hyp_len
+        ref_len += s.ref_len
+    last = segments[-1]
+    return BleuStats(tuple(matches), tuple(dens), tuple(totals), hyp_len, ref_len, last.last_hyp_len, last.last_p5)
+
+
+class DeltaBLEU(BLEU):
+    """deltaBLEU (``delta_bleu``): BLEU options (order, weights, smoothing, brevity_penalty,
+    tokenizer, lowercase); reference weights come per call or from ``Item.weights``
+    (default: all 1, which gives plain multi-reference BLEU)."""
+
+    name = "delta_bleu"
+    version = "1"
+    aggregates = ("standard",)
+    default_aggregate = "standard"
+
+    def _stats(self, hyp: list, refs: list, weights) -> BleuStats:
+        if weights is None:
+            weights = [1.0] * len(refs)
+        tables, lengths, max_w = weighted_ref_table(refs, weights, self.stat_order)
+        return delta_stats(ngram_counts(hyp, self.stat_order), len(hyp), tables, lengths, max_w)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str], weights: Sequence[float] | None = None) -> float:
+        """deltaBLEU of one hypothesis against weighted references (weights default to 1)."""
+        if not references:
+            raise ValueError(f"{self.name}: an item has no references")
+        return self.tokenized_sentence_score(self.tokenize(hypothesis), [self.tokenize(r) for r in references], weights)
+
+    def tokenized_sentence_score(self, hyp: list, refs: list, weights: Sequence[float] | None = None) -> float:
+        stats = self._stats(hyp, refs, weights)
+        return bleu_from_stats(clip_negative(stats), self.weights, self.smoothing, self.brevity_penalty)
+
+    def multi_score(self, hypothesis: list, references: list) -> float:
+        return self.tokenized_sentence_score(hypothesis, references)
+
+    def _item_segments(self, item: Item) -> list:
+        if not item.hypotheses:
+            raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
+        refs = [self.tokenize(r) for r in item.references]
+        weights = item.weights if item.weights is not None else [1.0] * len(refs)
+        try:
+            tables, lengths, max_w = weighted_ref_table(refs, weights, self.stat_order)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (item {item.id!r})") from None
+        segs = []
+        for h in item.hypotheses:
+            toks = self.tokenize(h)
+            segs.append(delta_stats(ngram_counts(toks, self.stat_order), len(toks), tables, lengths, max_w))
+        return segs
+
+    def _score(self, stats: BleuStats) -> float:
+        return bleu_from_stats(clip_negative(stats), self.weights, self.smoothing, self.brevity_penalty)
+
+    def item_score(self, item: Item) -> float:
+        values = [self._score(s) for s in self._item_segments(item)]
+        return sum(values) / len(values)
+
+    def score_items(self, items: Sequence[Item]) -> Score:
+        """Corpus deltaBLEU over every hypothesis of every item (sums, then clipping);
+        ``per_item``: mean sentence deltaBLEU per item."""
+        if not items:
+            raise ValueError(f"{self.name}: no items to score")
+        self._set_nrefs(items)
+        segments, per_item = [], []
+        for item in items:
+            segs = self._item_segments(item)
+            segments.extend(segs)
+            per_item.append(sum(self._score(s) for s in segs) / len(segs))
+        value = self._score(_sum(segments))
+        extra = {"items": len(items), "segments": len(segments), "sentence_mean": sum(per_item) / len(per_item)}
+        return Score(self.name, float(value), self.signature, per_item, extra)

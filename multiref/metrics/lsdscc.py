@@ -1,0 +1,343 @@
+"""LSDSCC's diversity-oriented metrics: MaxBLEU, MDS and PDS (ALGORITHMS.md section 3).
+
+For one query with hypotheses h_1..h_m and reference groups r_1..r_K:
+
+- each hypothesis aligns to the group k maximizing multi-reference BLEU of h against all
+  references of group k (ties go to the first group, as ``numpy.argmax``);
+- ``maxbleu``: the mean over hypotheses of that maximum, then the mean over queries;
+- ``mds``: the share of groups covered, |{aligned k}| / K, averaged over queries;
+- ``pds``: the share of references covered, sum of |r_k| over aligned k / sum_j |r_j|.
+
+The BLEU inside the alignment takes BLEU's options (``order``, ``weights``, ``smoothing``,
+``brevity_penalty``) and they are part of the signature. **Defaults**: ``smoothing="add1"``,
+``brevity_penalty=False``, ``order=4``: the BLEU of the public LSDSCC scorer
+(github.com/neural-dialogue-metrics/LSDSCC, ``BleuAligner``: Google's ``compute_bleu`` with
+``smooth=True`` and no brevity penalty; ALGORITHMS.md section 8). Note that with these
+defaults an empty hypothesis scores 1.0 against every group (all add-one precisions are
+1/1), exactly as that scorer does.
+
+Speed (``benchmarks/bench_metrics.py``): a query's references are counted once; n-grams
+become integers; the clipped matches of all (hypothesis, group) pairs come from set
+intersections or, with 8 or more hypotheses per query, from one numpy pass; the alignment
+of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options share one
+computation. The numbers are identical to sentence BLEU per (hypothesis, group) pair.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from typing import Sequence
+
+from multiref.metrics._ngrams import closest_ref_length
+from multiref.metrics.base import Item, Metric, Score
+from multiref.metrics.bleu import SMOOTHINGS, resolve_weights, sentence_scorer, stat_order
+from multiref.tokenizers import get_tokenizer
+
+
+def _codes(ids: list, base: int, k: int) -> list:
+    """Per order n = 1..k, the n-grams of a token-id sequence as base-``base`` integers."""
+    out = [ids]
+    prev = ids
+    for n in range(1, k):
+        prev = [x * base + y for x, y in zip(prev, ids[n:])]
+        out.append(prev)
+    return out
+
+
+def _reference_tables(groups, k: int):
+    """The query's reference side, counted once: ``(vocab, base, maxima, lengths)``.
+
+    ``vocab`` maps each reference token to an id 1..V-1 (0 is any other token), ``base`` = V;
+    an n-gram is the base-V integer of its ids. ``maxima[g][n]`` maps each (n+1)-gram code of
+    group g to its maximum count in one reference of the group; ``lengths[g]`` are the
+    group's reference lengths.
+    """
+    vocab: dict = {}
+    for i, group in enumerate(groups):
+        if not group:
+            raise ValueError(f"lsdscc: reference group {i} is empty")
+        for ref in group:
+            for tok in ref:
+                if tok not in vocab:
+                    vocab[tok] = len(vocab) + 1
+    base = len(vocab) + 1
+    maxima = []
+    for group in groups:
+        per_order = [{} for _ in range(k)]
+        for ref in group:
+            for table, codes in zip(per_order, _codes([vocab[t] for t in ref], base, k)):
+                if len(set(codes)) == len(codes):
+                    for code in codes:
+                        if code not in table:
+                            table[code] = 1
+                else:
+                    for code, c in Counter(codes).items():
+                        if c > table.get(code, 0):
+                            table[code] = c
+        maxima.append(per_order)
+    return vocab, base, maxima, [tuple(sorted({len(r) for r in group})) for group in groups]
+
+
+def _matches_sets(hypotheses, vocab, base, maxima, k) -> list:
+    """Clipped matches ``[hyp][group][order]`` with set intersections (pure Python).
+
+    An n-gram counted c times is the set entries ``code`` and ``(code, j)`` for 1 <= j < c;
+    the size of the intersection of two such sets is the sum of the minimum counts.
+    """
+    group_first = [[frozenset(table) for table in per_order] for per_order in maxima]
+    group_repeats = [[frozenset((code, j) for code, c in table.items() for j in range(1, c)) for table in per_order]
+                     for per_order in maxima]
+    repeatable = [set() for _ in range(k)]  # per order: codes some reference holds twice or more
+    for per_order in maxima:
+        for n, table in enumerate(per_order):
+            repeatable[n].update(code for code, c in table.items() if c > 1)
+    token_id = vocab.get
+    intersection = set.intersection
+    out = []
+    for hyp in hypotheses:
+        codes = _codes([token_id(t, 0) for t in hyp], base, k)
+        first = [set(c) for c in codes]
+        repeats = None
+        for n, (c, f) in enumerate(zip(codes, first)):
+            if len(f) != len(c):  # repeated n-grams matter where some reference repeats them too
+                for code in f & repeatable[n]:
+                    count = c.count(code)
+                    if count > 1:
+                        repeats = repeats or [set() for _ in range(k)]
+                        repeats[n].update((code, j) for j in range(1, count))
+        per_group = []
+        for g, g_first in enumerate(group_first):
+            matches = list(map(len, map(intersection, first, g_first)))
+            if repeats:
+                for n, (h2, r2) in enumerate(zip(repeats, group_repeats[g])):
+                    if h2:
+                        matches[n] += len(h2 & r2)
+            per_group.append(matches)
+        out.append(per_group)
+    return out
+
+
+def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
+    """Clipped matches ``[hyp][group][order]`` for all hypotheses of a query at once (numpy).
+
+    Columns are the reference n-grams of the query, order by order; ``counts[h, c]`` is how
+    often hypothesis h holds n-gram c, ``group_max[g, c]`` its maximum count in one
+    reference of group g; the matches of order n are ``min(counts, group_max)`` summed over
+    the columns of order n. Exact integer arithmetic."""
+    import numpy as np
+
+    n_hyps, n_groups = len(hypotheses), len(maxima)
+    lengths = np.fromiter((len(h) for h in hypotheses), dtype=np.int64, count=n_hyps)
+    token_id = vocab.get
+    ids = np.array([token_id(t, 0) for h in hypotheses for t in h], dtype=np.int64)
+    owner = np.repeat(np.arange(n_hyps, dtype=np.int64), lengths)  # hypothesis of each position
+    rows, cols, bounds = [], [], [0]
+    max_parts = []  # per order: (groups, columns, max counts) of the group_max entries
+    codes = ids
+    for n in range(k):
+        ref_codes, ref_groups, ref_counts = [], [], []
+        for g, per_order in enumerate(maxima):
+            table = per_order[n]
+            ref_codes += table
+            ref_counts += table.values()
+            ref_groups += [g] * len(table)
+        offset = bounds[-1]
+        if ref_codes:
+            known, column = np.unique(np.array(ref_codes, dtype=np.int64), return_inverse=True)
+            max_parts.append((ref_groups, column + offset, ref_counts))
+        else:
+            known = np.zeros(0, dtype=np.int64)
+        bounds.append(offset + len(known))
+        if n:
+            start = max(0, len(owner) - n)
+            codes = codes[:-1] * base + ids[n:]
+            valid = owner[n:] == owner[:start]  # the n-gram stays inside one hypothesis
+            hyp_of, gram_codes = owner[:start][valid], codes[valid]
+        else:
+            hyp_of, gram_codes = owner, codes
+        if not len(known) or not len(gram_codes):
+            continue
+        pos = np.minimum(np.searchsorted(known, gram_codes), len(known) - 1)
+        hit = known[pos] == gram_codes
+        rows.append(hyp_of[hit])
+        cols.append(pos[hit] + offset)
+    width = bounds[-1]
+    result = np.zeros((n_hyps, n_groups, k), dtype=np.int64)
+    if not width or not rows:
+        return result.tolist()
+    group_max = np.zeros((n_groups, width), dtype=np.int64)
+    for groups_of, columns, counts_of in max_parts:
+        group_max[groups_of, columns] = counts_of
+    flat = np.concatenate(rows) * width + np.concatenate(cols)
+    counts = np.bincount(flat, minlength=n_hyps * width).reshape(n_hyps, width)
+    starts = [bounds[n] for n in range(k) if bounds[n + 1] > bounds[n]]
+    nonempty = [n for n in range(k) if bounds[n + 1] > bounds[n]]
+    step = max(1, _MAX_CELLS // (n_groups * width))  # bound the (hyps, groups, n-grams) block
+    for lo in range(0, n_hyps, step):
+        clipped = np.minimum(counts[lo:lo + step, None, :], group_max[None, :, :])
+        result[lo:lo + step][:, :, nonempty] = np.add.reduceat(clipped, starts, axis=2)
+    return result.tolist()
+
+
+#: from this many hypotheses per query on, clipped matches are counted with numpy
+NUMPY_MIN_HYPOTHESES = 8
+#: hypotheses per numpy pass, and cells per (hypotheses, groups, n-grams) block: bounds memory
+_NUMPY_BATCH = 1024
+_MAX_CELLS = 2_000_000
+
+
+def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequence[Sequence[str]]],
+                    weights: Sequence[float], smoothing: str = "add1", brevity_penalty: bool = False,
+                    use_numpy: bool | None = None) -> list:
+    """Align tokenized hypotheses to tokenized reference groups.
+
+    Returns one ``(group_index, bleu)`` pair per hypothesis: the group with the highest
+    multi-reference BLEU (the first one on ties) and that BLEU value, equal to
+    ``sentence_bleu(hypothesis, group)`` for each group.
+
+    How it is fast (same integers, same float formula as pair by pair): the reference side
+    of the query is counted once (:func:`_reference_tables`); n-grams become integers
+    (base-V codes of token ids); the clipped matches of every (hypothesis, group) pair come
+    from set intersections (:func:`_matches_sets`) or, for many hypotheses, one numpy pass
+    (:func:`_matches_numpy`; ``use_numpy`` forces either); the BLEU formula is
+    :func:`multiref.metrics.bleu.sentence_scorer` (bit-identical to
+    :func:`multiref.metrics.bleu.bleu_from_stats`).
+    """
+    if not groups:
+        raise ValueError("lsdscc: a query has no reference groups")
+    k = stat_order(len(weights), smoothing)
+    score = sentence_scorer(weights, smoothing, brevity_penalty)
+    vocab, base, maxima, group_lengths = _reference_tables(groups, k)
+    hypotheses = [list(h) for h in hypotheses]
+    if use_numpy is None:
+        use_numpy = len(hypotheses) >= NUMPY_MIN_HYPOTHESES
+    if use_numpy and base ** k < 2 ** 62:  # codes must fit in int64
+        all_matches = []
+        for lo in range(0, len(hypotheses), _NUMPY_BATCH):
+            all_matches += _matches_numpy(hypotheses[lo:lo + _NUMPY_BATCH], vocab, base, maxima, k)
+    else:
+        all_matches = _matches_sets(hypotheses, vocab, base, maxima, k)
+    closest: dict = {}  # hyp_len -> closest reference length in each group
+    zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
+    result = []
+    for hyp, per_group in zip(hypotheses, all_matches):
+        hyp_len = len(hyp)
+        ref_lens = closest.get(hyp_len)
+        if ref_lens is None:
+            ref_lens = closest[hyp_len] = [closest_ref_length(lengths, hyp_len) for lengths in group_lengths]
+        best, best_value = 0, -1.0
+        for g, matches in enumerate(per_group):
+            if zero_without_unigrams and not matches[0]:
+                value = 0.0
+            else:
+                value = score(matches, hyp_len, ref_lens[g])
+            if value > best_value:
+                best, best_value = g, value
+        result.append((best, best_value))
+    return result
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_alignment(config: tuple, hypotheses: tuple, groups: tuple) -> tuple:
+    tokenizer, lowercase, weights, smoothing, bp = config
+    tok = get_tokenizer(tokenizer, lowercase)
+    return tuple(align_tokenized([tok(h) for h in hypotheses], [[tok(r) for r in g] for g in groups],
+                                 weights, smoothing, bp))
+
+
+def coverage(alignment: Sequence[int], group_sizes: Sequence[int]) -> tuple:
+    """``(MDS, PDS)`` of one query from the aligned group indexes and the group sizes."""
+    covered = set(alignment)
+    total = sum(group_sizes)
+    return len(covered) / len(group_sizes), sum(group_sizes[k] for k in covered) / total
+
+
+class _LsdsccMetric(Metric):
+    """Shared options and alignment for MaxBLEU, MDS and PDS."""
+
+    aggregates = ("max",)  # the alignment takes the max over groups; nothing else to choose
+    default_aggregate = "max"
+    version = "1"
+
+    def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "add1",
+                 brevity_penalty: bool = False, tokenizer: str = "whitespace", lowercase: bool = False,
+                 aggregate: str | None = None):
+        super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
+        if smoothing not in SMOOTHINGS:
+            raise ValueError(f"{self.name}: unknown smoothing {smoothing!r}; choose one of: {', '.join(SMOOTHINGS)}")
+        self.custom_weights = weights is not None
+        self.weights = resolve_weights(order, weights)
+        self.order = len(self.weights)
+        self.smoothing = smoothing
+        self.brevity_penalty = bool(brevity_penalty)
+
+    def signature_fields(self) -> list:
+        fields = super().signature_fields() + [("order", self.order)]
+        if self.custom_weights:
+            fields.append(("weights", ",".join(f"{w:g}" for w in self.weights)))
+        return fields + [("smooth", self.smoothing), ("bp", "yes" if self.brevity_penalty else "no")]
+
+    def alignment(self, item: Item) -> tuple:
+        """``(group_index, bleu)`` per hypothesis of ``item`` (which must have ``groups``)."""
+        if not item.hypotheses:
+            raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
+        if not item.groups:
+            raise ValueError(f"{self.name}: item {item.id!r} has no reference groups "
+                             "(MaxBLEU/MDS/PDS need grouped references; use bleu with aggregate=max for flat ones)")
+        for h in item.hypotheses:
+            if not isinstance(h, str):
+                raise TypeError(f"{self.name}: item {item.id!r}: hypotheses must be strings")
+        config = (self.tokenizer_name, self.lowercase, self.weights, self.smoothing, self.brevity_penalty)
+        groups = tuple(tuple(g) for g in item.groups)
+        try:
+            return _cached_alignment(config, tuple(item.hypotheses), groups)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (item {item.id!r})") from None
+
+    def pair_score(self, hypothesis, reference):  # pragma: no cover - not pairwise
+        raise NotImplementedError(f"{self.name} scores hypothesis sets against reference groups")
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> float:
+        raise NotImplementedError(f"{self.name} needs reference groups: use group_score or score_items")
+
+    def group_score(self, hypotheses: Sequence[str], groups: Sequence[Sequence[str]]) -> float:
+        """Score one query: its hypotheses (strings) against its reference groups."""
+        return self.item_score(Item(id="query", hypotheses=list(hypotheses), groups=[list(g) for g in groups]))
+
+    def score_items(self, items: Sequence[Item]) -> Score:
+        if not items:
+            raise ValueError(f"{self.name}: no items to score")
+        result = super().score_items(items)
+        extra = dict(result.extra)
+        extra["groups"] = sum(len(item.groups or ()) for item in items)
+        extra["hypotheses"] = sum(len(item.hypotheses) for item in items)
+        return Score(result.name, result.score, result.signature, result.per_item, extra)
+
+
+class MaxBLEU(_LsdsccMetric):
+    """``maxbleu``: mean over hypotheses of the best group's multi-reference BLEU, mean over queries."""
+
+    name = "maxbleu"
+
+    def item_score(self, item: Item) -> float:
+        values = [v for _, v in self.alignment(item)]
+        return sum(values) / len(values)
+
+
+class MDS(_LsdsccMetric):
+    """``mds``: share of a query's reference groups that some hypothesis aligns to (mean over queries)."""
+
+    name = "mds"
+
+    def item_score(self, item: Item) -> float:
+        return coverage([g for g, _ in self.alignment(item)], [len(g) for g in item.groups])[0]
+
+
+class PDS(_LsdsccMetric):
+    """``pds``: share of a query's references in the aligned groups (mean over queries)."""
+
+    name = "pds"
+
+    def item_score(self, item: Item) -> float:
+        return coverage([g for g, _ in self.alignment(item)], [len(g) for g in item.groups])[1]

@@ -1,0 +1,189 @@
+"""MaxBLEU, MDS, PDS (ALGORITHMS.md section 3): the paper's Figure 4 worked example
+(required), hand-computed values, tie-breaking, parity with a straightforward NLTK loop."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import pytest
+from nltk.translate import bleu_score as nltk_bleu
+
+from multiref.metrics import Item, get_metric
+from multiref.metrics.lsdscc import align_tokenized, coverage
+
+# Figure 4 of the LSDSCC paper: group sizes [2, 4, 1, 1]; eight hypotheses align to groups
+# 1, 1, 2, 2, 2, 4, 4, 4 (1-based) -> covered {1, 2, 4}: MDS = 3/4, PDS = (2+4+1)/8 = 7/8.
+# Each group gets its own vocabulary so that the alignment is unambiguous.
+FIGURE4_GROUPS = [
+    ["alpha beta gamma delta", "alpha beta gamma epsilon"],
+    ["one two three four", "one two three five", "two three four six", "one two six seven"],
+    ["red green blue"],
+    ["cat dog mouse horse"],
+]
+FIGURE4_HYPOTHESES = [
+    "alpha beta gamma delta",
+    "alpha beta epsilon",
+    "one two three four",
+    "two three four six",
+    "one two six",
+    "cat dog mouse",
+    "dog mouse horse",
+    "cat dog",
+]
+FIGURE4_ITEM = Item("figure4", FIGURE4_HYPOTHESES, groups=FIGURE4_GROUPS)
+
+
+@pytest.mark.parametrize("options", [{}, {"smoothing": "nltk1", "brevity_penalty": True}, {"order": 2}])
+def test_figure4_worked_example(options):
+    mds = get_metric("mds", **options)
+    pds = get_metric("pds", **options)
+    assert [g for g, _ in mds.alignment(FIGURE4_ITEM)] == [0, 0, 1, 1, 1, 3, 3, 3]
+    assert mds.score_items([FIGURE4_ITEM]).score == pytest.approx(0.75, abs=1e-15)
+    assert pds.score_items([FIGURE4_ITEM]).score == pytest.approx(0.875, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "alignment, sizes, expected",
+    [
+        ([0, 0, 1, 1, 1, 3, 3, 3], [2, 4, 1, 1], (0.75, 0.875)),  # Figure 4
+        ([0], [2, 4, 1, 1], (0.25, 0.25)),
+        ([2, 2], [2, 4, 1, 1], (0.25, 0.125)),
+        ([0, 1, 2, 3], [2, 4, 1, 1], (1.0, 1.0)),
+        ([0], [5], (1.0, 1.0)),
+    ],
+)
+def test_coverage_table(alignment, sizes, expected):
+    assert coverage(alignment, sizes) == pytest.approx(expected)
+
+
+def test_maxbleu_hand_computed_add1_no_bp():
+    # hyp 'a x' vs group ['a b'] and group ['a c']: add1 precisions (1+1)/(2+1), (0+1)/(1+1),
+    # then 1/1 for orders 3 and 4 -> (2/3 * 1/2) ** 0.25 for both groups: a tie -> group 0.
+    # hyp 'a c' vs group 2 is an exact match: p = 3/3, 2/2, 1, 1 -> 1.0.
+    item = Item("q", ["a x", "a c"], groups=[["a b"], ["a c"]])
+    metric = get_metric("maxbleu")
+    assert metric.alignment(item) == ((0, pytest.approx((1 / 3) ** 0.25)), (1, 1.0))
+    assert metric.score_items([item]).score == pytest.approx(((1 / 3) ** 0.25 + 1.0) / 2)
+    assert get_metric("mds").score_items([item]).score == 1.0
+
+
+def test_ties_go_to_the_first_group():
+    item = Item("q", ["zzz"], groups=[["a"], ["b b"], ["c"]])
+    assert [g for g, _ in get_metric("mds", smoothing="nltk1").alignment(item)] == [0]
+    assert get_metric("pds").score_items([item]).score == pytest.approx(1 / 3)  # 1 of 3 references
+
+
+def test_system_score_is_the_mean_over_queries():
+    items = [FIGURE4_ITEM, Item("q2", ["a"], groups=[["a"], ["b"]])]
+    result = get_metric("mds").score_items(items)
+    assert result.per_item == [0.75, 0.5]
+    assert result.score == pytest.approx(0.625)
+    assert result.extra["groups"] == 6 and result.extra["hypotheses"] == 9
+
+
+@pytest.mark.parametrize("name", ["maxbleu", "mds", "pds"])
+def test_default_signature_records_the_lsdscc_scorer_bleu(name):
+    assert get_metric(name).signature.startswith(f"{name}|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|version:1-")
+    assert "|order:2|smooth:nltk1|bp:yes|" in get_metric(name, order=2, smoothing="nltk1", brevity_penalty=True).signature
+
+
+@pytest.mark.parametrize("smoothing, bp", [("nltk1", True), ("nltk1", False), ("nltk4", True), ("nltk0", True)])
+def test_parity_with_straightforward_nltk_loop(smoothing, bp, monkeypatch):
+    """The library's numbers equal NLTK sentence_bleu per (hypothesis, group), argmax, means."""
+    if not bp:
+        monkeypatch.setattr(nltk_bleu, "brevity_penalty", lambda closest_ref_len, hyp_len: 1)
+    rng = random.Random(11)
+    vocab = "a b c d e f g h".split()
+    sent = lambda: " ".join(rng.choice(vocab) for _ in range(rng.randint(1, 9)))  # noqa: E731
+    items = [Item(str(q), [sent() for _ in range(rng.randint(1, 6))],
+                  groups=[[sent() for _ in range(rng.randint(1, 3))] for _ in range(rng.randint(1, 4))])
+             for q in range(30)]
+    fn = getattr(nltk_bleu.SmoothingFunction(), "method" + smoothing[-1])
+    maxbleu, mds, pds = [], [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for item in items:
+            groups = [[r.split() for r in g] for g in item.groups]
+            aligned, best = set(), []
+            for h in item.hypotheses:
+                values = [nltk_bleu.sentence_bleu(g, h.split(), smoothing_function=fn) for g in groups]
+                k = max(range(len(values)), key=lambda i: (values[i], -i))
+                aligned.add(k)
+                best.append(values[k])
+            maxbleu.append(sum(best) / len(best))
+            mds.append(len(aligned) / len(groups))
+            pds.append(sum(len(groups[k]) for k in aligned) / sum(len(g) for g in groups))
+    opts = {"smoothing": smoothing, "brevity_penalty": bp}
+    assert get_metric("maxbleu", **opts).score_items(items).score == pytest.approx(sum(maxbleu) / 30, abs=1e-12)
+    assert get_metric("mds", **opts).score_items(items).score == pytest.approx(sum(mds) / 30, abs=1e-12)
+    assert get_metric("pds", **opts).score_items(items).score == pytest.approx(sum(pds) / 30, abs=1e-12)
+
+
+@pytest.mark.parametrize("use_numpy", [True, False])
+def test_align_tokenized_pure_function(use_numpy):
+    out = align_tokenized([["a", "b"], ["c"], []], [[["a", "b"]], [["c"]]], (0.5, 0.5), "add1", False,
+                          use_numpy=use_numpy)
+    assert [g for g, _ in out] == [0, 1, 0]
+    assert out[0][1] == 1.0 and out[2][1] == 1.0  # empty hypothesis: add-one precisions 1/1
+    # every hypothesis empty, and hypotheses shorter than the order
+    assert align_tokenized([[], []], [[["a"]]], (0.25,) * 4, "nltk1", True, use_numpy=use_numpy) == [(0, 0.0)] * 2
+    assert align_tokenized([["a"], ["a", "a"]], [[["a", "a"]]], (0.5, 0.5), "none", False,
+                           use_numpy=use_numpy) == [(0, 0.0), (0, 1.0)]
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        Item("q", ["a"], references=["a", "b"]),  # flat references
+        Item("q", [], groups=[["a"]]),  # no hypotheses
+        Item("q", ["a"], groups=[["a"], []]),  # an empty group
+    ],
+)
+@pytest.mark.parametrize("name", ["maxbleu", "mds", "pds"])
+def test_errors_name_the_item(name, item):
+    with pytest.raises(ValueError, match="'q'"):
+        get_metric(name).score_items([item])
+
+
+def test_bad_options():
+    with pytest.raises(ValueError):
+        get_metric("maxbleu", smoothing="laplace")
+    with pytest.raises(ValueError):
+        get_metric("pds", aggregate="mean")
+
+
+@pytest.mark.parametrize("use_numpy", [True, False])
+@pytest.mark.parametrize("smoothing", ["none", "add1"] + [f"nltk{i}" for i in range(8)])
+@pytest.mark.parametrize("bp", [True, False])
+def test_fast_alignment_equals_pairwise_bleu(smoothing, bp, use_numpy):
+    """align_tokenized's values are bit-identical to BLEU per (hypothesis, group), for every
+    smoothing, with repeated n-grams on both sides and tokens unknown to the references."""
+    from multiref.metrics.bleu import BLEU
+
+    rng = random.Random(hash((smoothing, bp)) % 1000)
+    vocab = "a b c d e".split()
+    bleu = BLEU(smoothing=smoothing, brevity_penalty=bp)
+    for _ in range(40):
+        groups = [[[rng.choice(vocab) for _ in range(rng.randint(1, 9))] for _ in range(rng.randint(1, 3))]
+                  for _ in range(rng.randint(1, 4))]
+        hyps = [[rng.choice(vocab + ["zz", "yy"]) for _ in range(rng.randint(0, 10))] for _ in range(rng.randint(1, 9))]
+        aligned = align_tokenized(hyps, groups, bleu.weights, smoothing, bp, use_numpy=use_numpy)
+        for hyp, (g, value) in zip(hyps, aligned):
+            values = [bleu.tokenized_sentence_score(hyp, group) for group in groups]
+            assert value == max(values)
+            assert g == values.index(max(values))
+
+
+def test_numpy_path_in_small_blocks_gives_the_same_alignment(monkeypatch):
+    """Batching (hypotheses per pass, cells per block) bounds memory without changing numbers."""
+    import multiref.metrics.lsdscc as lsdscc
+
+    rng = random.Random(3)
+    vocab = "a b c d e f".split()
+    groups = [[[rng.choice(vocab) for _ in range(rng.randint(1, 8))] for _ in range(3)] for _ in range(4)]
+    hyps = [[rng.choice(vocab + ["q"]) for _ in range(rng.randint(0, 9))] for _ in range(50)]
+    expected = align_tokenized(hyps, groups, (0.25,) * 4, "nltk1", True, use_numpy=False)
+    monkeypatch.setattr(lsdscc, "_MAX_CELLS", 7)
+    monkeypatch.setattr(lsdscc, "_NUMPY_BATCH", 6)
+    assert align_tokenized(hyps, groups, (0.25,) * 4, "nltk1", True, use_numpy=True) == expected
