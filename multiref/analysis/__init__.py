@@ -1,0 +1,20 @@
+"""Evaluating the evaluators (GitHub issue #6).
+
+How well does a metric agree with people, and does adding references help?
+
+- :mod:`multiref.analysis.stats`: Pearson, Spearman, Kendall with p-values, seeded bootstrap
+  confidence intervals, point-biserial correlation, threshold search (ALGORITHMS.md 5, 8).
+- :mod:`multiref.analysis.scoring`: metric specs (``bleu2``, ``rouge_l:beta=1.2``) and
+  scoring helpers that work with any object exposing ``tokenized_sentence_score``.
+- :mod:`multiref.analysis.correlation`: metric against human ratings, single against
+  multiple references, response and system level (ALGORITHMS.md 4).
+- :mod:`multiref.analysis.discrimination`: positives against negatives on DailyDialog++
+  (ALGORITHMS.md 5).
+- :mod:`multiref.analysis.refcount`: correlation as the number of references grows.
+- :mod:`multiref.analysis.regression`: Sugiyama's AM, WS and SVR evaluators (ALGORITHMS.md 7).
+- :mod:`multiref.analysis.vectors`: seeded word2vec vectors trained on DailyDialog.
+- :mod:`multiref.analysis.reports`: JSON, Markdown and PNG reports.
+
+Nothing heavy is imported here: each module imports numpy/scipy/sklearn/matplotlib inside
+the functions that use them.
+"""

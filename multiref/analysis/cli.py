@@ -1,0 +1,354 @@
+"""``multiref analyze``: evaluate the evaluators (correlation, discrimination, refcount, regression).
+
+Only the standard library is imported here; each handler imports what it needs.
+
+Examples::
+
+    multiref analyze correlation --ratings mturk_rating_processed_output.csv \\
+        --metric bleu1 --metric bleu4:smoothing=nltk1 --metric rouge_l --output-dir out/corr
+    multiref analyze discrimination --validation dev.json --test test.json --metric bleu2 --metric delta_bleu
+    multiref analyze refcount --ratings mturk_rating_processed_output.csv --multiref-test multireftest.json
+    multiref analyze regression --data scored_references.jsonl --similarity bleu
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+DEFAULT_CORRELATION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rouge_l")
+DEFAULT_DISCRIMINATION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rouge_l", "delta_bleu")
+EMBEDDING_METRICS = ("embedding_average", "vector_extrema", "greedy_matching")
+
+
+def _separator(text: str) -> str:
+    return text.encode("utf-8").decode("unicode_escape") if "\\" in text else text
+
+
+def _add_metric_options(p: argparse.ArgumentParser, defaults, tokenizer: str, lowercase: bool) -> None:
+    g = p.add_argument_group("metrics")
+    g.add_argument("--metric", action="append", metavar="SPEC",
+                   help="metric NAME or NAME:key=value,... (repeatable); bleu1..bleu4 = bleu with order 1..4; "
+                        f"default: {' '.join(defaults)}")
+    from multiref.tokenizers import TOKENIZER_NAMES  # stdlib-only module
+
+    g.add_argument("--tokenizer", default=tokenizer, choices=TOKENIZER_NAMES,
+                   help=f"tokenizer for every metric (default: {tokenizer})")
+    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=lowercase,
+                   help=f"lowercase before tokenizing (default: {'yes' if lowercase else 'no'})")
+    g.add_argument("--vectors", metavar="PATH", help="word vectors for the embedding metrics (.kv, .bin or word2vec text)")
+    g.add_argument("--train-vectors-from", metavar="PATH",
+                   help="train seeded word2vec vectors on this DailyDialog dialogues file (e.g. "
+                        "dailydialog/train/dialogues_train.txt) for the embedding metrics; saved as "
+                        "OUTPUT_DIR/word2vec.kv")
+    g.add_argument("--vector-seed", type=int, default=13, help="seed of the word2vec training (default: 13)")
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("output")
+    g.add_argument("--output-dir", metavar="DIR", help="write the JSON report, the Markdown report and PNG plots here")
+    g.add_argument("--format", choices=("table", "json"), default="table", help="what to print (default: table)")
+
+
+def _add_ratings_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("ratings (defaults fit multirefeval's mturk_rating_processed_output.csv)")
+    g.add_argument("--ratings", required=True, metavar="FILE", help="CSV/TSV or JSON lines file of rated responses")
+    g.add_argument("--response-column", default="response")
+    g.add_argument("--rating-column", default="human_average_rating")
+    g.add_argument("--system-column", default="model")
+    g.add_argument("--reference-column", default="prevgt", help="the single original reference (default: prevgt)")
+    g.add_argument("--references-column", default="all_references",
+                   help="the other references, joined by --references-separator or a JSON list ('' for none)")
+    g.add_argument("--references-separator", default="\\t", help="separator of --references-column (default: \\t)")
+    g.add_argument("--id-column", default="context_id", help="context id, used by --multiref-test (default: context_id)")
+    g.add_argument("--multiref-test", metavar="PATH",
+                   help="multireftest.json or a dataset folder with the multiref config: add the 5 references of "
+                        "each context (joined by context id)")
+    g.add_argument("--exclude-system", action="append", default=[], metavar="NAME", help="leave out this system")
+    g.add_argument("--aggregate", choices=("auto", "max", "mean", "standard"), default="auto",
+                   help="multi-reference aggregation: auto = the metric's standard form if it has one, else max")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    from multiref.cli import group
+
+    sub = group(parser)
+
+    p = sub.add_parser("correlation", help="metric scores against human ratings, one reference against all",
+                       description="Correlate metric scores with human ratings, with the single original reference "
+                                   "and with all references, at the response and system level.")
+    _add_ratings_options(p)
+    _add_metric_options(p, DEFAULT_CORRELATION_METRICS, "whitespace", True)
+    g = p.add_argument_group("statistics")
+    g.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for confidence intervals (0: none; default: 1000)")
+    g.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
+    g.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default: 12345)")
+    _add_output_options(p)
+    p.set_defaults(func=run_correlation)
+
+    p = sub.add_parser("refcount", help="correlation as the number of references grows",
+                       description="Correlation of metrics with human ratings for 1..all references, averaged over "
+                                   "seeded random orders of the references.")
+    _add_ratings_options(p)
+    _add_metric_options(p, DEFAULT_CORRELATION_METRICS, "whitespace", True)
+    p.add_argument("--orders", type=int, default=10, help="random reference orders to average over (default: 10)")
+    p.add_argument("--seed", type=int, default=12345, help="seed of the orders (default: 12345)")
+    _add_output_options(p)
+    p.set_defaults(func=run_refcount)
+
+    p = sub.add_parser("discrimination", help="positives against negatives (DailyDialog++)",
+                       description="Score DailyDialog++ candidates against the other positives; report the "
+                                   "point-biserial correlation with the label and the accuracy at a threshold "
+                                   "chosen on the validation split, for random and adversarial negatives.")
+    g = p.add_argument_group("data")
+    g.add_argument("--test", required=True, metavar="PATH", help="DD++ JSON lines file, or a dataset folder")
+    g.add_argument("--validation", metavar="PATH",
+                   help="DD++ JSON lines file or dataset folder to choose the threshold on (default: the test split)")
+    g.add_argument("--config", default="dailydialog_pp", help="config of a dataset folder (default: dailydialog_pp)")
+    g.add_argument("--aggregation", action="append", choices=("single", "mean", "max", "standard"),
+                   help="aggregations to report (repeatable; default: all four)")
+    _add_metric_options(p, DEFAULT_DISCRIMINATION_METRICS, "nltk", True)
+    g = p.add_argument_group("threshold search (DD++: 0 to 1 in steps of 0.01)")
+    g.add_argument("--threshold-start", type=float, default=0.0)
+    g.add_argument("--threshold-stop", type=float, default=1.0)
+    g.add_argument("--threshold-step", type=float, default=0.01)
+    _add_output_options(p)
+    p.set_defaults(func=run_discrimination)
+
+    p = sub.add_parser("regression", help="Sugiyama's regression evaluator (AM, WS, SVR), leave-one-out",
+                       description="Leave-one-out evaluation of the AM, WS and SVR evaluators on references scored "
+                                   "by people (ALGORITHMS.md section 7).")
+    g = p.add_argument_group("data")
+    g.add_argument("--data", required=True, metavar="FILE",
+                   help="JSON lines or CSV: one scored reference per row (input, reference, method, score)")
+    g.add_argument("--input-column", default="input")
+    g.add_argument("--reference-column", default="reference")
+    g.add_argument("--method-column", default="method")
+    g.add_argument("--score-column", default="score")
+    g.add_argument("--judgments", metavar="FILE",
+                   help="pairwise judgments (JSON lines/CSV: input, winner, loser); scores become winning rates")
+    g = p.add_argument_group("model")
+    g.add_argument("--similarity", choices=("bleu", "ribes", "wer", "wer2"), action="append",
+                   help="similarity feature(s): bleu (NIST geometric smoothing), ribes, wer (1-NL), wer2 (1-2NL); "
+                        "repeatable (default: bleu)")
+    from multiref.tokenizers import TOKENIZER_NAMES  # stdlib-only module
+
+    g.add_argument("--tokenizer", default="whitespace", choices=TOKENIZER_NAMES, help="tokenizer (default: whitespace)")
+    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False)
+    g.add_argument("--top-m", type=int, default=3, help="M of AM and WS (default: 3)")
+    g.add_argument("--svr-c", type=float, default=5.0, help="C of the RBF SVR (default: 5)")
+    _add_output_options(p)
+    p.set_defaults(func=run_regression)
+
+
+# -- shared ------------------------------------------------------------------------------
+
+def _specs(args, defaults):
+    from multiref.analysis.scoring import parse_metric_spec
+
+    specs = [parse_metric_spec(s) for s in (args.metric or defaults)]
+    labels = [s.label for s in specs]
+    dupes = sorted({x for x in labels if labels.count(x) > 1})
+    if dupes:
+        from multiref.errors import UserError
+
+        raise UserError(f"--metric given twice: {', '.join(dupes)}")
+    return specs
+
+
+def _common_options(args, specs) -> tuple:
+    """Options passed to every metric that accepts them, and a description for the report."""
+    from multiref.errors import UserError
+
+    common = {"tokenizer": args.tokenizer, "lowercase": args.lowercase}
+    info = {}
+    if any(s.name in EMBEDDING_METRICS and "vectors" not in s.option_dict for s in specs):
+        from multiref.analysis import vectors as vec
+
+        if args.vectors:
+            common["vectors"] = vec.load_vectors(args.vectors)
+            info = {"vectors": os.path.abspath(args.vectors)}
+        elif args.train_vectors_from:
+            config = vec.VectorConfig(seed=args.vector_seed, tokenizer=args.tokenizer, lowercase=args.lowercase)
+            out = os.path.join(args.output_dir, "word2vec.kv") if args.output_dir else None
+            common["vectors"] = vec.train_dailydialog_vectors(args.train_vectors_from, out, config)
+            info = {"vectors_trained_on": os.path.abspath(args.train_vectors_from), "word2vec": config.to_dict(),
+                    "vocabulary": len(common["vectors"])}
+        else:
+            raise UserError("embedding metrics need word vectors: give --vectors PATH or --train-vectors-from "
+                            "DAILYDIALOG_DIALOGUES_FILE")
+    return common, info
+
+
+def _scorers(specs, common, token_caches=None):
+    from multiref.analysis.scoring import make_scorers
+
+    return make_scorers(specs, common, token_caches)
+
+
+def _emit(args, text: str, payload) -> None:
+    from multiref.analysis import reports
+
+    sys.stdout.write(reports.dumps(payload) if args.format == "json" else text)
+
+
+def _rows(args):
+    from multiref.analysis.ratings import RatingColumns, load_multiref_test, load_ratings
+
+    columns = RatingColumns(response=args.response_column, rating=args.rating_column, system=args.system_column,
+                            reference=args.reference_column, references=args.references_column or None,
+                            references_separator=_separator(args.references_separator), id=args.id_column)
+    join = load_multiref_test(args.multiref_test) if args.multiref_test else None
+    return load_ratings(args.ratings, columns, join=join, exclude_systems=args.exclude_system)
+
+
+def _ratings_options(args) -> dict:
+    return {"ratings": os.path.abspath(args.ratings), "multiref_test": args.multiref_test and os.path.abspath(args.multiref_test),
+            "exclude_system": args.exclude_system, "aggregate": args.aggregate, "tokenizer": args.tokenizer,
+            "lowercase": args.lowercase, "reference_column": args.reference_column,
+            "references_column": args.references_column}
+
+
+# -- handlers ------------------------------------------------------------------------------
+
+def run_correlation(args) -> int:
+    from multiref.analysis import reports
+    from multiref.analysis.correlation import CorrelationOptions, analyze_correlation, public_json
+    from multiref.analysis.ratings import ratings_summary
+    from multiref.analysis.report_text import correlation_markdown, correlation_tables
+    from multiref.errors import UserError
+
+    if args.bootstrap < 0:
+        raise UserError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
+    if not 0 < args.confidence < 1:
+        raise UserError(f"--confidence must be between 0 and 1, got {args.confidence}")
+    specs = _specs(args, DEFAULT_CORRELATION_METRICS)
+    rows, load_stats = _rows(args)
+    common, vector_info = _common_options(args, specs)
+    options = CorrelationOptions(aggregate=args.aggregate, bootstrap=args.bootstrap, seed=args.seed,
+                                 confidence=args.confidence)
+    results, scores = analyze_correlation(_scorers(specs, common), rows, options)
+    report = {"command": "correlation", "options": {**_ratings_options(args), "bootstrap": args.bootstrap,
+                                                    "seed": args.seed, "confidence": args.confidence, **vector_info},
+              "data": {**load_stats.to_dict(), **ratings_summary(rows)}, "results": results}
+    if args.output_dir:
+        plots = {}
+        ratings, systems = [r.rating for r in rows], [r.system for r in rows]
+        for label, scored in scores.items():
+            name = f"plots/scatter_{reports.safe_name(label)}.png"
+            reports.scatter_plot(os.path.join(args.output_dir, name), label, ratings, systems,
+                                 {"single reference": scored["single"], f"all references ({scored['aggregation']})":
+                                  scored["multi"]})
+            plots[label] = name
+        reports.write_json(os.path.join(args.output_dir, "correlation.json"), report)
+        reports.write_text(os.path.join(args.output_dir, "correlation.md"), correlation_markdown(report, plots))
+    _emit(args, correlation_tables(report), public_json(results))
+    return 0
+
+
+def run_refcount(args) -> int:
+    from multiref.analysis import reports
+    from multiref.analysis.ratings import ratings_summary
+    from multiref.analysis.refcount import RefcountOptions, refcount_curve
+    from multiref.analysis.report_text import refcount_markdown, refcount_table
+
+    if args.orders < 1:
+        from multiref.errors import UserError
+
+        raise UserError(f"--orders must be at least 1, got {args.orders}")
+    specs = _specs(args, DEFAULT_CORRELATION_METRICS)
+    rows, load_stats = _rows(args)
+    common, vector_info = _common_options(args, specs)
+    options = RefcountOptions(orders=args.orders, seed=args.seed, aggregate=args.aggregate)
+    curves, signatures = {}, {}
+    for scorer in _scorers(specs, common):
+        curves[scorer.label] = refcount_curve(scorer, rows, options)
+        signatures[scorer.label] = scorer.signature
+    report = {"command": "refcount", "options": {**_ratings_options(args), "orders": args.orders, "seed": args.seed,
+                                                 **vector_info},
+              "data": {**load_stats.to_dict(), **ratings_summary(rows)}, "signatures": signatures, "curves": curves}
+    if args.output_dir:
+        for kind in ("pearson", "spearman", "kendall"):
+            reports.curve_plot(os.path.join(args.output_dir, f"plots/refcount_{kind}.png"), curves, kind)
+        reports.write_json(os.path.join(args.output_dir, "refcount.json"), report)
+        reports.write_text(os.path.join(args.output_dir, "refcount.md"), refcount_markdown(report))
+    _emit(args, refcount_table(report), curves)
+    return 0
+
+
+def run_discrimination(args) -> int:
+    from multiref.analysis import reports
+    from multiref.analysis.discrimination import DiscriminationOptions, analyze_discrimination, load_split
+    from multiref.analysis.report_text import discrimination_markdown, discrimination_tables
+    from multiref.analysis.scoring import AGGREGATIONS, make_weighted_scorer
+
+    from multiref.errors import UserError
+
+    if args.threshold_step <= 0 or args.threshold_stop < args.threshold_start:
+        raise UserError(f"bad threshold grid: --threshold-start {args.threshold_start} --threshold-stop "
+                        f"{args.threshold_stop} --threshold-step {args.threshold_step}")
+    specs = _specs(args, DEFAULT_DISCRIMINATION_METRICS)
+    plain = [s for s in specs if s.name != "delta_bleu"]
+    common, vector_info = _common_options(args, specs)
+    test = load_split(args.test, "test", args.config, name="test")
+    validation = load_split(args.validation, "validation", args.config, name="validation") if args.validation else None
+    token_caches: dict = {}
+    delta = [make_weighted_scorer(s, common, token_caches) for s in specs if s.name == "delta_bleu"]
+    aggregations = tuple(a for a in AGGREGATIONS if a in (args.aggregation or AGGREGATIONS))
+    options = DiscriminationOptions(args.threshold_start, args.threshold_stop, args.threshold_step)
+    result = analyze_discrimination(_scorers(plain, common, token_caches), test, validation, delta, aggregations, options)
+    splits = {s.name: {"path": os.path.abspath(s.path), "contexts": len(s.contexts), "empty_responses_dropped":
+                       s.empty_dropped, "contexts_skipped_fewer_than_2_positives": s.skipped_contexts}
+              for s in (validation, test) if s is not None}
+    report = {"command": "discrimination",
+              "options": {"tokenizer": args.tokenizer, "lowercase": args.lowercase, "aggregations": list(aggregations),
+                          "threshold_grid": [args.threshold_start, args.threshold_stop, args.threshold_step],
+                          "config": args.config, **vector_info},
+              "data": splits, "signatures": result.signatures, "results": result.results}
+    if args.output_dir:
+        plots = {}
+        for label, kinds in result.test_scores.items():
+            groups = {}
+            for how in next(iter(kinds.values())):
+                data = kinds["random"][how]
+                boxes = {"positive": [s for s, y in zip(data["scores"], data["labels"]) if y],
+                         "random": [s for s, y in zip(data["scores"], data["labels"]) if not y]}
+                adv = kinds["adversarial"][how]
+                boxes["adversarial"] = [s for s, y in zip(adv["scores"], adv["labels"]) if not y]
+                groups[how] = boxes
+            name = f"plots/box_{reports.safe_name(label)}.png"
+            reports.box_plot(os.path.join(args.output_dir, name), label, groups)
+            plots[label] = name
+        reports.write_json(os.path.join(args.output_dir, "discrimination.json"), report)
+        reports.write_text(os.path.join(args.output_dir, "discrimination.md"), discrimination_markdown(report, plots))
+    _emit(args, discrimination_tables(report), result.results)
+    return 0
+
+
+def run_regression(args) -> int:
+    from multiref.analysis import regression, reports
+    from multiref.analysis.report_text import regression_markdown, regression_table
+    from multiref.errors import UserError
+
+    if args.top_m < 1 or args.svr_c <= 0:
+        raise UserError(f"--top-m must be at least 1 and --svr-c positive (got {args.top_m}, {args.svr_c})")
+    data = regression.load_scored_references(args.data, regression.ScoredColumns(
+        input=args.input_column, reference=args.reference_column, method=args.method_column, score=args.score_column),
+        judgments=args.judgments)
+    similarities = args.similarity or ["bleu"]
+    results = {}
+    for name in similarities:
+        config = regression.RegressionConfig(similarity=name, tokenizer=args.tokenizer, lowercase=args.lowercase,
+                                             top_m=args.top_m, svr_c=args.svr_c)
+        results[name] = regression.leave_one_out(data, config)
+    report = {"command": "regression", "options": {"data": os.path.abspath(args.data), "judgments": args.judgments,
+                                                   "tokenizer": args.tokenizer, "lowercase": args.lowercase,
+                                                   "top_m": args.top_m, "svr_c": args.svr_c},
+              "data": regression.summary(data), "results": {k: v["correlations"] for k, v in results.items()}}
+    if args.output_dir:
+        reports.write_json(os.path.join(args.output_dir, "regression.json"), report)
+        reports.write_text(os.path.join(args.output_dir, "regression.md"), regression_markdown(report))
+    _emit(args, regression_table(report), report["results"])
+    return 0

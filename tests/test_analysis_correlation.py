@@ -1,0 +1,173 @@
+"""``multiref analyze correlation`` and ``refcount`` on a small hand-made ratings file."""
+
+import json
+import os
+
+import pytest
+from scipy import stats as sps
+
+from multiref.analysis import correlation, refcount
+from multiref.analysis.ratings import RatingColumns, load_multiref_test, load_ratings
+from multiref.analysis.scoring import MetricScorer
+from multiref.cli import main
+from tests.helpers import data_path
+
+RATINGS = str(data_path("analysis", "ratings.csv"))
+RATINGS_JSONL = str(data_path("analysis", "ratings.jsonl"))
+MULTIREF = str(data_path("analysis", "multireftest.jsonl"))
+
+
+class Overlap:
+    """Hand-made metric: share of hypothesis tokens found in a reference, max over references."""
+
+    def tokenized_sentence_score(self, hyp, refs):
+        return max(sum(t in r for t in hyp) / len(hyp) for r in refs)
+
+
+def test_load_ratings_unions_references_without_duplicates():
+    rows, info = load_ratings(RATINGS)
+    assert len(rows) == 12 and info.rows == 12
+    first = rows[0]
+    assert (first.system, first.id, first.rating) == ("human", "0_0", 4.8)
+    # all_references = ref1 TAB prevgt TAB ref2: prevgt comes first, the repeat is merged
+    assert first.references == ("how are you today ?", "i am fine thanks", "pretty good , you ?")
+    assert info.duplicate_references_merged == 12 and info.empty_references_dropped == 0
+
+
+def test_join_with_multiref_test_adds_the_other_references():
+    join = load_multiref_test(MULTIREF)
+    assert join["1_2"][2] == "almost noon" and "0_2" not in join
+    rows, info = load_ratings(RATINGS, join=join)
+    assert all(len(r.references) == 5 for r in rows) and info.joined_rows == 12
+    assert rows[0].references[-2:] == ("not bad at all", "great , thank you")
+
+
+def test_jsonl_ratings_with_other_column_names():
+    columns = RatingColumns(response="hyp", rating="score", system="system", reference="ref", references="refs", id="id")
+    rows, _ = load_ratings(RATINGS_JSONL, columns, exclude_systems=["random"])
+    assert len(rows) == 8 and {r.system for r in rows} == {"human", "seq2seq"}
+    assert rows[0].references == ("how are you today ?", "i am fine thanks", "pretty good , you ?")
+
+
+def test_correlations_equal_scipy_on_hand_computed_scores():
+    rows, _ = load_ratings(RATINGS)
+    scorer = MetricScorer("overlap", Overlap())
+    options = correlation.CorrelationOptions(bootstrap=0)
+    results, scores = correlation.analyze_correlation([scorer], rows, options)
+    # "i am fine , thank you" (6 tokens) against "how are you today ?": only "you" -> 1/6;
+    # all references: "i am fine thanks" -> i, am, fine = 3/6; "pretty good , you ?" -> 2/6; max 3/6
+    assert scores["overlap"]["single"][0] == pytest.approx(1 / 6)
+    assert scores["overlap"]["multi"][0] == pytest.approx(3 / 6)
+    ratings = [r.rating for r in rows]
+    for setting in ("single", "multi"):
+        values = scores["overlap"][setting]
+        res = results["overlap"][setting]
+        assert res["pearson"]["value"] == pytest.approx(sps.pearsonr(values, ratings)[0])
+        assert res["spearman"]["p"] == pytest.approx(sps.spearmanr(values, ratings)[1])
+        assert res["kendall"]["value"] == pytest.approx(sps.kendalltau(values, ratings)[0])
+        systems = sorted({r.system for r in rows})
+        sys_metric = [sum(v for v, r in zip(values, rows) if r.system == s) / 4 for s in systems]
+        sys_human = [sum(r.rating for r in rows if r.system == s) / 4 for s in systems]
+        assert res["system_level"]["pearson"]["value"] == pytest.approx(sps.pearsonr(sys_metric, sys_human)[0])
+    assert results["overlap"]["multi"]["pearson"]["value"] > results["overlap"]["single"]["pearson"]["value"]
+
+
+def test_refcount_curve_with_hand_made_metric():
+    rows, _ = load_ratings(RATINGS, join=load_multiref_test(MULTIREF))
+    scorer = MetricScorer("overlap", Overlap())
+    curve = refcount.refcount_curve(scorer, rows, refcount.RefcountOptions(orders=4, seed=1))
+    assert [p["references"] for p in curve] == [1, 2, 3, 4, 5]
+    # with all 5 references every order gives the same scores: no spread
+    assert curve[-1]["pearson_std"] == pytest.approx(0.0, abs=1e-12)
+    full = [Overlap().tokenized_sentence_score(r.response.split(), [x.split() for x in r.references]) for r in rows]
+    assert curve[-1]["pearson"] == pytest.approx(sps.pearsonr(full, [r.rating for r in rows])[0])
+    again = refcount.refcount_curve(scorer, rows, refcount.RefcountOptions(orders=4, seed=1))
+    assert again == curve
+    assert refcount.reference_orders(rows, 2, 1) != refcount.reference_orders(rows, 2, 2)
+
+
+def _run(tmp_path, *extra, name="out"):
+    out = tmp_path / name
+    code = main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "bleu2:smoothing=nltk1", "--metric",
+                 "rouge_l", "--bootstrap", "50", "--seed", "3", "--output-dir", str(out), *extra])
+    return code, out
+
+
+def test_correlation_cli_writes_reports_and_is_reproducible(tmp_path, capsys):
+    code, out = _run(tmp_path, "--format", "json")
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert set(printed) == {"bleu2:smoothing=nltk1", "rouge_l"}
+    entry = printed["rouge_l"]["multi"]
+    assert set(entry) == {"pearson", "spearman", "kendall", "system_level"}
+    assert set(entry["pearson"]) == {"value", "p", "ci"} and entry["pearson"]["ci"][0] <= entry["pearson"]["ci"][1]
+    report = json.loads((out / "correlation.json").read_text())
+    assert report["results"]["bleu2:smoothing=nltk1"]["multi_aggregation"] == "standard"
+    assert "smooth:nltk1" in report["results"]["bleu2:smoothing=nltk1"]["signature"]
+    assert report["data"]["systems"]["human"] == {"responses": 4, "mean_rating": pytest.approx(4.5)}
+    md = (out / "correlation.md").read_text()
+    assert "## System level" in md and "plots/scatter_rouge_l.png" in md
+    pngs = sorted(p.name for p in (out / "plots").iterdir())
+    assert pngs == ["scatter_bleu2_smoothing_nltk1.png", "scatter_rouge_l.png"]
+    _, out2 = _run(tmp_path, name="out2")
+    for name in ("correlation.json", "correlation.md", "plots/scatter_rouge_l.png"):
+        assert (out / name).read_bytes() == (out2 / name).read_bytes(), name
+    assert b"Software" not in (out / "plots/scatter_rouge_l.png").read_bytes()
+
+
+def test_correlation_cli_table_and_options_change_numbers(tmp_path, capsys):
+    assert main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "rouge_l", "--bootstrap", "0"]) == 0
+    table = capsys.readouterr().out
+    assert "response-level" in table and "system-level" in table and "rouge_l" in table
+    assert main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "rouge_l", "--bootstrap", "0",
+                 "--multiref-test", MULTIREF, "--format", "json"]) == 0
+    joined = json.loads(capsys.readouterr().out)
+    assert main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "rouge_l", "--bootstrap", "0",
+                 "--aggregate", "mean", "--format", "json"]) == 0
+    mean = json.loads(capsys.readouterr().out)
+    assert main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "rouge_l", "--bootstrap", "0",
+                 "--format", "json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    values = {json.dumps(x["rouge_l"]["multi"]["pearson"]) for x in (joined, mean, plain)}
+    assert len(values) == 3
+    # the single-reference column does not depend on the joined references
+    assert joined["rouge_l"]["single"] == plain["rouge_l"]["single"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--rating-column", "stars"], "ratings.csv:2: no rating column 'stars'"),
+    (["--ratings", "/nonexistent.csv"], "ratings file not found"),
+    (["--metric", "embedding_average"], "--vectors PATH or --train-vectors-from"),
+    (["--metric", "bleu:order=0"], "order must be a positive integer"),
+])
+def test_correlation_cli_errors(args, message, capsys):
+    argv = ["analyze", "correlation", "--ratings", RATINGS, "--bootstrap", "0", *args]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("multiref: error:") and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_refcount_cli(tmp_path, capsys):
+    out = tmp_path / "rc"
+    assert main(["analyze", "refcount", "--ratings", RATINGS, "--multiref-test", MULTIREF, "--metric", "rouge_l",
+                 "--orders", "3", "--output-dir", str(out), "--format", "json"]) == 0
+    curves = json.loads(capsys.readouterr().out)
+    assert [p["references"] for p in curves["rouge_l"]] == [1, 2, 3, 4, 5]
+    assert sorted(os.listdir(out / "plots")) == ["refcount_kendall.png", "refcount_pearson.png",
+                                                 "refcount_spearman.png"]
+    assert "| rouge_l | 5 |" in (out / "refcount.md").read_text()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["refcount", "--ratings", RATINGS, "--orders", "0"], "--orders must be at least 1"),
+    (["correlation", "--ratings", RATINGS, "--confidence", "2"], "--confidence must be between 0 and 1"),
+    (["correlation", "--ratings", RATINGS, "--bootstrap", "-1"], "--bootstrap must be 0 or more"),
+    (["discrimination", "--test", str(data_path("analysis", "ddpp_test.jsonl")), "--threshold-step", "0"],
+     "bad threshold grid"),
+    (["regression", "--data", str(data_path("analysis", "regression_synthetic.jsonl")), "--top-m", "0"],
+     "--top-m must be at least 1"),
+    (["correlation", "--ratings", RATINGS, "--metric", "bleu2", "--metric", "bleu2"], "--metric given twice: bleu2"),
+])
+def test_option_errors(argv, message, capsys):
+    assert main(["analyze", *argv]) == 1
+    assert message in capsys.readouterr().err
