@@ -1,0 +1,282 @@
+"""Annotation round-trip of the LSDSCC test set (ALGORITHMS.md section 2, step 6).
+
+**Export** writes one CSV row (and one JSON lines twin record) per query and candidate
+reference of ``test_candidates``, with empty ``relevant`` and ``group`` columns for the
+annotators and a ``proposed_group``: the paper's first grouping step, by word overlap with
+stop words ignored. Rule: each reference becomes the set of its tokens minus English stop
+words and punctuation; two references of the same query are linked when the Jaccard
+overlap of their sets is at least ``overlap_threshold`` (default 0.2); the proposed groups
+are the connected components, numbered "1", "2", ... in order of their first reference. A
+reference with no content word is a group of its own.
+
+**Import** reads one CSV per annotator (columns ``row_id``, ``relevant``, ``group``; other
+columns are ignored except ``reference``, which must not have been changed):
+
+- relevance: ``1/0``, ``yes/no``, ``y/n``, ``true/false``; a reference is relevant when more
+  than half of the annotators say so; a tie (even number of annotators) goes to ``tie``
+  (default ``irrelevant``);
+- groups (the annotators' merge of groups with similar meaning): a group label is one word
+  (no spaces, commas, semicolons, bars or slashes: those would put a row in two groups),
+  local to a query and to an annotator. Two relevant references are in the same final group
+  when, among the annotators who marked both relevant, more than half put them in the same
+  group (a tie, or nobody marking both, does not link them); final groups are the connected
+  components, numbered "1", "2", ... in order of their first reference (candidate order);
+  references inside a group keep candidate order;
+- a query with no relevant reference is left out (counted).
+
+Errors (UserError with ``file:line``): unknown row id, a row given twice, a missing or
+unreadable label, a relevant row with no group, a row in two groups (``1;2``), an edited
+reference, missing columns, and candidates a file does not label at all.
+
+Output: the public LSDSCC JSON ``{query: {group_id: [references]}}`` (``test.group.json``,
+formatted like the released file: ``json.dumps(indent=2)``, no final newline) and
+``test.queries.txt`` in ``--output``, and the ``test_grouped`` config in the dataset folder.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from typing import Iterable, Mapping, Sequence
+
+from multiref.errors import UserError, where
+
+COLUMNS = ("row_id", "query_id", "stratum", "query", "candidate_index", "reference", "own", "source_pair_id",
+           "source_query", "lucene_score", "doc2vec_cosine", "proposed_group", "relevant", "group")
+
+# NLTK's English stop-word list (nltk_data corpora/stopwords/english, 179 words), kept here
+# as data because NLTK data is not installed; plus the corpus's placeholder tokens.
+STOP_WORDS = frozenset("""
+i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him his
+himself she she's her hers herself it it's its itself they them their theirs themselves what which who whom this
+that that'll these those am is are was were be been being have has had having do does did doing a an the and but
+if or because as until while of at by for with about against between into through during before after above below
+to from up down in out on off over under again further then once here there when where why how all any both each
+few more most other some such no nor not only own same so than too very s t can will just don don't should
+should've now d ll m o re ve y ain aren aren't couldn couldn't didn didn't doesn doesn't hadn hadn't hasn hasn't
+haven haven't isn isn't ma mightn mightn't mustn mustn't needn needn't shan shan't shouldn shouldn't wasn wasn't
+weren weren't won won't wouldn wouldn't <unk> url email digits
+""".split())
+_WORD = re.compile(r"\w")
+_TRUE = {"1", "yes", "y", "true"}
+_FALSE = {"0", "no", "n", "false"}
+_MULTI_GROUP = re.compile(r"[,;|/]|\s")
+
+
+def jsonl_twin(csv_path: str) -> str:
+    """``FILE.csv`` -> ``FILE.jsonl``."""
+    root, _ = os.path.splitext(csv_path)
+    return root + ".jsonl"
+
+
+def content_words(text: str) -> frozenset:
+    """Tokens of ``text`` that are not stop words nor punctuation."""
+    return frozenset(t for t in text.lower().split() if t not in STOP_WORDS and _WORD.search(t))
+
+
+def _components(n: int, linked) -> list:
+    """Connected components of items 0..n-1 under ``linked(i, j)``, each sorted, ordered by
+    their smallest item."""
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(n):
+        for j in range(i + 1, n):
+            if linked(i, j):
+                parent[find(j)] = find(i)
+    groups: dict = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values(), key=lambda g: g[0])
+
+
+def propose_groups(references: Sequence[str], threshold: float) -> list:
+    """Proposed group id ("1", "2", ...) of each reference, by word overlap (module docstring)."""
+    words = [content_words(r) for r in references]
+
+    def linked(i, j):
+        if not words[i] or not words[j]:
+            return False
+        return len(words[i] & words[j]) / len(words[i] | words[j]) >= threshold
+
+    out = [""] * len(references)
+    for number, members in enumerate(_components(len(references), linked), start=1):
+        for i in members:
+            out[i] = str(number)
+    return out
+
+
+def row_id(query_id: str, index: int) -> str:
+    """The id of candidate ``index`` (1-based) of a query: ``<query_id>#<index>``."""
+    return f"{query_id}#{index}"
+
+
+def export_rows(candidate_rows: Iterable[Mapping], overlap_threshold: float = 0.2) -> list:
+    """Annotation rows (dicts keyed by COLUMNS) for ``test_candidates`` rows."""
+    out = []
+    for row in candidate_rows:
+        cands = row["candidates"]
+        proposed = propose_groups([c["text"] for c in cands], overlap_threshold)
+        for k, (c, group_id) in enumerate(zip(cands, proposed), start=1):
+            out.append({
+                "row_id": row_id(row["id"], k), "query_id": row["query_id"], "stratum": row["stratum"],
+                "query": row["query"], "candidate_index": k, "reference": c["text"], "own": bool(c["own"]),
+                "source_pair_id": c["source_pair_id"], "source_query": c["source_query"],
+                "lucene_score": c["lucene_score"], "doc2vec_cosine": c["doc2vec_cosine"],
+                "proposed_group": group_id, "relevant": "", "group": "",
+            })
+    return out
+
+
+def export(dataset: str, output: str, overlap_threshold: float = 0.2) -> int:
+    """Write the annotation CSV ``output`` and its JSON lines twin; return the row count."""
+    from lsdscc.testset import read_candidates
+
+    if not 0.0 < overlap_threshold <= 1.0:
+        raise UserError(f"--overlap-threshold must be in (0, 1], got {overlap_threshold}")
+    rows = export_rows(read_candidates(dataset), overlap_threshold)
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    with open(output, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for r in rows:
+            writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
+    with open(jsonl_twin(output), "w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+    return len(rows)
+
+
+# ---------------------------------------------------------------- import
+
+
+def read_annotator_file(path: str, candidates: Mapping[str, str]) -> dict:
+    """One annotator's labels: ``{row_id: (relevant: bool, group: str | None)}``.
+
+    ``candidates`` maps every row id to its reference text. Raises UserError (file:line) on
+    every error listed in the module docstring.
+    """
+    from multiref.io import require_file
+
+    require_file(path, "annotation file")
+    labels: dict = {}
+    first_line: dict = {}
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in ("row_id", "relevant", "group") if c not in (reader.fieldnames or [])]
+            if missing:
+                raise UserError(f"{where(path, 1)}: missing column(s) {', '.join(missing)}")
+            for record in reader:
+                line = reader.line_num
+                rid = (record.get("row_id") or "").strip()
+                if rid not in candidates:
+                    raise UserError(f"{where(path, line)}: unknown row id {rid!r} (not in test_candidates)")
+                if rid in labels:
+                    raise UserError(f"{where(path, line)}: row {rid} given twice (first at line {first_line[rid]}); "
+                                    "a reference belongs to one group")
+                reference = record.get("reference")
+                if reference is not None and reference != candidates[rid]:
+                    raise UserError(f"{where(path, line)}: reference text of row {rid} differs from test_candidates")
+                value = (record.get("relevant") or "").strip().lower()
+                if value == "":
+                    raise UserError(f"{where(path, line)}: missing relevance label for row {rid}")
+                if value not in _TRUE and value not in _FALSE:
+                    raise UserError(f"{where(path, line)}: relevance of row {rid} must be 1/0 (yes/no), got {value!r}")
+                relevant = value in _TRUE
+                group_label = (record.get("group") or "").strip()
+                if relevant and not group_label:
+                    raise UserError(f"{where(path, line)}: row {rid} is relevant but has no group")
+                if relevant and _MULTI_GROUP.search(group_label):
+                    raise UserError(f"{where(path, line)}: row {rid} is in two groups ({group_label!r}); give one group")
+                labels[rid] = (relevant, group_label if relevant else None)
+                first_line[rid] = line
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
+    except csv.Error as exc:
+        raise UserError(f"{path}: bad CSV ({exc})") from None
+    unlabelled = [rid for rid in candidates if rid not in labels]
+    if unlabelled:
+        raise UserError(f"{path}: missing labels for {len(unlabelled)} candidate row(s), first {unlabelled[0]}")
+    return labels
+
+
+def reconcile(row_ids: Sequence[str], annotations: Sequence[Mapping], tie: str = "irrelevant") -> list:
+    """Final groups of one query's candidates: lists of row ids (module docstring rule)."""
+    n = len(annotations)
+    relevant = []
+    for rid in row_ids:
+        yes = sum(1 for a in annotations if a[rid][0])
+        if 2 * yes > n or (2 * yes == n and tie == "relevant"):
+            relevant.append(rid)
+
+    def linked(i, j):
+        a, b = relevant[i], relevant[j]
+        both = [ann for ann in annotations if ann[a][0] and ann[b][0]]
+        same = sum(1 for ann in both if ann[a][1] == ann[b][1])
+        return bool(both) and 2 * same > len(both)
+
+    return [[relevant[i] for i in members] for members in _components(len(relevant), linked)]
+
+
+def dumps_public(public: Mapping) -> str:
+    """The public LSDSCC JSON text of ``{query: {group_id: [references]}}``: formatted as the
+    released ``test.group.json`` (2-space indent, ASCII escapes, no final newline)."""
+    return json.dumps(public, indent=2)
+
+
+def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str = "irrelevant") -> dict:
+    """Merge annotator files into ``test_grouped`` (in ``dataset``) and the public JSON (in
+    ``output``). Returns counts (also written to the card)."""
+    from multiref import hfdata
+
+    from lsdscc import testset as ts
+
+    if tie not in ("relevant", "irrelevant"):
+        raise UserError(f"--tie must be relevant or irrelevant, got {tie!r}")
+    rows = ts.read_candidates(dataset)
+    texts = {row_id(r["id"], k): c["text"] for r in rows for k, c in enumerate(r["candidates"], start=1)}
+    annotations = [read_annotator_file(path, texts) for path in files]
+    grouped, public = [], {}
+    counts = {"annotators": len(files), "candidates": len(texts), "relevant": 0, "queries_without_relevant": 0,
+              "unanimous_relevance": 0}
+    for rid in texts:
+        votes = {a[rid][0] for a in annotations}
+        counts["unanimous_relevance"] += len(votes) == 1
+    for r in rows:
+        ids = [row_id(r["id"], k) for k in range(1, len(r["candidates"]) + 1)]
+        groups = reconcile(ids, annotations, tie)
+        if not groups:
+            counts["queries_without_relevant"] += 1
+            continue
+        refs = [[texts[rid] for rid in g] for g in groups]
+        group_ids = [str(i) for i in range(1, len(groups) + 1)]
+        counts["relevant"] += sum(len(g) for g in refs)
+        grouped.append({"id": r["id"], "query": r["query"], "groups": refs, "group_ids": group_ids})
+        public[r["query"]] = dict(zip(group_ids, refs))
+    counts["queries"] = len(grouped)
+    counts["groups"] = sum(len(g["groups"]) for g in grouped)
+
+    os.makedirs(output, exist_ok=True)
+    with open(os.path.join(output, "test.group.json"), "w", encoding="utf-8") as fh:
+        fh.write(dumps_public(public))
+    with open(os.path.join(output, "test.queries.txt"), "w", encoding="utf-8") as fh:
+        fh.writelines(q + "\n" for q in public)
+    hfdata.write_parquet(hfdata.shard_path(dataset, ts.GROUPED_CONFIG, "test"), grouped, ts.grouped_schema())
+    hfdata.add_config(dataset, hfdata.ConfigInfo(
+        name=ts.GROUPED_CONFIG,
+        description=("LSDSCC grouped multi-reference test set (ALGORITHMS.md section 2, step 6): the relevant "
+                     "candidates by annotator majority, in groups of similar meaning. Score with "
+                     "`multiref score --references FOLDER --config test_grouped --split test`."),
+        splits={"test": len(grouped)}, features=ts.grouped_schema(),
+        options={"tie": tie, "annotators": len(files),
+                 "relevance_rule": "strict majority of annotators", "group_rule": "majority co-grouping, connected components"},
+        counts=counts))
+    return counts

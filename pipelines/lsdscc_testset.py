@@ -1,0 +1,457 @@
+"""The LSDSCC test-set stage over a corpus folder (ALGORITHMS.md section 2).
+
+Run it after the corpus (``multiref lsdscc build`` does, unless ``--skip-testset``)::
+
+    multiref lsdscc testset --dataset out/lsdscc
+    python -m pipelines.lsdscc_testset --dataset out/lsdscc [--similarity bm25 ...] [beam flags]
+
+Steps: read ``single_turn`` (train + validation), sample the strata, index every query
+with Lucene and retrieve the similar queries of the sampled ones, re-rank them with a
+Doc2Vec model trained on all sentences, assemble 15 candidate references per query, write
+the ``test_candidates`` config, then remove every used pair from ``single_turn`` and every
+conversation containing one from ``multi_turn``.
+
+Where Beam is used, and why: the leak removal runs as a Beam pipeline whose elements are
+the row groups of the corpus's parquet files; each DoFn reads its own row group
+(``ClassifyLeaks``, then ``DropLeakedConversations`` with the removed pair ids as a side
+input), with one counter per reason; it is the step that scales with the corpus.
+Indexing, search and Doc2Vec training run on the driver: each is one JVM or one model over
+the whole corpus (the index and the model are single shared artifacts; a DoFn would have to
+ship them to every worker), and searching 300 queries takes seconds. The rewritten parquet
+files are written by the driver, rows in the corpus's own order, so reruns give
+byte-identical files. Rules and their rationale: :mod:`lsdscc.testset`.
+
+Artifacts (reused by a rerun with the same corpus and options; ``artifacts/`` is a build
+cache, not part of the published dataset: delete it before publishing)::
+
+    FOLDER/artifacts/corpus-full/        the corpus as built, before leak removal
+    FOLDER/artifacts/lucene-index-<hash>/
+    FOLDER/artifacts/doc2vec-<hash>/doc2vec.model
+    FOLDER/artifacts/state.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from typing import Mapping, Sequence
+
+import apache_beam as beam
+
+from lsdscc import testset as ts
+from lsdscc.doc2vec import Doc2VecConfig
+from lsdscc.retrieval import RetrievalConfig
+
+NAMESPACE = "lsdscc_testset"
+CARD_SECTION = """\
+Built by the test-set stage (ALGORITHMS.md section 2): every query of `single_turn` indexed
+with Lucene; for each sampled query the most similar queries (TF-IDF by default), re-ranked
+by the cosine of their Doc2Vec vectors and kept at or above the threshold; queries sampled
+equally from three strata of response number; up to 15 candidate references each (own
+responses first). Every pair the test set uses (its queries' pairs, pairs whose query text
+equals a test query, and the source pair of every candidate) was removed from `single_turn`
+train/validation, and every `multi_turn` conversation containing one of them was dropped
+(counts under `test_set_leak_removal`; `response_number` still counts the corpus as built).
+`artifacts/` (Lucene index, Doc2Vec model, the corpus before leak removal) is a build cache
+for reruns, not part of the dataset: delete it before publishing.
+"""
+CORPUS_CONFIGS = ("single_turn", "multi_turn")
+
+
+def _progress(message: str) -> None:
+    print(f"[lsdscc testset] {message}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- Beam transforms
+
+
+def _read_row_group(path: str, row_group: int, columns: Sequence[str]):
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).read_row_group(row_group, columns=list(columns))
+
+
+class ClassifyLeaksFn(beam.DoFn):
+    """(split, file_index, path, row_group) of single_turn -> (split, file_index, row_group,
+    [[row_offset, reason], ...] of the removed rows); their pair ids go to output "removed"."""
+
+    def __init__(self, used: Mapping):
+        self._used = used
+        self._counters = {r: beam.metrics.Metrics.counter(NAMESPACE, f"removed-{r}") for r in ts.LEAK_REASONS}
+        self._kept = beam.metrics.Metrics.counter(NAMESPACE, "kept-single_turn")
+
+    def process(self, element):
+        split, file_index, path, row_group = element
+        part = _read_row_group(path, row_group, ["id", "query_id", "query"])
+        reasons = ts.leak_reasons_batch(part.column("id"), part.column("query_id"), part.column("query"), self._used)
+        removed = [[i, r] for i, r in enumerate(reasons) if r is not None]
+        for _, reason in removed:
+            self._counters[reason].inc()
+        self._kept.inc(len(reasons) - len(removed))
+        yield split, file_index, row_group, removed
+        if removed:
+            ids = part.column("id")
+            yield beam.pvalue.TaggedOutput("removed", [ids[i].as_py() for i, _ in removed])
+
+
+class ConversationLeaksFn(beam.DoFn):
+    """(split, file_index, path, row_group) of multi_turn -> (split, file_index, row_group,
+    [row_offset, ...] of the conversations that leak)."""
+
+    def __init__(self, test_query_ids: set):
+        self._test_query_ids = test_query_ids
+        self._dropped = beam.metrics.Metrics.counter(NAMESPACE, "removed-test_conversation")
+        self._kept = beam.metrics.Metrics.counter(NAMESPACE, "kept-multi_turn")
+
+    def process(self, element, removed_lists):
+        split, file_index, path, row_group = element
+        removed = set()
+        for ids in removed_lists:
+            removed.update(ids)
+        chains = _read_row_group(path, row_group, ["comment_ids"]).column("comment_ids").to_pylist()
+        leaking = [i for i, c in enumerate(chains) if ts.conversation_leaks(c, removed, self._test_query_ids)]
+        self._dropped.inc(len(leaking))
+        self._kept.inc(len(chains) - len(leaking))
+        yield split, file_index, row_group, leaking
+
+
+def _row_groups(files: Mapping) -> list:
+    """``(split, file_index, path, row_group)`` work items: small, so the graph stays small."""
+    import pyarrow.parquet as pq
+
+    return [(split, i, path, g) for split, paths in sorted(files.items()) for i, path in enumerate(paths)
+            for g in range(pq.ParquetFile(path).num_row_groups)]
+
+
+def _offsets(files: Mapping) -> dict:
+    """``{(split, file_index, row_group): first row}`` in the concatenation of a split's files."""
+    import pyarrow.parquet as pq
+
+    out = {}
+    for split, paths in files.items():
+        start = 0
+        for i, path in enumerate(paths):
+            meta = pq.ParquetFile(path).metadata
+            for g in range(meta.num_row_groups):
+                out[(split, i, g)] = start
+                start += meta.row_group(g).num_rows
+    return out
+
+
+def classify_leaks(single: Mapping, multi: Mapping, used: Mapping, beam_args: Sequence[str] = ()) -> tuple:
+    """Run the leak-removal pipeline over parquet files: ``{split: [paths]}`` of single_turn
+    and multi_turn. Each DoFn reads its own row group (ALGORITHMS.md section 2 step 5).
+
+    Returns ``(single_reasons, multi_leaks, counters)``: per split, ``{row: reason}`` of the
+    removed single-turn rows and the set of leaking conversation rows (row numbers in the
+    concatenation of the split's files, in order), and the Beam counters.
+    """
+    from multiref.beam_utils import counters, pipeline_options
+
+    with tempfile.TemporaryDirectory(prefix="lsdscc-testset-") as tmp:
+        pipeline = beam.Pipeline(options=pipeline_options(list(beam_args)))
+        classified = (
+            pipeline
+            | "SingleTurnRowGroups" >> beam.Create(_row_groups(single))
+            | "ClassifyLeaks" >> beam.ParDo(ClassifyLeaksFn(used)).with_outputs("removed", main="reasons")
+        )
+        conversations = (
+            pipeline
+            | "MultiTurnRowGroups" >> beam.Create(_row_groups(multi))
+            | "DropLeakedConversations" >> beam.ParDo(
+                ConversationLeaksFn(set(used["query_ids"])), beam.pvalue.AsList(classified.removed))
+        )
+        for label, pcoll in (("single", classified.reasons), ("multi", conversations)):
+            (pcoll | f"Json{label}" >> beam.Map(json.dumps)
+             | f"Write{label}" >> beam.io.WriteToText(os.path.join(tmp, label), shard_name_template=""))
+        result = pipeline.run()
+        result.wait_until_finish()
+        found = {}
+        for label, files in (("single", single), ("multi", multi)):
+            offsets = _offsets(files)
+            marks: dict = {split: {} for split in files}
+            with open(os.path.join(tmp, label), encoding="utf-8") as fh:
+                for line in fh:
+                    split, file_index, row_group, rows = json.loads(line)
+                    first = offsets[(split, file_index, row_group)]
+                    for row in rows:
+                        if label == "single":
+                            marks[split][first + row[0]] = row[1]
+                        else:
+                            marks[split][first + row] = True
+            found[label] = marks
+        return found["single"], found["multi"], counters(result)
+
+
+# ---------------------------------------------------------------- corpus snapshot
+
+
+def _corpus_source(folder: str) -> tuple:
+    """The corpus as built (before any leak removal) and its metadata.
+
+    On the first run the current ``single_turn``/``multi_turn`` files are copied to
+    ``artifacts/corpus-full``. A rerun whose current files are the ones this stage wrote
+    reads that copy; if the corpus was rebuilt since, the copy is replaced.
+    Returns ``(files {config: {split: [paths]}}, original meta {config: entry}, fingerprint)``.
+    """
+    from multiref import hfdata
+
+    artifacts = os.path.join(folder, "artifacts")
+    backup = os.path.join(artifacts, "corpus-full")
+    state_path = os.path.join(artifacts, "state.json")
+    current = {c: ts.config_files(folder, c) for c in CORPUS_CONFIGS}
+    current_paths = [p for c in current.values() for ps in c.values() for p in ps]
+    current_fp = ts.fingerprint(current_paths, folder)
+    state = {}
+    if os.path.exists(state_path):
+        with open(state_path, encoding="utf-8") as fh:
+            state = json.load(fh)
+    if state.get("rewritten") != current_fp or not os.path.isdir(backup):
+        _progress("snapshot of the corpus before leak removal -> artifacts/corpus-full")
+        shutil.rmtree(backup, ignore_errors=True)
+        for path in current_paths:
+            target = os.path.join(backup, os.path.relpath(path, folder))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copyfile(path, target)
+        meta = hfdata.load_meta(folder)
+        state = {"original": current_fp, "original_meta": {c: meta["configs"][c] for c in CORPUS_CONFIGS}}
+        _write_state(state_path, state)
+    files = {c: {split: [os.path.join(backup, os.path.relpath(p, folder)) for p in paths]
+                 for split, paths in current_by.items()} for c, current_by in current.items()}
+    return files, state, state_path
+
+
+def _write_state(path: str, state: Mapping) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(state, fh, indent=2, sort_keys=True)
+        fh.write("\n")
+
+
+# ---------------------------------------------------------------- artifacts
+
+
+def _lucene_index(folder: str, state: Mapping, queries: Mapping, config: RetrievalConfig, counts: dict) -> str:
+    from lsdscc import retrieval
+
+    key = ts.options_hash({"corpus": state["original"], "index": config.index_options()})
+    index_dir = os.path.join(folder, "artifacts", f"lucene-index-{key}")
+    if retrieval.index_is_complete(index_dir):
+        _progress(f"reused Lucene index {index_dir}")
+        counts["lucene_index_reused"] = True
+        return index_dir
+    start = time.perf_counter()
+    docs = ((qid, queries[qid].text) for qid in sorted(queries))
+    n = retrieval.build_index(docs, index_dir, config)
+    counts["lucene_index_reused"] = False
+    _progress(f"indexed {n:,} queries with Lucene in {time.perf_counter() - start:.1f}s -> {index_dir}")
+    return index_dir
+
+
+def _doc2vec_model(folder: str, state: Mapping, query_texts: Sequence[str], responses, config: Doc2VecConfig, counts: dict):
+    from lsdscc import doc2vec
+
+    key = ts.options_hash({"corpus": state["original"], "doc2vec": config.model_options()})
+    model_dir = os.path.join(folder, "artifacts", f"doc2vec-{key}")
+    model_path = os.path.join(model_dir, "doc2vec.model")
+    if os.path.exists(model_path):
+        _progress(f"reused Doc2Vec model {model_path}")
+        counts["doc2vec_model_reused"] = True
+        return doc2vec.load(model_path)
+    tmp_dir = model_dir + ".tmp"  # trained and saved here, then moved into place whole
+    shutil.rmtree(tmp_dir, ignore_errors=True)
+    os.makedirs(tmp_dir)
+    start = time.perf_counter()
+    sentences = os.path.join(tmp_dir, "sentences.txt")
+    n = doc2vec.write_sentences(sentences, query_texts, responses)
+    model = doc2vec.train(sentences, config)
+    os.remove(sentences)
+    model.save(os.path.join(tmp_dir, "doc2vec.model"))  # gensim may add .npy files beside it
+    with open(os.path.join(tmp_dir, "options.json"), "w", encoding="utf-8") as fh:
+        json.dump({"doc2vec": config.model_options(), "corpus_sha256": state["original"], "sentences": n}, fh,
+                  indent=2, sort_keys=True)
+    shutil.rmtree(model_dir, ignore_errors=True)
+    os.replace(tmp_dir, model_dir)
+    counts["doc2vec_model_reused"] = False
+    _progress(f"trained Doc2Vec on {n:,} sentences in {time.perf_counter() - start:.1f}s -> {model_path}")
+    return model
+
+
+def _retrieve(folder, state, queries, to_expand, config: RetrievalConfig, counts: dict, seconds: dict) -> dict:
+    """Index (or reuse) and search on the driver; returns plain Python hits.
+
+    Every Java proxy object is released here, on the main thread, and collected before
+    Beam and gensim start their threads: a pyjnius object finalised on a foreign thread
+    attaches that thread to the JVM, and a thread that exits attached crashes the JVM.
+    """
+    import gc
+
+    from lsdscc.retrieval import QuerySearcher
+
+    start = time.perf_counter()
+    index_dir = _lucene_index(folder, state, queries, config, counts)
+    seconds["lucene_index"] = time.perf_counter() - start
+    start = time.perf_counter()
+    searcher = QuerySearcher(index_dir, config)
+    try:
+        hits = searcher.search(to_expand)
+    finally:
+        searcher.close()
+        del searcher
+        gc.collect()
+    seconds["lucene_search"] = time.perf_counter() - start
+    _progress(f"retrieved top {config.depth} for {len(to_expand)} queries in {time.perf_counter() - start:.1f}s")
+    return hits
+
+
+# ---------------------------------------------------------------- the stage
+
+
+def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampling: ts.SamplingConfig,
+              beam_args: Sequence[str] = ()) -> dict:
+    """Build ``test_candidates`` for the corpus in ``folder`` and remove the used pairs from
+    its training data. Returns the counts also written to the dataset card."""
+    from multiref import hfdata
+
+    from lsdscc import doc2vec
+
+    counts: dict = {}
+    seconds: dict = {}
+    clock = time.perf_counter()
+    files, state, state_path = _corpus_source(folder)
+    single = {split: ts.read_table(paths) for split, paths in files["single_turn"].items()}
+    multi = {split: ts.read_table(paths) for split, paths in files["multi_turn"].items()}
+    cols = {c: [] for c in ("id", "query_id", "query", "response", "created_utc")}
+    for table in single.values():
+        for c in cols:
+            cols[c].extend(table.column(c).to_pylist())
+    queries = ts.group_pairs(cols["id"], cols["query_id"], cols["query"], cols["response"], cols["created_utc"])
+    counts.update(corpus_pairs=len(cols["id"]), corpus_queries=len(queries))
+    _progress(f"{len(cols['id']):,} pairs, {len(queries):,} distinct queries")
+
+    seconds["read_corpus"] = time.perf_counter() - clock
+    sample = ts.sample_queries(queries, sampling)
+    for name, ids in sample.items():
+        counts[f"sampled_{name}"] = len(ids)
+
+    to_expand = [(qid, queries[qid].text) for ids in sample.values() for qid in ids]
+    hits = _retrieve(folder, state, queries, to_expand, retrieval, counts, seconds)
+
+    start = time.perf_counter()
+    query_texts = sorted({q.text for q in queries.values()})
+    model = _doc2vec_model(folder, state, query_texts, cols["response"], d2v, counts)
+    seconds["doc2vec_train"] = time.perf_counter() - start
+    start = time.perf_counter()
+    vectors = doc2vec.QueryVectors(model, query_texts)
+    del cols, model
+
+    candidates, short, dropped, kept_neighbours = {}, 0, 0, 0
+    for qid, text in to_expand:
+        ranked = vectors.rerank(text, hits[qid], lambda h: queries[h.query_id].text, d2v.threshold)
+        kept_neighbours += len(ranked)
+        neighbours = [(queries[h.query_id], h.score, cos) for h, cos in ranked]
+        found = ts.assemble_candidates(queries[qid], neighbours, sampling.references)
+        if len(found) < sampling.references:
+            short += 1
+            if sampling.drop_short:
+                dropped += 1
+                continue
+        candidates[qid] = found
+    rows = ts.candidate_rows(sample, queries, candidates)
+    seconds["doc2vec_rerank_and_assembly"] = time.perf_counter() - start
+    counts.update(test_queries=len(rows), short_queries=short, dropped_short_queries=dropped,
+                  retrieved_neighbours=sum(len(h) for h in hits.values()), kept_neighbours=kept_neighbours,
+                  candidates=sum(len(r["candidates"]) for r in rows),
+                  own_candidates=sum(c["own"] for r in rows for c in r["candidates"]))
+
+    path = hfdata.shard_path(folder, ts.CANDIDATES_CONFIG, "test")
+    hfdata.write_parquet(path, rows, ts.candidates_schema())
+    options = {"retrieval": retrieval.options(), "doc2vec": d2v.options(), "sampling": sampling.options(),
+               "corpus_sha256": state["original"]}
+    hfdata.add_config(folder, hfdata.ConfigInfo(
+        name=ts.CANDIDATES_CONFIG,
+        description=("LSDSCC test-set candidates (ALGORITHMS.md section 2): per sampled query, up to "
+                     f"{sampling.references} candidate references with their provenance (source pair id, "
+                     "source query, Lucene score, Doc2Vec cosine; own responses first). Annotate them with "
+                     "`multiref lsdscc annotate export/import` to get `test_grouped`."),
+        splits={"test": len(rows)}, features=ts.candidates_schema(), options=options,
+        counts={k: v for k, v in counts.items() if not k.endswith("_reused")}),
+        sections={"LSDSCC test set": CARD_SECTION})
+    _progress(f"wrote {len(rows)} test queries -> {path}")
+
+    start = time.perf_counter()
+    counts.update(_remove_leaks(folder, files, single, multi, ts.used_pairs(rows), state, state_path, beam_args))
+    seconds["leak_removal"] = time.perf_counter() - start
+    seconds["total"] = time.perf_counter() - clock
+    counts["seconds"] = {k: round(v, 2) for k, v in seconds.items()}  # not in the card: not reproducible
+    return counts
+
+
+def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_args) -> dict:
+    """Rewrite single_turn and multi_turn without the test set's pairs; return counts."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from multiref import hfdata
+
+    start = time.perf_counter()
+    reasons, leaks, beam_counters = classify_leaks(files["single_turn"], files["multi_turn"], used, beam_args)
+    counts = {f"removed_{r}": 0 for r in ts.LEAK_REASONS}
+    counts["removed_test_conversation"] = 0
+    for marks in reasons.values():
+        for reason in marks.values():
+            counts[f"removed_{reason}"] += 1
+    counts["removed_test_conversation"] = sum(len(m) for m in leaks.values())
+    for config, tables, flags in (("single_turn", single, reasons), ("multi_turn", multi, leaks)):
+        original = state["original_meta"][config]
+        splits = {}
+        for name in sorted(tables):
+            table = tables[name]
+            marks = flags.get(name, {})
+            keep = pa.array([i not in marks for i in range(table.num_rows)], type=pa.bool_())
+            kept = table.filter(keep).replace_schema_metadata(None)
+            for old in ts.config_files(folder, config).get(name, []):
+                os.remove(old)
+            path = hfdata.shard_path(folder, config, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            pq.write_table(kept, path, compression="snappy", write_statistics=True)  # as hfdata.write_parquet
+            splits[name] = kept.num_rows
+        if config == "single_turn":
+            removed = {f"removed_{r}": counts[f"removed_{r}"] for r in ts.LEAK_REASONS}
+        else:
+            removed = {"removed_test_conversation": counts["removed_test_conversation"]}
+        hfdata.add_config(folder, hfdata.ConfigInfo(
+            name=config, description=original["description"], splits=splits, features=kept.schema,
+            options=original.get("options", {}),
+            counts=dict(original.get("counts", {}), test_set_leak_removal=removed),
+            data_files=original["data_files"]))
+    state = dict(state, rewritten=ts.fingerprint(
+        [p for c in CORPUS_CONFIGS for ps in ts.config_files(folder, c).values() for p in ps], folder))
+    _write_state(state_path, state)
+    _progress(f"removed the test pairs from the training data in {time.perf_counter() - start:.1f}s "
+              f"({json.dumps(counts, sort_keys=True)})")
+    counts["beam_counters"] = beam_counters
+    return counts
+
+
+def run(argv=None) -> dict:
+    """Command-line entry point (``python -m pipelines.lsdscc_testset --dataset FOLDER``).
+
+    The stage reads its input from the dataset folder (tests write small folders with
+    :mod:`multiref.hfdata`), so there is no in-memory ``source`` to inject."""
+    from lsdscc import testset_cli
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dataset", required=True, help="corpus folder written by `multiref lsdscc build`")
+    testset_cli.add_testset_arguments(parser)
+    args, beam_args = parser.parse_known_args(argv)
+    args.beam_args = beam_args
+    return testset_cli.run_testset_stage(args.dataset, args)
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(), indent=2, sort_keys=True))
