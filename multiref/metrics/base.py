@@ -23,7 +23,7 @@ fields by overriding :meth:`Metric.signature_fields`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Sequence
+from typing import ClassVar, Sequence
 
 from multiref import __version__
 from multiref.tokenizers import get_tokenizer
@@ -129,14 +129,19 @@ class Metric:
         return float(max(values)) if self.aggregate == "max" else float(sum(values) / len(values))
 
     # -- items and test sets ------------------------------------------------------------
-    def item_score(self, item: Item) -> float | None:
-        """Score one item: the mean of ``sentence_score`` over its hypotheses."""
+    def tokenized_item(self, item: Item) -> tuple:
+        """``(hypotheses, references)`` of ``item``, tokenized; ValueError when either is missing."""
         if not item.hypotheses:
             raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
         refs = [self.tokenize(r) for r in item.references]
         if self.needs_references and not refs:
             raise ValueError(f"{self.name}: item {item.id!r} has no references")
-        values = [self.tokenized_sentence_score(self.tokenize(h), refs) for h in item.hypotheses]
+        return [self.tokenize(h) for h in item.hypotheses], refs
+
+    def item_score(self, item: Item) -> float | None:
+        """Score one item: the mean of ``sentence_score`` over its hypotheses."""
+        hyps, refs = self.tokenized_item(item)
+        values = [self.tokenized_sentence_score(h, refs) for h in hyps]
         return sum(values) / len(values)
 
     def score_items(self, items: Sequence[Item]) -> Score:

@@ -293,6 +293,17 @@ def sentence_bleu(hypothesis: Sequence[str], references: Sequence[Sequence[str]]
                            weights, smoothing, brevity_penalty)
 
 
+def set_bleu_options(metric, order: int, weights, smoothing: str, brevity_penalty: bool) -> None:
+    """Validate and set the BLEU-family options shared by bleu, maxbleu, mds and pds."""
+    if smoothing not in SMOOTHINGS:
+        raise ValueError(f"{metric.name}: unknown smoothing {smoothing!r}; choose one of: {', '.join(SMOOTHINGS)}")
+    metric.custom_weights = weights is not None
+    metric.weights = resolve_weights(order, weights)
+    metric.order = len(metric.weights)
+    metric.smoothing = smoothing
+    metric.brevity_penalty = bool(brevity_penalty)
+
+
 class BLEU(Metric):
     """Multi-reference BLEU (``bleu``). Options (all in the signature):
 
@@ -312,13 +323,7 @@ class BLEU(Metric):
                  brevity_penalty: bool = True, tokenizer: str = "whitespace", lowercase: bool = False,
                  aggregate: str | None = None):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
-        if smoothing not in SMOOTHINGS:
-            raise ValueError(f"{self.name}: unknown smoothing {smoothing!r}; choose one of: {', '.join(SMOOTHINGS)}")
-        self.custom_weights = weights is not None
-        self.weights = resolve_weights(order, weights)
-        self.order = len(self.weights)
-        self.smoothing = smoothing
-        self.brevity_penalty = bool(brevity_penalty)
+        set_bleu_options(self, order, weights, smoothing, brevity_penalty)
         self.stat_order = stat_order(self.order, smoothing)
         self._nrefs: str | None = None
 
@@ -370,19 +375,12 @@ class BLEU(Metric):
         return super().tokenized_sentence_score(hyp, refs)
 
     def item_score(self, item: Item) -> float:
-        if not item.hypotheses:
-            raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
-        refs = [self.tokenize(r) for r in item.references]
-        if not refs:
-            raise ValueError(f"{self.name}: item {item.id!r} has no references")
+        hyps, refs = self.tokenized_item(item)
         if self.aggregate == "standard":
             table = self.ref_table(refs)
-            values = []
-            for h in item.hypotheses:
-                toks = self.tokenize(h)
-                values.append(self.score_table(self.hyp_counts(toks), len(toks), table))
+            values = [self.score_table(self.hyp_counts(toks), len(toks), table) for toks in hyps]
         else:
-            values = [self.tokenized_sentence_score(self.tokenize(h), refs) for h in item.hypotheses]
+            values = [self.tokenized_sentence_score(toks, refs) for toks in hyps]
         return sum(values) / len(values)
 
     def _set_nrefs(self, items: Sequence[Item]) -> None:

@@ -22,7 +22,7 @@ from typing import Sequence
 
 from multiref.metrics._ngrams import closest_ref_length, ngram_counts
 from multiref.metrics.base import Item, Score
-from multiref.metrics.bleu import BLEU, BleuStats, bleu_from_stats
+from multiref.metrics.bleu import BLEU, BleuStats, bleu_from_stats, sum_stats
 
 
 def weighted_ref_table(references: Sequence[Sequence[str]], weights: Sequence[float], max_order: int):
@@ -82,21 +82,6 @@ def clip_negative(stats: BleuStats) -> BleuStats:
     if p5 is not None and p5[0] < 0:
         p5 = (0.0, p5[1])
     return stats._replace(matches=tuple(m if m > 0 else 0.0 for m in stats.matches), last_p5=p5)
-
-
-def _sum(segments: Sequence[BleuStats]) -> BleuStats:
-    k = len(segments[0].matches)
-    matches, dens, totals = [0.0] * k, [0.0] * k, [0.0] * k
-    hyp_len = ref_len = 0
-    for s in segments:
-        for i in range(k):
-            matches[i] += s.matches[i]
-            dens[i] += s.denominators[i]
-            totals[i] += s.totals[i]
-        hyp_len += s.hyp_len
-        ref_len += s.ref_len
-    last = segments[-1]
-    return BleuStats(tuple(matches), tuple(dens), tuple(totals), hyp_len, ref_len, last.last_hyp_len, last.last_p5)
 
 
 class DeltaBLEU(BLEU):
@@ -161,6 +146,6 @@ class DeltaBLEU(BLEU):
             segs = self._item_segments(item)
             segments.extend(segs)
             per_item.append(sum(self._score(s) for s in segs) / len(segs))
-        value = self._score(_sum(segments))
+        value = self._score(sum_stats(segments))
         extra = {"items": len(items), "segments": len(segments), "sentence_mean": sum(per_item) / len(per_item)}
         return Score(self.name, float(value), self.signature, per_item, extra)

@@ -269,9 +269,5 @@ class RecallBLEU(Metric):
         return self.recall([hyp], refs)
 
     def item_score(self, item: Item) -> float:
-        if not item.hypotheses:
-            raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
-        refs = [self.tokenize(r) for r in item.references]
-        if not refs:
-            raise ValueError(f"{self.name}: item {item.id!r} has no references")
-        return self.recall([self.tokenize(h) for h in item.hypotheses], refs)
+        hyps, refs = self.tokenized_item(item)
+        return self.recall(hyps, refs)

@@ -31,7 +31,7 @@ from typing import Sequence
 
 from multiref.metrics._ngrams import closest_ref_length
 from multiref.metrics.base import Item, Metric, Score
-from multiref.metrics.bleu import SMOOTHINGS, resolve_weights, sentence_scorer, stat_order
+from multiref.metrics.bleu import sentence_scorer, set_bleu_options, stat_order
 from multiref.tokenizers import get_tokenizer
 
 
@@ -264,13 +264,7 @@ class _LsdsccMetric(Metric):
                  brevity_penalty: bool = False, tokenizer: str = "whitespace", lowercase: bool = False,
                  aggregate: str | None = None):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
-        if smoothing not in SMOOTHINGS:
-            raise ValueError(f"{self.name}: unknown smoothing {smoothing!r}; choose one of: {', '.join(SMOOTHINGS)}")
-        self.custom_weights = weights is not None
-        self.weights = resolve_weights(order, weights)
-        self.order = len(self.weights)
-        self.smoothing = smoothing
-        self.brevity_penalty = bool(brevity_penalty)
+        set_bleu_options(self, order, weights, smoothing, brevity_penalty)
 
     def signature_fields(self) -> list:
         fields = super().signature_fields() + [("order", self.order)]
