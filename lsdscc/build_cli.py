@@ -1,0 +1,104 @@
+"""``multiref lsdscc build``: the LSDSCC corpus (pipelines/lsdscc_corpus.py), then its test set.
+
+Standard library only at module level (``multiref --help`` stays fast). Unknown flags are
+Beam's (``--runner``, ``--direct_num_workers``, ``--project``, ``--region``,
+``--temp_location``, ``--setup_file``, ...) and pass straight through.
+
+Examples::
+
+    multiref lsdscc build                                  # the bundled sample -> out/lsdscc
+    multiref lsdscc build --input 'dumps/R[CS]_2017-*.zst' --output out/lsdscc-2017 \\
+        --direct_num_workers 2 --direct_running_mode multi_processing
+    multiref lsdscc build --input 'gs://B/reddit/R[CS]_2017-*.zst' --output gs://B/lsdscc \\
+        --skip-testset --runner DataflowRunner --project P --region us-central1 \\
+        --temp_location gs://B/tmp --setup_file ./setup.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    """Add the build options (and the test-set stage's, when that module exists)."""
+    from pipelines.lsdscc_corpus import build_arg_parser
+
+    parser.epilog = "Any other --flag is passed to Apache Beam (e.g. --runner DataflowRunner --project P ...)."
+    build_arg_parser(parser)
+    parser.add_argument("--skip-testset", action="store_true", help="build only the corpus, not the test set")
+    try:
+        from lsdscc import testset_cli
+    except ModuleNotFoundError:
+        testset_cli = None
+    if testset_cli is not None and hasattr(testset_cli, "add_testset_arguments"):
+        testset_cli.add_testset_arguments(parser)
+    parser.add_argument("beam_args", nargs="*", metavar="-- BEAM_ARGS",
+                        help="Apache Beam options after a '--' (e.g. -- --runner DataflowRunner --project P)")
+    parser.set_defaults(func=handle, _beam_args_allowed=True)
+
+
+def _argv_for_pipeline(args, beam_args) -> list:
+    argv = ["--output", args.output, "--vocab-size", str(args.vocab_size),
+            "--max-query-tokens", str(args.max_query_tokens), "--max-response-tokens", str(args.max_response_tokens),
+            "--validation-fraction", repr(args.validation_fraction), "--tokenizer", args.tokenizer,
+            "--min-turns", str(args.min_turns), "--rare-max-count", str(args.rare_max_count),
+            "--piece-min-count", str(args.piece_min_count), "--num-shards", str(args.num_shards)]
+    for value in args.input or ():
+        argv += ["--input", value]
+    for value in args.subreddit or ():
+        argv += ["--subreddit", value]
+    if not args.lowercase:
+        argv.append("--no-lowercase")
+    return argv + list(beam_args)
+
+
+def format_counts(summary: dict) -> str:
+    """The final counts as printed at the end of a build."""
+    splits = summary.get("splits", {})
+    counts = summary.get("counts", {})
+    stats = summary.get("stats", {})
+    lines = [f"LSDSCC corpus written to {summary['output']}"]
+    for config in sorted(splits):
+        parts = ", ".join(f"{s} {n:,}" for s, n in sorted(splits[config].items()))
+        lines.append(f"  {config}: {parts}")
+    read = counts.get("records-read", 0)
+    rejected = sum(v for k, v in counts.items() if k.startswith("rejected-"))
+    lines.append(f"  records read: {read:,}; rejected: {rejected:,} (see rejected/rejected.jsonl)")
+    drops = {k: v for k, v in sorted(counts.items()) if k.startswith(("dropped-", "rejected-", "multi-turn-dropped-"))}
+    if drops:
+        lines.append("  dropped: " + ", ".join(f"{k} {v:,}" for k, v in drops.items()))
+    strata = stats.get("responses_per_query", {}).get("strata")
+    if strata:
+        lines.append(f"  queries by response number: <3 {strata['lt3']:,}, 3-5 {strata['3to5']:,}, >5 {strata['gt5']:,}")
+    return "\n".join(lines)
+
+
+def handle(args) -> int:
+    from pipelines.lsdscc_corpus import run
+
+    from multiref.errors import UserError
+
+    beam_args = list(getattr(args, "beam_args", []) or []) + list(getattr(args, "_beam_args", []) or [])
+    if beam_args and not beam_args[0].startswith("-"):
+        raise UserError(f"unexpected argument {beam_args[0]!r} (Beam options start with --)")
+    summary = run(_argv_for_pipeline(args, beam_args))
+    if summary.get("dry_run"):
+        print("dry run: the pipeline was built, nothing was run")
+        return 0
+    print(format_counts(summary))
+    truncated = summary["counts"].get("rejected-truncated-file", 0)
+    if truncated:
+        print(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl", file=sys.stderr)
+    if args.skip_testset:
+        return 0
+    try:
+        from lsdscc.testset_cli import run_testset_stage
+    except (ModuleNotFoundError, ImportError):
+        print("note: the test-set stage (lsdscc.testset_cli) is not installed; skipped", file=sys.stderr)
+        return 0
+    print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
+    counts = run_testset_stage(args.output, args)
+    if counts:
+        print("test set: " + ", ".join(f"{k} {v}" for k, v in sorted(dict(counts).items())))
+    return 0

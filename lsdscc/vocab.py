@@ -1,0 +1,147 @@
+"""Corpus-level word statistics: step 5 (split rare run-together words, drop non-ASCII
+tokens) and step 6 (vocabulary truncation) of ALGORITHMS.md section 1.
+
+Both steps need the corpus's own unigram counts, gathered in a first pass. Splitting is a
+word-segmentation dynamic program over the corpus unigram distribution: a rare alphabetic
+token (seen at most ``rare_max_count`` times, at least ``min_split_length`` letters) is
+replaced by the most probable sequence of frequent corpus words (each seen at least
+``piece_min_count`` times) that spells it, if one exists (``iloveyou`` -> ``i love you``).
+
+Because each token's split is a fixed function of the counts, the vocabulary *after*
+splitting is computed from the first counts alone (a token's count moves to its pieces);
+no second pass over the data is needed. :func:`build_vocabulary` returns a
+:class:`Vocabulary` that maps any token list in one call (:meth:`Vocabulary.apply`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+_SINGLE_LETTER_WORDS = frozenset({"a", "i"})
+_MAX_PIECE = 20
+
+
+def is_ascii_token(token: str) -> bool:
+    return token.isascii()
+
+
+def segment(word: str, counts: Mapping[str, int], piece_min_count: int, total: int) -> list[str] | None:
+    """Split ``word`` into frequent corpus words maximizing the unigram log-probability.
+
+    Returns the pieces (at least two), or None when no split into frequent words exists.
+    A piece must be seen ``piece_min_count`` times and be two letters or more (``a`` and ``i``
+    excepted). Ties go to the split with fewer pieces, then to the earlier-found one.
+
+    >>> segment("iloveyou", {"i": 50, "love": 20, "you": 40, "lo": 10, "ve": 10}, 10, 1000)
+    ['i', 'love', 'you']
+    """
+    n = len(word)
+    log_total = math.log(total)
+    best: list[tuple[float, int, int] | None] = [None] * (n + 1)  # (score, pieces, start)
+    best[0] = (0.0, 0, 0)
+    for end in range(1, n + 1):
+        for start in range(max(0, end - _MAX_PIECE), end):
+            prev = best[start]
+            if prev is None:
+                continue
+            piece = word[start:end]
+            if len(piece) < 2 and piece not in _SINGLE_LETTER_WORDS:
+                continue
+            c = counts.get(piece, 0)
+            if c < piece_min_count or piece == word:
+                continue
+            cand = (prev[0] + math.log(c) - log_total, prev[1] + 1, start)
+            cur = best[end]
+            if cur is None or cand[0] > cur[0] + 1e-12 or (abs(cand[0] - cur[0]) <= 1e-12 and cand[1] < cur[1]):
+                best[end] = cand
+    if best[n] is None:
+        return None
+    pieces, end = [], n
+    while end > 0:
+        start = best[end][2]
+        pieces.append(word[start:end])
+        end = start
+    pieces.reverse()
+    return pieces if len(pieces) >= 2 else None
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The result of steps 5 and 6: how to rewrite every token.
+
+    ``splits``: rare token -> its pieces; ``kept``: the truncated vocabulary (step 6);
+    ``counts``: word counts after splitting and non-ASCII removal, before truncation.
+    """
+
+    splits: Mapping[str, tuple]
+    kept: frozenset
+    unk_token: str
+    counts: Mapping[str, int]
+
+    def apply(self, tokens: Iterable[str]) -> list[str]:
+        """Split rare run-together tokens, drop non-ASCII tokens, replace OOV with ``<unk>``."""
+        out = []
+        kept, splits, unk = self.kept, self.splits, self.unk_token
+        for token in tokens:
+            pieces = splits.get(token)
+            for piece in pieces if pieces is not None else (token,):
+                if not piece.isascii():
+                    continue
+                out.append(piece if piece in kept else unk)
+        return out
+
+
+def build_vocabulary(
+    raw_counts: Mapping[str, int],
+    *,
+    vocab_size: int,
+    rare_max_count: int,
+    piece_min_count: int,
+    min_split_length: int,
+    unk_token: str = "<unk>",
+) -> Vocabulary:
+    """Steps 5-6 from the raw token counts: choose splits, drop non-ASCII, truncate.
+
+    The kept vocabulary is the ``vocab_size`` most frequent words after splitting (ties by
+    the word itself, so the result is deterministic).
+    """
+    total = max(1, sum(raw_counts.values()))
+    splits: dict[str, tuple] = {}
+    for word, count in raw_counts.items():
+        if count <= rare_max_count and len(word) >= min_split_length and word.isascii() and word.isalpha():
+            pieces = segment(word, raw_counts, piece_min_count, total)
+            if pieces:
+                splits[word] = tuple(pieces)
+    counts: Counter = Counter()
+    for word, count in raw_counts.items():
+        for piece in splits.get(word, (word,)):
+            if piece.isascii():
+                counts[piece] += count
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    kept = frozenset(word for word, _ in ranked[:vocab_size])
+    return Vocabulary(splits=splits, kept=kept, unk_token=unk_token, counts=dict(counts))
+
+
+def noise_composition(raw_counts: Mapping[str, int], long_word_length: int) -> dict:
+    """Vocabulary noise (the paper's statistics): over-long and non-ASCII words.
+
+    Returns types and tokens of each kind, and their shares of the whole vocabulary.
+    """
+    types = len(raw_counts)
+    tokens = sum(raw_counts.values())
+    out = {"vocabulary_types": types, "vocabulary_tokens": tokens}
+    kinds = {
+        "over_long": lambda w: len(w) > long_word_length,
+        "non_ascii": lambda w: not w.isascii(),
+    }
+    for name, test in kinds.items():
+        t = sum(1 for w in raw_counts if test(w))
+        n = sum(c for w, c in raw_counts.items() if test(w))
+        out[f"{name}_types"] = t
+        out[f"{name}_tokens"] = n
+        out[f"{name}_type_share"] = round(t / types, 6) if types else 0.0
+        out[f"{name}_token_share"] = round(n / tokens, 6) if tokens else 0.0
+    return out

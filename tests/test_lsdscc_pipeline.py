@@ -1,0 +1,236 @@
+"""The LSDSCC corpus pipeline end to end (issue #3 parts 2-6)."""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+
+from lsdscc.sample_gen import generate
+from multiref.cli import main as cli_main
+from pipelines.lsdscc_corpus import run
+from tests.helpers import REPO_DIR, data_path
+
+# The bundled sample's expected counts, as printed by `multiref lsdscc build` and stated in
+# the README (a regression guard: change them only with a deliberate change to the sample
+# or the cleaning rules).
+SAMPLE_SPLITS = {
+    "single_turn": {"train": 5728, "validation": 887},
+    "multi_turn": {"train": 4088, "validation": 621},
+}
+
+
+def _digest(folder):
+    out = {}
+    for root, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            with open(path, "rb") as fh:
+                out[os.path.relpath(path, folder)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+@pytest.fixture(scope="module")
+def sample_build(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lsdscc") / "out"
+    summary = run(["--output", str(folder)], quiet=True)
+    return folder, summary
+
+
+def test_sample_counts(sample_build):
+    folder, summary = sample_build
+    assert summary["splits"] == SAMPLE_SPLITS
+    counts = summary["counts"]
+    for name in ("dropped-deleted", "dropped-removed", "dropped-bot", "dropped-other-subreddit",
+                 "dropped-missing-parent", "dropped-duplicate", "multi-turn-dropped-broken-chain",
+                 "dropped-query-too-long", "dropped-response-too-long", "dropped-empty-after-cleaning",
+                 "multi-turn-dropped-too-long"):
+        assert counts.get(name, 0) > 0, name
+    strata = summary["stats"]["responses_per_query"]["strata"]
+    assert min(strata.values()) >= 100  # the test-set stage needs 100 queries per stratum
+
+
+def test_output_files_and_columns(sample_build):
+    import datasets
+
+    folder, _ = sample_build
+    for name in ("README.md", "dataset_meta.json", "stats.json", "rejected/rejected.jsonl",
+                 "plots/vocabulary_noise.png", "plots/length_coverage.png",
+                 "plots/responses_per_query.png", "plots/survival.png"):
+        assert (folder / name).exists(), name
+    single = datasets.load_dataset(str(folder), "single_turn")
+    multi = datasets.load_dataset(str(folder), "multi_turn")
+    assert single["train"].column_names == ["id", "thread_id", "query_id", "response_id", "query", "response",
+                                            "created_utc", "response_number"]
+    assert multi["validation"].column_names == ["id", "thread_id", "comment_ids", "turns", "created_utc"]
+    assert single.num_rows == SAMPLE_SPLITS["single_turn"]
+    row = single["train"][0]
+    assert row["id"].startswith("t1_") and row["thread_id"].startswith("t3_") and row["id"] == row["response_id"]
+    conv = multi["train"][0]
+    assert conv["comment_ids"][0] == conv["thread_id"] and len(conv["turns"]) == len(conv["comment_ids"]) >= 3
+    # response_number = number of rows sharing the query_id (all splits: a thread is in one split)
+    table = pq.read_table(folder / "single_turn").to_pylist()
+    per_query = {}
+    for r in table:
+        per_query[r["query_id"]] = per_query.get(r["query_id"], 0) + 1
+    assert all(r["response_number"] == per_query[r["query_id"]] for r in table)
+    card = (folder / "README.md").read_text()
+    assert "config_name: single_turn" in card and '"vocab_size": 50000' in card and "dropped-bot" in card
+
+
+def test_text_is_clean_lowercase_and_private(sample_build):
+    folder, _ = sample_build
+    rows = pq.read_table(folder / "single_turn").to_pylist()
+    text = " ".join(r["query"] + " " + r["response"] for r in rows)
+    assert text == text.lower() and text.isascii()
+    for bad in ("[deleted]", "[removed]", "http", "&gt;", "**", "](", "automoderator"):
+        assert bad not in text, bad
+    assert not re.search(r"\buser\d+\b", text)  # generated usernames never leak
+    tokens = set(text.split())
+    assert {"url", "digits", "email", "happy", "laugh", "love"} <= tokens
+    assert "iloveyou" not in tokens and "thismovieisamazing" not in tokens  # split into corpus words
+    for root, _, files in os.walk(folder):
+        for name in files:
+            if name.endswith((".json", ".jsonl", ".md")):
+                assert not re.search(r"\buser\d+\b", open(os.path.join(root, name), encoding="utf-8").read()), name
+
+
+def test_stats(sample_build):
+    folder, _ = sample_build
+    stats = json.loads((folder / "stats.json").read_text())
+    assert stats["vocabulary_noise"]["non_ascii_types"] > 0 and stats["vocabulary_noise"]["over_long_types"] > 0
+    assert stats["vocabulary"]["split_examples"]["iloveyou"] == ["i", "love", "you"]
+    assert [s["stage"] for s in stats["survival"]][0] == "records read (valid JSON)"
+    assert stats["survival"][-1]["remaining"] == sum(SAMPLE_SPLITS["single_turn"].values())
+    assert stats["options"]["max_query_tokens"] == 100 and stats["options"]["lowercase"] is True
+
+
+def test_byte_identical_reruns(sample_build, tmp_path):
+    folder, _ = sample_build
+    again = tmp_path / "again"
+    run(["--output", str(again)], quiet=True)
+    assert _digest(folder) == _digest(again)
+
+
+def test_rejected_records_and_options(tmp_path):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in ("variants.jsonl", "bigquery_thread.json", "bad.jsonl"):
+        shutil.copy(data_path("lsdscc", name), inputs / name)
+    data = b"".join(
+        b'{"id":"z%d","body":"cut file line %d","author":"q","parent_id":"t3_zz","link_id":"t3_zz",'
+        b'"subreddit":"movies","created_utc":%d}\n' % (i, i, 1500000000 + i)
+        for i in range(20000)
+    )
+    blob = zstandard.ZstdCompressor(level=1).compress(data)
+    (inputs / "RC_cut.zst").write_bytes(blob[: len(blob) // 2])
+    out = tmp_path / "out"
+    summary = run(["--input", str(inputs), "--output", str(out), "--validation-fraction", "0.0",
+                   "--max-response-tokens", "5", "--no-lowercase"], quiet=True)
+    counts = summary["counts"]
+    assert counts["rejected-malformed-json"] == 1 and counts["rejected-not-utf8"] == 1
+    assert counts["rejected-wrong-type"] == 2 and counts["rejected-missing-field"] == 1
+    assert counts["rejected-truncated-file"] == 1 and counts["rejected-not-object"] == 1
+    assert counts["rejected-unknown-kind"] == 1 and counts["threads-without-submission"] == 1
+    assert counts["dropped-deleted-later"] == 1 and counts["dropped-other-subreddit"] == 1
+    rejected = [json.loads(line) for line in (out / "rejected" / "rejected.jsonl").read_text().splitlines()]
+    assert {r["reason"] for r in rejected} >= {"malformed-json", "not-utf8", "wrong-type", "missing-field",
+                                                "truncated-file", "not-object", "unknown-kind"}
+    assert all({"reason", "file", "line", "detail", "text"} <= set(r) for r in rejected)
+    assert "secret_name" not in (out / "rejected" / "rejected.jsonl").read_text()
+    truncated = [r for r in rejected if r["reason"] == "truncated-file"][0]
+    assert "RC_cut.zst" in truncated["detail"] and "lines" in truncated["detail"]
+    rows = pq.read_table(out / "single_turn").to_pylist()
+    assert summary["splits"]["single_turn"] == {"train": len(rows), "validation": 0}
+    assert all(len(r["response"].split()) <= 5 for r in rows)
+    assert any(r["response"] != r["response"].lower() for r in rows)  # --no-lowercase
+    pairs = {(r["query_id"], r["response_id"]) for r in rows}
+    assert ("t1_bqc1", "t1_bqc2") in pairs and ("t3_s1", "t1_c1") in pairs
+    meta = json.loads((out / "dataset_meta.json").read_text())
+    assert meta["configs"]["single_turn"]["options"]["max_response_tokens"] == 5
+    assert meta["configs"]["single_turn"]["splits"] == {"train": len(rows)}
+
+
+def test_injected_records(tmp_path):
+    submissions, comments = generate(3, seed=5, hard_cases=False)
+    summary = run(["--output", str(tmp_path / "o"), "--validation-fraction", "0.5", "--num-shards", "2"],
+                  source=submissions + comments, quiet=True)
+    assert summary["counts"]["records-read"] == len(submissions) + len(comments)
+    files = sorted(os.listdir(tmp_path / "o" / "single_turn"))
+    assert files == ["train-00000-of-00002.parquet", "train-00001-of-00002.parquet",
+                     "validation-00000-of-00002.parquet", "validation-00001-of-00002.parquet"]
+
+
+def test_dataflow_job_graph_builds_offline(tmp_path):
+    # --setup_file makes Beam build an sdist: `python -m build` is not installed, so Beam falls
+    # back to `python setup.py sdist`, which needs no network. --dry_run stops before staging.
+    summary = run(["--output", "gs://my-bucket/lsdscc", "--runner", "DataflowRunner", "--dry_run=True",
+                   "--project=my-project", "--region=us-central1", "--temp_location=gs://my-bucket/tmp",
+                   "--setup_file", str(REPO_DIR / "setup.py")], quiet=True)
+    assert summary["dry_run"] is True
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--input", "/nonexistent/RC_2017-01.zst"], "input not found: /nonexistent/RC_2017-01.zst"),
+        (["--input", "/nonexistent/RC_*.zst"], "no input files match the glob /nonexistent/RC_*.zst"),
+        (["--vocab-size", "0"], "vocab_size must be a positive integer"),
+    ],
+)
+def test_cli_errors(capsys, tmp_path, args, message):
+    assert cli_main(["lsdscc", "build", "--output", str(tmp_path / "o"), "--skip-testset"] + args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("multiref: error: ") and message in err[-1]
+
+
+def test_cli_unwritable_output(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert cli_main(["lsdscc", "build", "--output", str(blocker / "sub"), "--skip-testset"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("multiref: error: cannot write to output folder")
+
+
+def test_cli_build_prints_counts(capsys, tmp_path):
+    code = cli_main(["lsdscc", "build", "--input", str(data_path("lsdscc", "variants.jsonl")),
+                     "--output", str(tmp_path / "o"), "--skip-testset", "--", "--direct_num_workers", "1"])
+    out = capsys.readouterr()
+    assert code == 0
+    assert "single_turn: train" in out.out and "dropped-bot 2" in out.out
+    assert "[lsdscc] running the Beam pipeline" in out.err
+
+
+def test_transforms_with_test_pipeline():
+    # Thin-PTransform check in the Beam examples' style: normalize + deduplicate.
+    import apache_beam as beam
+    from apache_beam.testing.util import assert_that, equal_to
+
+    from lsdscc.config import CorpusConfig
+    from multiref.beam_utils import pipeline_options
+    from pipelines.lsdscc_corpus import _make_dofns
+
+    ReadAndNormalize, _, _, Deduplicate, _ = _make_dofns()
+    records = [
+        ("mem", 1, {"id": "a", "body": "hi", "author": "x", "parent_id": "t3_s", "link_id": "t3_s",
+                    "subreddit": "movies", "created_utc": "5"}),
+        ("mem", 2, {"id": "b", "body": "[deleted]", "author": "x", "parent_id": "t3_s", "link_id": "t3_s",
+                    "subreddit": "movies", "created_utc": 6}),
+        ("mem", 3, {"id": "c", "body": 7, "parent_id": "t3_s", "link_id": "t3_s", "subreddit": "movies",
+                    "created_utc": 6}),
+    ]
+    with beam.Pipeline(options=pipeline_options([])) as p:
+        out = p | "In" >> beam.Create(records) | beam.ParDo(ReadAndNormalize(CorpusConfig())).with_outputs(
+            "rejected", main="posts")
+        assert_that(out.posts, equal_to([("t3_s", ("t1", "t1_a", "t3_s", "t3_s", 5, "hi"))]), label="posts")
+        assert_that(out.rejected | beam.Map(lambda r: (r["reason"], r["line"])), equal_to([("wrong-type", 3)]),
+                    label="rejected")
+        dups = p | "Dups" >> beam.Create([(b"k", [("single_turn", "t1_c"), ("single_turn", "t1_a"),
+                                                  ("single_turn", "t1_b")]), (b"j", [("multi_turn", "t1_a")])])
+        # the smallest id wins; the others are reported as duplicates
+        assert_that(dups | beam.ParDo(Deduplicate()), equal_to([("single_turn", "t1_b"), ("single_turn", "t1_c")]),
+                    label="dedup")

@@ -1,0 +1,106 @@
+"""Thread rebuilding, single-turn pairs and multi-turn conversations (ALGORITHMS.md s.1 "Pairs")."""
+
+import pytest
+
+from lsdscc.config import CorpusConfig
+from lsdscc.records import Post
+from lsdscc.threads import add_response_numbers, prepare_thread, shard_of, split_of, thread_examples
+from lsdscc.vocab import build_vocabulary
+
+CONFIG = CorpusConfig(max_query_tokens=8, max_response_tokens=5, min_turns=3)
+
+
+def _posts():
+    # t3_s: "Best movie?"; c1 -> s; c2 -> c1; c3 -> c1; c4 -> s (leaf); c5 -> missing parent; c6 -> c5
+    return [
+        Post("t3", "t3_s", "t3_s", "", 100, "Best movie?"),
+        Post("t1", "t1_c1", "t3_s", "t3_s", 101, "Inception :)"),
+        Post("t1", "t1_c2", "t3_s", "t1_c1", 102, "Agreed!"),
+        Post("t1", "t1_c3", "t3_s", "t1_c1", 103, "No way, Heat is better and longer and much more fun"),
+        Post("t1", "t1_c4", "t3_s", "t3_s", 104, "Heat"),
+        Post("t1", "t1_c5", "t3_s", "t1_gone", 105, "Orphan reply"),
+        Post("t1", "t1_c6", "t3_s", "t1_c5", 106, "Reply to orphan"),
+        Post("t1", "t1_c2", "t3_s", "t1_c1", 102, "Agreed!"),  # a repeated record
+    ]
+
+
+def _vocab(nodes):
+    from collections import Counter
+
+    counts = Counter(t for n in nodes for t in n.text.split())
+    return build_vocabulary(counts, vocab_size=1000, rare_max_count=0, piece_min_count=1, min_split_length=99)
+
+
+def test_prepare_thread_dedups_ids_and_tokenizes_once():
+    nodes, counts = prepare_thread("t3_s", _posts(), CONFIG)
+    assert [n.id for n in nodes] == ["t1_c1", "t1_c2", "t1_c3", "t1_c4", "t1_c5", "t1_c6", "t3_s"]
+    assert counts["dropped-duplicate-id"] == 1
+    assert dict((n.id, n.text) for n in nodes)["t1_c1"] == "inception happy"
+
+
+def test_missing_submission_is_counted():
+    _, counts = prepare_thread("t3_s", _posts()[1:3], CONFIG)
+    assert counts["threads-without-submission"] == 1
+
+
+def test_pairs_and_conversations():
+    nodes, _ = prepare_thread("t3_s", _posts(), CONFIG)
+    out = list(thread_examples("t3_s", nodes, _vocab(nodes), CONFIG))
+    pairs = {r["id"]: r for k, r in out if k == "single_turn"}
+    convs = {r["id"]: r for k, r in out if k == "multi_turn"}
+    drops = sorted(v for k, v in out if k == "drop")
+    # query = parent text; top-level comments answer the submission's title
+    assert pairs["t1_c1"]["query"] == "best movie ?" and pairs["t1_c1"]["response"] == "inception happy"
+    assert pairs["t1_c2"]["query_id"] == "t1_c1" and pairs["t1_c2"]["response"] == "agreed !"
+    assert pairs["t1_c6"]["query"] == "orphan reply"  # an orphan can still be a query
+    assert set(pairs) == {"t1_c1", "t1_c2", "t1_c4", "t1_c6"}
+    # c3's response has 12 tokens > 5; c5's parent is missing
+    assert drops == sorted([
+        "dropped-response-too-long", "dropped-missing-parent",
+        "multi-turn-dropped-too-long",  # s -> c1 -> c3 (c3 too long)
+        "multi-turn-dropped-too-few-turns",  # s -> c4
+        "multi-turn-dropped-broken-chain",  # c6 -> c5 -> (gone)
+    ])
+    assert convs == {
+        "t1_c2": {"id": "t1_c2", "thread_id": "t3_s", "comment_ids": ["t3_s", "t1_c1", "t1_c2"],
+                  "turns": ["best movie ?", "inception happy", "agreed !"], "created_utc": 102}
+    }
+
+
+def test_empty_after_cleaning_is_dropped():
+    posts = [Post("t3", "t3_s", "t3_s", "", 1, "Title"), Post("t1", "t1_a", "t3_s", "t3_s", 2, "**   **")]
+    nodes, _ = prepare_thread("t3_s", posts, CONFIG)
+    out = list(thread_examples("t3_s", nodes, _vocab(nodes), CONFIG))
+    assert ("drop", "dropped-empty-after-cleaning") in out
+    assert not [r for k, r in out if k == "single_turn"]
+
+
+def test_query_too_long():
+    posts = [Post("t3", "t3_s", "t3_s", "", 1, "one two three four five six seven eight nine"),
+             Post("t1", "t1_a", "t3_s", "t3_s", 2, "short")]
+    nodes, _ = prepare_thread("t3_s", posts, CONFIG)
+    out = list(thread_examples("t3_s", nodes, _vocab(nodes), CONFIG))
+    assert ("drop", "dropped-query-too-long") in out
+
+
+def test_response_numbers_count_kept_responses_per_query():
+    rows = [
+        {"id": "t1_b", "query_id": "t3_s"}, {"id": "t1_a", "query_id": "t3_s"}, {"id": "t1_c", "query_id": "t1_a"},
+    ]
+    out = add_response_numbers(rows)
+    assert [(r["id"], r["response_number"]) for r in out] == [("t1_a", 2), ("t1_b", 2), ("t1_c", 1)]
+
+
+def test_split_and_shard_hash_the_thread_id():
+    ids = [f"t3_{i:05d}" for i in range(2000)]
+    splits = [split_of(i, 0.15) for i in ids]
+    assert splits == [split_of(i, 0.15) for i in ids]  # stable
+    assert 0.12 < splits.count("validation") / len(ids) < 0.18
+    assert all(split_of(i, 0.0) == "train" for i in ids[:50])
+    assert {shard_of(i, 4) for i in ids} == {0, 1, 2, 3} and shard_of("t3_x", 1) == 0
+
+
+@pytest.mark.parametrize("bad", [{"vocab_size": 0}, {"validation_fraction": 1.0}, {"tokenizer": "spacy"}, {"subreddits": ()}])
+def test_config_rejects_bad_values(bad):
+    with pytest.raises(ValueError):
+        CorpusConfig(**bad)
