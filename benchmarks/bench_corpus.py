@@ -7,6 +7,12 @@ every descendant, e.g. the multi_processing workers; ru_maxrss of self and child
 printed too). Beside it, in the same process, a plain single-process loop over the same
 per-comment functions (read + parse + normalize + clean steps 1-4 + tokenize).
 
+The pipeline runs with its defaults (``--num-shards auto``: one thread bucket per
+``--bucket-mb`` of estimated uncompressed input, so each phase holds one bucket at a time);
+extra flags (``--bucket-mb 16``, Beam flags) are passed to it. With several sizes the peak
+memory ratio largest/smallest is printed: the target is about 1 (memory not growing with
+input).
+
     .venv/bin/python benchmarks/bench_corpus.py                       # 1,000,000 comments
     .venv/bin/python benchmarks/bench_corpus.py --sizes 100000 1000000 --json out/bench_corpus.json
 
@@ -106,8 +112,7 @@ def one(size: int, beam_args: list, workdir: str) -> dict:
     out = os.path.join(workdir, "out")
     with PeakSampler() as sampler:
         t0 = time.perf_counter()
-        summary = run(["--input", os.path.join(workdir, "dump"), "--output", out, "--num-shards", "4"] + beam_args,
-                      quiet=True)
+        summary = run(["--input", os.path.join(workdir, "dump"), "--output", out] + beam_args, quiet=True)
         pipe_s = time.perf_counter() - t0
     self_max = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     child_max = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
@@ -125,6 +130,8 @@ def one(size: int, beam_args: list, workdir: str) -> dict:
         "baseline_comments_per_second": round(base_n / base_s),
         "single_turn": summary["splits"]["single_turn"],
         "multi_turn": summary["splits"]["multi_turn"],
+        "num_shards": summary["stats"]["options"]["num_shards"],
+        "dump_mb": round(sum(os.path.getsize(p) for p in paths) / 2**20, 1),
         "beam_args": beam_args,
     }
 
@@ -152,11 +159,20 @@ def main(argv=None) -> int:
         results.append(result)
         print(
             f"{size:>9,} comments: pipeline {result['pipeline_comments_per_second']:,}/s "
-            f"({result['pipeline_seconds']}s), peak tree RSS {result['peak_tree_rss_mb']:,} MB; "
+            f"({result['pipeline_seconds']}s, {result['num_shards']} buckets), "
+            f"peak tree RSS {result['peak_tree_rss_mb']:,} MB; "
             f"baseline loop {result['baseline_comments_per_second']:,}/s; "
             f"single_turn {sum(result['single_turn'].values()):,} rows",
             flush=True,
         )
+    if len(results) > 1:
+        small = min(results, key=lambda r: r["comments"])
+        large = max(results, key=lambda r: r["comments"])
+        ratio = large["peak_tree_rss_mb"] / max(small["peak_tree_rss_mb"], 1)
+        print(f"peak memory {large['comments']:,} vs {small['comments']:,} comments: "
+              f"{large['peak_tree_rss_mb']:,} MB / {small['peak_tree_rss_mb']:,} MB = {ratio:.2f}x "
+              f"(input {large['comments'] / small['comments']:.0f}x)", flush=True)
+        results.append({"peak_memory_ratio": round(ratio, 2)})
     if args.json:
         os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
         with open(args.json, "w") as fh:

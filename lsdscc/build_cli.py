@@ -43,7 +43,8 @@ def _argv_for_pipeline(args, beam_args) -> list:
             "--max-query-tokens", str(args.max_query_tokens), "--max-response-tokens", str(args.max_response_tokens),
             "--validation-fraction", repr(args.validation_fraction), "--tokenizer", args.tokenizer,
             "--min-turns", str(args.min_turns), "--rare-max-count", str(args.rare_max_count),
-            "--piece-min-count", str(args.piece_min_count), "--num-shards", str(args.num_shards)]
+            "--piece-min-count", str(args.piece_min_count), "--num-shards", str(args.num_shards),
+            "--bucket-mb", repr(args.bucket_mb)]
     for value in args.input or ():
         argv += ["--input", value]
     for value in args.subreddit or ():

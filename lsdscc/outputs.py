@@ -74,6 +74,20 @@ def read_bytes(path: str) -> bytes:
         return fh.read()
 
 
+def list_files(folder: str) -> list:
+    """Paths of the files directly inside ``folder`` (local or gs://...), sorted; [] if none."""
+    if is_remote(folder):
+        from apache_beam.io.filesystems import FileSystems
+
+        pattern = folder.rstrip("/") + "/*"
+        return sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return []
+    return sorted(os.path.join(folder, n) for n in names if os.path.isfile(os.path.join(folder, n)))
+
+
 def parquet_bytes(rows: Iterable[Mapping[str, Any]], config: str) -> bytes:
     """One parquet file's bytes; identical rows give identical bytes."""
     import pyarrow as pa

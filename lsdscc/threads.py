@@ -188,3 +188,14 @@ def add_response_numbers(rows: list[dict]) -> list[dict]:
     out = [dict(r, response_number=per_query[r["query_id"]]) for r in rows]
     out.sort(key=lambda r: r["id"])
     return out
+
+
+def duplicate_losers(entries: Iterable[tuple]) -> tuple[list, set]:
+    """Exact-duplicate resolution for the rows that share one content digest.
+
+    ``entries``: ``(kind, id, ...)`` tuples (extra fields, e.g. the row's bucket, ride along).
+    Every ``(kind, id)`` but the smallest loses. Returns ``(sorted entries, losing (kind, id)
+    pairs)``; ``len(entries) - 1`` rows are dropped as duplicates.
+    """
+    entries = sorted(entries)
+    return entries, {tuple(e[:2]) for e in entries[1:]}

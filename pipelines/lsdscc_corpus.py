@@ -6,12 +6,23 @@ and ``multi_turn`` (train + validation), ``rejected/`` dead letters, ``stats.jso
 plots. The logic is in plain functions of the ``lsdscc`` package; the transforms here only
 wrap them, count every drop with a Beam counter named after its reason, and write files.
 
-Stages (each a labelled step): ReadDumps -> Normalize (reject malformed, drop other
-subreddits, deleted/removed bodies, bots) -> GroupThreads (GroupByKey on link_id) ->
-PrepareThreads (clean steps 1-4 + tokenize, once per post) -> CountVocabulary (a combiner)
--> BuildVocabulary (steps 5-6, a side input) -> MakeExamples (pairs and root-to-leaf
-conversations, length pruning) -> Deduplicate -> WriteShards (sorted rows, fixed shard
-count per split, hash-of-thread-id sharding and split).
+The build runs as five small Beam pipelines (PHASES) that talk through spill files under
+``FOLDER/_work`` (removed at the end), so no phase holds more than one thread bucket in
+memory (a bucket = the threads whose id hashes to it; buckets are also the parquet shards):
+
+1. spill: ReadDumps -> Normalize (reject malformed, drop other subreddits, deleted/removed
+   bodies, bots) -> append each kept post to its bucket's part files;
+2. prepare: per bucket, GroupThreads by link_id -> PrepareThreads (clean steps 1-4 +
+   tokenize, once per post) -> CountVocabulary (a combiner) -> BuildVocabulary (steps 5-6);
+3. examples: per bucket, MakeExamples (pairs and root-to-leaf conversations, length
+   pruning) -> rows + content digests partitioned by digest;
+4. dedup: per digest partition, exact duplicates (the smallest id wins);
+5. write: per bucket, rows minus duplicates -> sorted rows, response numbers -> one parquet
+   shard per (config, split).
+
+``--num-shards auto`` (default) picks one bucket per ``--bucket-mb`` (32) of estimated
+uncompressed input (.zst/.gz count 6x), so memory stays flat as the input grows; an explicit
+``--num-shards N`` fixes it. The split is a hash of the thread id.
 
 Run locally (the offline FnApiRunner; add ``--direct_num_workers 2
 --direct_running_mode multi_processing`` for two processes)::
@@ -31,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -65,13 +77,41 @@ def build_arg_parser(parser: argparse.ArgumentParser | None = None) -> argparse.
                    help=f"tokens seen at most this often may be split into frequent words (default {d.rare_max_count})")
     p.add_argument("--piece-min-count", type=int, default=d.piece_min_count,
                    help=f"each piece of a split must be seen this often (default {d.piece_min_count})")
-    p.add_argument("--num-shards", type=int, default=d.num_shards, help="parquet files per split (default 1)")
+    p.add_argument("--num-shards", default="auto", metavar="N|auto",
+                   help="parquet files per split, which is also the number of thread buckets the build "
+                   "works through one at a time (does not change the rows); auto (default): one per "
+                   "--bucket-mb of estimated uncompressed input, at least 1, at most 4096")
+    p.add_argument("--bucket-mb", type=float, default=DEFAULT_BUCKET_MB, metavar="MB",
+                   help=f"with --num-shards auto: uncompressed input per bucket (default {DEFAULT_BUCKET_MB}; "
+                   "compressed .zst/.gz files count 6x their size); bounds the build's memory")
     return p
+
+
+DEFAULT_BUCKET_MB = 32
+MAX_AUTO_BUCKETS = 4096
+COMPRESSION_RATIO = 6
+
+
+def _num_shards_arg(value) -> int | None:
+    """``--num-shards``: None for ``auto``, else a positive integer (UserError otherwise)."""
+    from multiref.errors import UserError
+
+    text = str(value).strip().lower()
+    if text == "auto":
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise UserError(f"--num-shards must be 'auto' or a positive integer, got {value!r}")
+    return n
 
 
 def config_from_args(args) -> CorpusConfig:
     from multiref.errors import UserError
 
+    fixed = _num_shards_arg(args.num_shards)
     try:
         return CorpusConfig(
             subreddits=tuple(args.subreddit or ("movies",)),
@@ -84,10 +124,48 @@ def config_from_args(args) -> CorpusConfig:
             piece_min_count=args.piece_min_count,
             validation_fraction=args.validation_fraction,
             min_turns=args.min_turns,
-            num_shards=args.num_shards,
+            num_shards=fixed or 1,
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def estimated_input_bytes(inputs) -> int:
+    """Uncompressed size estimate of the input files (.zst/.gz/.bz2/.xz count 6x their size)."""
+    total = 0
+    remote = [i for i in inputs if "://" in i]
+    sizes = {}
+    if remote:
+        from apache_beam.io.filesystems import FileSystems
+
+        for result in FileSystems.match(remote):
+            for m in result.metadata_list:
+                sizes[m.path] = m.size_in_bytes
+    for path in inputs:
+        size = sizes.get(path, 0) if "://" in path else os.path.getsize(path)
+        if path.endswith((".zst", ".gz", ".bz2", ".xz")):
+            size *= COMPRESSION_RATIO
+        total += size
+    return total
+
+
+def resolve_num_shards(value, inputs, bucket_mb: float, source=None) -> int:
+    """The number of thread buckets (= parquet shards per split).
+
+    An explicit ``--num-shards N`` wins; ``auto`` gives ceil(estimated input / bucket_mb)
+    clamped to [1, 4096] (in-memory records: 1), so a bucket's size stays bounded.
+    """
+    from multiref.errors import UserError
+
+    fixed = _num_shards_arg(value)
+    if fixed is not None:
+        return fixed
+    if not bucket_mb or bucket_mb <= 0:
+        raise UserError(f"--bucket-mb must be positive, got {bucket_mb!r}")
+    if source is not None:
+        return 1
+    estimate = estimated_input_bytes(inputs)
+    return max(1, min(MAX_AUTO_BUCKETS, math.ceil(estimate / (bucket_mb * 2**20))))
 
 
 # ----------------------------------------------------------------------------- transforms
@@ -117,11 +195,76 @@ def _dead_letter(path, line, reason, detail, raw):
     return {"reason": reason, "file": path, "line": line, "detail": detail, "text": raw}
 
 
+# Spill files under FOLDER/_work: JSON lines, written with orjson when installed; a value
+# orjson refuses (a lone surrogate from a "\ud83d" escape in a dump) goes through json, and
+# reading falls back the same way, so both give the same values.
+def _json_dumps(value) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode("ascii")
+
+
+try:  # pragma: no cover - depends on the environment
+    import orjson as _orjson
+
+    def _encode(value) -> bytes:
+        try:
+            return _orjson.dumps(value)
+        except TypeError:
+            return _json_dumps(value)
+
+    def _decode(line):
+        try:
+            return _orjson.loads(line)
+        except ValueError:
+            return json.loads(line)
+except ImportError:  # pragma: no cover
+    _encode = _json_dumps
+    _decode = json.loads
+
+
+def _append(buf: bytearray, value) -> None:
+    """Append one JSON line to ``buf`` (a bytearray: orjson's results carry a large
+    allocation each, so they are copied into one buffer and dropped at once)."""
+    buf += _encode(value)
+    buf += b"\n"
+
+
+def _read_lines(path: str):
+    from lsdscc import outputs
+
+    for line in outputs.read_bytes(path).splitlines():
+        if line:
+            yield _decode(line)
+
+
+def _work(folder: str, *parts: str) -> str:
+    from lsdscc import outputs
+
+    return outputs.join(folder, outputs.WORK, *parts)
+
+
+def _bucket_dir(kind: str, b: int) -> tuple:
+    return (kind, f"b{b:05d}")
+
+
+def _digest_buckets(num_buckets: int) -> int:
+    """Dedup-key partitions: one per 4 thread buckets (key files: threads x digests)."""
+    return max(1, math.ceil(num_buckets / 4))
+
+
 def _make_dofns():
-    """DoFn classes, defined on first use so that importing this module stays light."""
+    """DoFn classes, defined on first use so that importing this module stays light.
+
+    Returns a dict: ``ReadAndNormalize`` (records -> posts | rejected) and one DoFn per
+    phase (``SpillPosts``, ``PrepareBucket``, ``ExamplesBucket``, ``DedupBucket``,
+    ``WriteBucket``).
+    """
+    import hashlib
+    import pickle
+    import uuid
+
     import apache_beam as beam
 
-    from lsdscc import records, sources, threads
+    from lsdscc import outputs, records, sources, threads
 
     class Counted(beam.DoFn):
         def start_bundle(self):
@@ -168,106 +311,228 @@ def _make_dofns():
                         "rejected", _dead_letter(element, line, reason, detail, records.redact(raw))
                     )
 
-    class PrepareThread(Counted):
-        def __init__(self, config):
-            self.config = config
+    class SpillPosts(ReadAndNormalize):
+        """Phase 1: kept posts -> ``_work/posts/b{bucket}/{part}.jsonl`` (bucket = hash of the
+        link id); rejected records pass on. Buffers are written every ``flush_bytes`` and at the
+        end of each file, with part names derived from the file's path, so a retried file
+        overwrites its own parts."""
+
+        def __init__(self, config, folder, flush_bytes=32 * 2**20):
+            super().__init__(config)
+            self.folder = folder
+            self.flush_bytes = flush_bytes
+
+        def start_bundle(self):
+            super().start_bundle()
+            self.buffers = {}
+            self.size = 0
+            self.bucket_of = {}
+            self.parts = Counter()
+            self.prefix = uuid.uuid4().hex  # injected records: a fresh name per bundle
+
+        def _flush(self, prefix):
+            if not self.buffers:
+                return
+            name = f"{prefix}-{self.parts[prefix]:05d}.jsonl"
+            for b, lines in sorted(self.buffers.items()):
+                outputs.write_bytes(_work(self.folder, *_bucket_dir("posts", b), name), bytes(lines))
+            self.parts[prefix] += 1
+            self.buffers.clear()
+            self.bucket_of.clear()
+            self.size = 0
 
         def process(self, element):
-            link_id, posts = element
-            nodes, counts = threads.prepare_thread(link_id, (records.Post(*p) for p in posts), self.config)
-            self.count("threads")
-            for name, n in counts.items():
-                self.count(name, n)
-            yield (link_id, tuple(tuple(n) for n in nodes))
+            per_file = not isinstance(element, tuple)
+            if per_file:
+                self._flush(self.prefix)  # injected records of this bundle, if any
+                prefix = hashlib.sha1(element.encode("utf-8")).hexdigest()[:20]
+                self.parts[prefix] = 0
+            else:
+                prefix = self.prefix
+            num = self.config.num_shards
+            for out in super().process(element):
+                if isinstance(out, beam.pvalue.TaggedOutput):
+                    yield out
+                    continue
+                link_id, post = out
+                b = self.bucket_of.get(link_id)
+                if b is None:
+                    b = self.bucket_of[link_id] = threads.shard_of(link_id, num)
+                buf = self.buffers.get(b)
+                if buf is None:
+                    buf = self.buffers[b] = bytearray()
+                before = len(buf)
+                _append(buf, post)
+                self.size += len(buf) - before
+                if self.size >= self.flush_bytes:
+                    self._flush(prefix)
+            if per_file:
+                self._flush(prefix)
 
-    class MakeExamples(Counted):
-        def __init__(self, config):
-            self.config = config
+        def finish_bundle(self):
+            self._flush(self.prefix)
+            super().finish_bundle()
 
-        def process(self, element, vocabulary):
-            link_id, nodes = element
-            nodes = tuple(threads.Node(*n) for n in nodes)
-            split = threads.split_of(link_id, self.config.validation_fraction)
-            shard = threads.shard_of(link_id, self.config.num_shards)
-            lengths_q: Counter = Counter()
-            lengths_r: Counter = Counter()
-            for kind, value in threads.thread_examples(link_id, nodes, vocabulary, self.config):
-                if kind == "drop":
-                    self.count(value)
-                elif kind == "lengths":
-                    self.count("pairs-candidate")
-                    lengths_q[value[0]] += 1
-                    lengths_r[value[1]] += 1
-                elif kind == "single_turn":
-                    yield ((kind, split, shard), tuple(value[f] for f in SINGLE_FIELDS))
-                    yield beam.pvalue.TaggedOutput("keys", (threads.dedup_key(kind, value), (kind, value["id"])))
-                else:
-                    self.count("multi-turn-candidate")
-                    row = (value["id"], value["thread_id"], tuple(value["comment_ids"]), tuple(value["turns"]),
-                           value["created_utc"])
-                    yield ((kind, split, shard), row)
-                    yield beam.pvalue.TaggedOutput("keys", (threads.dedup_key(kind, value), (kind, value["id"])))
-            if lengths_q:
-                yield beam.pvalue.TaggedOutput("lengths", (dict(lengths_q), dict(lengths_r)))
-
-    class Deduplicate(Counted):
-        """Exact duplicates (same content digest): every (kind, id) but the smallest id loses.
-
-        Only digests and ids are shuffled here; the rows themselves are shuffled once, to
-        their shard, where the losers are left out (a side input).
-        """
-
-        def process(self, element):
-            _, rows = element
-            rows = sorted(rows)
-            if len(rows) > 1:
-                kind = rows[0][0]
-                self.count("dropped-duplicate" if kind == "single_turn" else "multi-turn-dropped-duplicate", len(rows) - 1)
-                yield from rows[1:]
-
-    class WriteShard(Counted):
-        """(config, split, shard) + rows -> one parquet file; yields a small summary."""
+    class PrepareBucket(Counted):
+        """Phase 2: bucket b's posts -> threads (sorted by link id, posts sorted) -> cleaned
+        nodes in ``_work/prepared/b{b}.jsonl``; yields the bucket's token counts."""
 
         def __init__(self, folder, config):
             self.folder = folder
             self.config = config
 
-        def process(self, element, duplicates):
-            from lsdscc import outputs
+        def process(self, b):
+            by_thread: dict = {}
+            for path in outputs.list_files(_work(self.folder, *_bucket_dir("posts", b))):
+                for post in _read_lines(path):
+                    by_thread.setdefault(post[2], []).append(post)
+            token_counts: Counter = Counter()
+            out = bytearray()
+            for link_id in sorted(by_thread):
+                posts = sorted(by_thread.pop(link_id))
+                nodes, counts = threads.prepare_thread(link_id, (records.Post(*p) for p in posts), self.config)
+                self.count("threads")
+                for name, n in counts.items():
+                    self.count(name, n)
+                for node in nodes:
+                    token_counts.update(node.text.split())
+                _append(out, [link_id, [tuple(n) for n in nodes]])
+            outputs.write_bytes(_work(self.folder, "prepared", f"b{b:05d}.jsonl"), bytes(out))
+            yield token_counts
 
-            (kind, split, shard), rows = element
-            fields = SINGLE_FIELDS if kind == "single_turn" else MULTI_FIELDS
-            rows = [dict(zip(fields, r)) for r in rows if (kind, r[0]) not in duplicates]
-            if kind == "single_turn":
-                rows = threads.add_response_numbers(rows)
-            else:
-                rows.sort(key=lambda r: r["id"])
-            name = outputs.shard_name(kind, split, shard, self.config.num_shards)
-            outputs.write_bytes(outputs.join(self.folder, *name.split("/")), outputs.parquet_bytes(rows, kind))
-            self.count(f"kept-{kind.replace('_', '-')}-{split}", len(rows))
-            summary = {"config": kind, "split": split, "shard": shard, "rows": len(rows)}
-            if kind == "single_turn":
-                per_query = {}
-                for r in rows:
-                    per_query[r["query_id"]] = r["response_number"]
-                summary["response_numbers"] = dict(Counter(per_query.values()))
-            yield summary
+    class ExamplesBucket(Counted):
+        """Phase 3: bucket b's threads + the vocabulary -> rows in ``_work/rows/b{b}.jsonl`` and
+        dedup keys in ``_work/keys/d{D}/b{b}.jsonl`` (D = digest partition); yields length
+        histograms."""
 
-    return ReadAndNormalize, PrepareThread, MakeExamples, Deduplicate, WriteShard
+        def __init__(self, folder, config):
+            self.folder = folder
+            self.config = config
+
+        def setup(self):
+            self.vocabulary = pickle.loads(outputs.read_bytes(_work(self.folder, "vocabulary.pickle")))
+
+        def process(self, b):
+            config = self.config
+            num_d = _digest_buckets(config.num_shards)
+            rows, keys = bytearray(), {}
+            lengths_q: Counter = Counter()
+            lengths_r: Counter = Counter()
+            for link_id, nodes in _read_lines(_work(self.folder, "prepared", f"b{b:05d}.jsonl")):
+                nodes = tuple(threads.Node(*n) for n in nodes)
+                split = threads.split_of(link_id, config.validation_fraction)
+                for kind, value in threads.thread_examples(link_id, nodes, self.vocabulary, config):
+                    if kind == "drop":
+                        self.count(value)
+                        continue
+                    if kind == "lengths":
+                        self.count("pairs-candidate")
+                        lengths_q[value[0]] += 1
+                        lengths_r[value[1]] += 1
+                        continue
+                    if kind == "single_turn":
+                        row = [value[f] for f in SINGLE_FIELDS]
+                    else:
+                        self.count("multi-turn-candidate")
+                        row = [value[f] for f in MULTI_FIELDS]
+                    _append(rows, [kind, split, row])
+                    digest = threads.dedup_key(kind, value)
+                    d = int.from_bytes(digest[:8], "big") % num_d
+                    buf = keys.get(d)
+                    if buf is None:
+                        buf = keys[d] = bytearray()
+                    _append(buf, [digest.hex(), kind, value["id"], b])
+            outputs.write_bytes(_work(self.folder, "rows", f"b{b:05d}.jsonl"), bytes(rows))
+            del rows
+            for d in sorted(keys):
+                outputs.write_bytes(_work(self.folder, "keys", f"d{d:05d}", f"b{b:05d}.jsonl"), bytes(keys[d]))
+            if lengths_q:
+                yield (dict(lengths_q), dict(lengths_r))
+
+    class DedupBucket(Counted):
+        """Phase 4: digest partition d -> exact duplicates (every (kind, id) but the smallest
+        loses, threads.duplicate_losers) -> ``_work/losers/b{b}/d{d}.jsonl`` per thread bucket."""
+
+        def __init__(self, folder):
+            self.folder = folder
+
+        def process(self, d):
+            groups: dict = {}
+            for path in outputs.list_files(_work(self.folder, "keys", f"d{d:05d}")):
+                for digest, kind, row_id, b in _read_lines(path):
+                    groups.setdefault(digest, []).append((kind, row_id, b))
+            losers: dict = {}
+            for entries in groups.values():
+                if len(entries) < 2:
+                    continue
+                entries, lost = threads.duplicate_losers(entries)
+                kind = entries[0][0]
+                self.count("dropped-duplicate" if kind == "single_turn" else "multi-turn-dropped-duplicate",
+                           len(entries) - 1)
+                for kind, row_id, b in entries:
+                    if (kind, row_id) in lost:
+                        losers.setdefault(b, []).append((kind, row_id))
+            for b in sorted(losers):
+                data = bytearray()
+                for x in sorted(set(losers[b])):
+                    _append(data, list(x))
+                outputs.write_bytes(_work(self.folder, *_bucket_dir("losers", b), f"d{d:05d}.jsonl"), data)
+            return []
+
+    class WriteBucket(Counted):
+        """Phase 5: bucket b's rows minus duplicates -> parquet shard b of every (config, split)
+        that has rows; yields a small summary per file."""
+
+        def __init__(self, folder, config):
+            self.folder = folder
+            self.config = config
+
+        def process(self, b):
+            lost = set()
+            for path in outputs.list_files(_work(self.folder, *_bucket_dir("losers", b))):
+                lost.update((kind, row_id) for kind, row_id in _read_lines(path))
+            groups: dict = {}
+            for kind, split, row in _read_lines(_work(self.folder, "rows", f"b{b:05d}.jsonl")):
+                groups.setdefault((kind, split), []).append(row)
+            for (kind, split) in sorted(groups):
+                fields = SINGLE_FIELDS if kind == "single_turn" else MULTI_FIELDS
+                rows = [dict(zip(fields, r)) for r in groups.pop((kind, split)) if (kind, r[0]) not in lost]
+                if kind == "single_turn":
+                    rows = threads.add_response_numbers(rows)
+                else:
+                    rows.sort(key=lambda r: r["id"])
+                name = outputs.shard_name(kind, split, b, self.config.num_shards)
+                outputs.write_bytes(outputs.join(self.folder, *name.split("/")), outputs.parquet_bytes(rows, kind))
+                self.count(f"kept-{kind.replace('_', '-')}-{split}", len(rows))
+                summary = {"config": kind, "split": split, "shard": b, "rows": len(rows)}
+                if kind == "single_turn":
+                    per_query = {}
+                    for r in rows:
+                        per_query[r["query_id"]] = r["response_number"]
+                    summary["response_numbers"] = dict(Counter(per_query.values()))
+                yield summary
+
+    return {
+        "ReadAndNormalize": ReadAndNormalize,
+        "SpillPosts": SpillPosts,
+        "PrepareBucket": PrepareBucket,
+        "ExamplesBucket": ExamplesBucket,
+        "DedupBucket": DedupBucket,
+        "WriteBucket": WriteBucket,
+    }
 
 
 def _make_combiners():
     import apache_beam as beam
 
-    class TokenCounts(beam.CombineFn):
-        """Corpus unigram counts over every post's tokens (the first pass of step 5)."""
+    class SumCounters(beam.CombineFn):
+        """Sums Counters (the buckets' token counts: the first pass of step 5)."""
 
         def create_accumulator(self):
             return Counter()
 
         def add_input(self, acc, element):
-            for node in element[1]:
-                acc.update(node[3].split())
+            acc.update(element)
             return acc
 
         def merge_accumulators(self, accs):
@@ -300,27 +565,7 @@ def _make_combiners():
         def extract_output(self, acc):
             return {"query": dict(acc[0]), "response": dict(acc[1])}
 
-    class IdSet(beam.CombineFn):
-        """The (kind, id) pairs that lose to an exact duplicate, as one frozenset."""
-
-        def create_accumulator(self):
-            return set()
-
-        def add_input(self, acc, element):
-            acc.add(tuple(element))
-            return acc
-
-        def merge_accumulators(self, accs):
-            accs = iter(accs)
-            out = next(accs)
-            for a in accs:
-                out |= a
-            return out
-
-        def extract_output(self, acc):
-            return frozenset(acc)
-
-    return TokenCounts, Histograms, IdSet
+    return SumCounters, Histograms
 
 
 def _vocabulary(raw_counts, config):
@@ -336,10 +581,10 @@ def _vocabulary(raw_counts, config):
     )
 
 
-def _vocab_summary(raw_counts, config):
+def _vocab_summary(raw_counts, config, vocab=None):
     from lsdscc.vocab import noise_composition
 
-    vocab = _vocabulary(raw_counts, config)
+    vocab = vocab if vocab is not None else _vocabulary(raw_counts, config)
     kept_tokens = sum(c for w, c in vocab.counts.items() if w in vocab.kept)
     all_tokens = sum(vocab.counts.values())
     return {
@@ -363,6 +608,20 @@ def _write_json(folder, name):
     return write
 
 
+def _write_vocabulary(folder, config):
+    def write(raw_counts):
+        import pickle
+
+        from lsdscc import outputs
+
+        vocab = _vocabulary(raw_counts, config)
+        outputs.write_bytes(_work(folder, "vocabulary.pickle"), pickle.dumps(vocab, protocol=4))
+        _write_json(folder, "vocabulary.json")(_vocab_summary(raw_counts, config, vocab))
+        return len(vocab.kept)
+
+    return write
+
+
 def _write_rejected(folder):
     def write(rows):
         from lsdscc import outputs
@@ -375,70 +634,76 @@ def _write_rejected(folder):
     return write
 
 
-def build_pipeline(p, inputs, folder: str, config: CorpusConfig, source=None):
-    """Add the corpus transforms to pipeline ``p``; ``inputs`` are files, ``source`` records."""
+#: The phases of a build, in order: (name, what it does). Each is a small Beam pipeline; they
+#: talk through files under FOLDER/_work, so none holds more than one bucket in memory.
+PHASES = (
+    ("spill", "read, normalize and spill posts to thread buckets"),
+    ("prepare", "rebuild threads, clean and tokenize, count the vocabulary"),
+    ("examples", "pairs and conversations, length pruning, duplicate keys"),
+    ("dedup", "find exact duplicates"),
+    ("write", "write the parquet shards"),
+)
+
+
+def build_phase(p, phase: str, folder: str, config: CorpusConfig, inputs=(), source=None):
+    """Add phase ``phase``'s transforms (see PHASES) to pipeline ``p``."""
     import apache_beam as beam
 
-    ReadAndNormalize, PrepareThread, MakeExamples, Deduplicate, WriteShard = _make_dofns()
-    TokenCounts, Histograms, IdSet = _make_combiners()
+    dofns = _make_dofns()
+    SumCounters, Histograms = _make_combiners()
+    buckets = list(range(config.num_shards))
 
-    if source is not None:
-        start = p | "InjectRecords" >> beam.Create([("<memory>", i + 1, r) for i, r in enumerate(source)])
+    def over(items, label):
+        return p | f"{label}Buckets" >> beam.Create(items) | f"Spread{label}" >> beam.Reshuffle()
+
+    if phase == "spill":
+        if source is not None:
+            start = p | "InjectRecords" >> beam.Create([("<memory>", i + 1, r) for i, r in enumerate(source)])
+        else:
+            start = p | "ListFiles" >> beam.Create(list(inputs)) | "SpreadFiles" >> beam.Reshuffle()
+        spilled = start | "ReadNormalizeSpill" >> beam.ParDo(dofns["SpillPosts"](config, folder)).with_outputs(
+            "rejected", main="posts")
+        (
+            spilled.rejected
+            | "RejectedToList" >> beam.combiners.ToList()
+            | "WriteRejected" >> beam.Map(_write_rejected(folder))
+        )
+    elif phase == "prepare":
+        (
+            over(buckets, "Prepare")
+            | "PrepareThreads" >> beam.ParDo(dofns["PrepareBucket"](folder, config))
+            | "CountVocabulary" >> beam.CombineGlobally(SumCounters())
+            | "BuildVocabulary" >> beam.Map(_write_vocabulary(folder, config))
+        )
+    elif phase == "examples":
+        (
+            over(buckets, "Examples")
+            | "MakeExamples" >> beam.ParDo(dofns["ExamplesBucket"](folder, config))
+            | "LengthHistograms" >> beam.CombineGlobally(Histograms())
+            | "WriteLengthStats" >> beam.Map(_write_json(folder, "lengths.json"))
+        )
+    elif phase == "dedup":
+        _ = over(list(range(_digest_buckets(config.num_shards))), "Dedup") | "FindDuplicates" >> beam.ParDo(
+            dofns["DedupBucket"](folder))
+    elif phase == "write":
+        (
+            over(buckets, "Write")
+            | "WriteShards" >> beam.ParDo(dofns["WriteBucket"](folder, config))
+            | "ShardSummaries" >> beam.combiners.ToList()
+            | "WriteShardStats" >> beam.Map(lambda rows: _write_json(folder, "shards.json")(
+                sorted(rows, key=lambda r: (r["config"], r["split"], r["shard"]))))
+        )
     else:
-        start = p | "ListFiles" >> beam.Create(list(inputs)) | "SpreadFiles" >> beam.Reshuffle()
-    posts = start | "ReadAndNormalize" >> beam.ParDo(ReadAndNormalize(config)).with_outputs("rejected", main="posts")
-    (
-        posts.rejected
-        | "RejectedToList" >> beam.combiners.ToList()
-        | "WriteRejected" >> beam.Map(_write_rejected(folder))
-    )
-    prepared = (
-        posts.posts
-        | "GroupThreads" >> beam.GroupByKey()
-        | "PrepareThreads" >> beam.ParDo(PrepareThread(config))
-    )
-    raw_counts = prepared | "CountVocabulary" >> beam.CombineGlobally(TokenCounts())
-    vocabulary = raw_counts | "BuildVocabulary" >> beam.Map(_vocabulary, config)
-    (
-        raw_counts
-        | "SummarizeVocabulary" >> beam.Map(_vocab_summary, config)
-        | "WriteVocabularyStats" >> beam.Map(_write_json(folder, "vocabulary.json"))
-    )
-    examples = prepared | "MakeExamples" >> beam.ParDo(
-        MakeExamples(config), vocabulary=beam.pvalue.AsSingleton(vocabulary)
-    ).with_outputs("lengths", "keys", main="examples")
-    (
-        examples.lengths
-        | "LengthHistograms" >> beam.CombineGlobally(Histograms())
-        | "WriteLengthStats" >> beam.Map(_write_json(folder, "lengths.json"))
-    )
-    duplicates = (
-        examples.keys
-        | "GroupDuplicates" >> beam.GroupByKey()
-        | "FindDuplicates" >> beam.ParDo(Deduplicate())
-        | "DuplicateSet" >> beam.CombineGlobally(IdSet())
-    )
-    summaries = (
-        examples.examples
-        | "GroupShards" >> beam.GroupByKey()
-        | "WriteShards" >> beam.ParDo(WriteShard(folder, config), duplicates=beam.pvalue.AsSingleton(duplicates))
-    )
-    (
-        summaries
-        | "ShardSummaries" >> beam.combiners.ToList()
-        | "WriteShardStats" >> beam.Map(lambda rows: _write_json(folder, "shards.json")(
-            sorted(rows, key=lambda r: (r["config"], r["split"], r["shard"]))))
-    )
+        raise ValueError(f"unknown phase {phase!r}")
     return p
 
 
 def _run_with_gc_tuned(p):
     """Run and wait with a higher gen-0 GC threshold, restored afterwards.
 
-    The local runner keeps whole PCollections in memory as millions of small objects; at
-    Python's default threshold (700 allocations) the cyclic collector keeps rescanning them.
-    Measured on 100k comments: 30.5 s -> 23.1 s. Nothing here makes reference cycles that
-    rely on prompt collection.
+    The phases hold a bucket's posts, threads or rows as many small objects; at Python's
+    default threshold (700 allocations) the cyclic collector keeps rescanning them. Nothing
+    here makes reference cycles that rely on prompt collection.
     """
     import gc
 
@@ -460,9 +725,11 @@ def _log(message: str, quiet: bool) -> None:
 def run(argv=None, *, source=None, quiet: bool = False) -> dict:
     """Build the corpus. ``argv``: our flags plus any Beam flags; ``source``: in-memory records.
 
-    Returns a summary: ``{"output", "counts", "splits", "stats"}``. Raises UserError for a
-    missing input, an empty glob, a bad option or an unwritable output folder.
+    Runs the PHASES one after another (each a Beam pipeline with the same options) and sums
+    their counters. Returns a summary: ``{"output", "counts", "splits", "stats"}``. Raises
+    UserError for a missing input, an empty glob, a bad option or an unwritable output folder.
     """
+    import dataclasses
     import logging
 
     import apache_beam as beam
@@ -475,24 +742,33 @@ def run(argv=None, *, source=None, quiet: bool = False) -> dict:
     config = config_from_args(args)
     folder = args.output
     inputs = [] if source is not None else sources.resolve_inputs(args.input or sources.default_inputs())
+    config = dataclasses.replace(config, num_shards=resolve_num_shards(args.num_shards, inputs, args.bucket_mb, source))
     outputs.prepare_folder(folder)
     if not is_local(beam_args) and not outputs.is_remote(folder):
         from multiref.errors import UserError
 
         raise UserError(f"a remote runner needs a remote --output (e.g. gs://BUCKET/lsdscc), got {folder}")
     options = pipeline_options(beam_args)
-    _log(f"{len(inputs) or 'in-memory'} input file(s), subreddits {list(config.subreddits)}, output {folder}", quiet)
-    started = time.time()
-    p = beam.Pipeline(options=options)
-    build_pipeline(p, inputs, folder, config, source)
-    _log("running the Beam pipeline: read, clean, rebuild threads, count vocabulary, pair, deduplicate, write", quiet)
-    result = _run_with_gc_tuned(p)
     from apache_beam.options.pipeline_options import TestOptions
 
     dry_run = bool(options.view_as(TestOptions).dry_run)
-    if dry_run:
-        return {"output": folder, "dry_run": True, "counts": {}, "splits": {}}
-    counts = {k.split("/", 1)[1]: v for k, v in counters(result).items() if k.startswith(NAMESPACE + "/")}
+    _log(f"{len(inputs) or 'in-memory'} input file(s), subreddits {list(config.subreddits)}, output {folder}, "
+         f"{config.num_shards} thread bucket(s)", quiet)
+    _log(f"running the Beam pipeline in {len(PHASES)} phases: " + ", ".join(n for n, _ in PHASES), quiet)
+    started = time.time()
+    counts: Counter = Counter()
+    for i, (phase, what) in enumerate(PHASES, 1):
+        t0 = time.time()
+        p = beam.Pipeline(options=options)
+        build_phase(p, phase, folder, config, inputs, source)
+        result = _run_with_gc_tuned(p)
+        if dry_run:  # the job graph of the first phase was built; nothing ran
+            return {"output": folder, "dry_run": True, "counts": {}, "splits": {}}
+        for k, v in counters(result).items():
+            if k.startswith(NAMESPACE + "/"):
+                counts[k.split("/", 1)[1]] += v
+        _log(f"phase {i}/{len(PHASES)} {phase} ({what}): {time.time() - t0:.1f}s", quiet)
+    counts = dict(counts)
     _log(f"pipeline done in {time.time() - started:.1f}s; writing stats, plots and the dataset card", quiet)
     summary = finalize(folder, config, counts, [os.path.basename(i) for i in inputs])
     return summary

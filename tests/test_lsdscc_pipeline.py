@@ -214,7 +214,7 @@ def test_transforms_with_test_pipeline():
     from multiref.beam_utils import pipeline_options
     from pipelines.lsdscc_corpus import _make_dofns
 
-    ReadAndNormalize, _, _, Deduplicate, _ = _make_dofns()
+    ReadAndNormalize = _make_dofns()["ReadAndNormalize"]
     records = [
         ("mem", 1, {"id": "a", "body": "hi", "author": "x", "parent_id": "t3_s", "link_id": "t3_s",
                     "subreddit": "movies", "created_utc": "5"}),
@@ -229,8 +229,63 @@ def test_transforms_with_test_pipeline():
         assert_that(out.posts, equal_to([("t3_s", ("t1", "t1_a", "t3_s", "t3_s", 5, "hi"))]), label="posts")
         assert_that(out.rejected | beam.Map(lambda r: (r["reason"], r["line"])), equal_to([("wrong-type", 3)]),
                     label="rejected")
-        dups = p | "Dups" >> beam.Create([(b"k", [("single_turn", "t1_c"), ("single_turn", "t1_a"),
-                                                  ("single_turn", "t1_b")]), (b"j", [("multi_turn", "t1_a")])])
-        # the smallest id wins; the others are reported as duplicates
-        assert_that(dups | beam.ParDo(Deduplicate()), equal_to([("single_turn", "t1_b"), ("single_turn", "t1_c")]),
-                    label="dedup")
+
+
+def test_duplicate_losers():
+    from lsdscc.threads import duplicate_losers
+
+    # the smallest id wins; the others are reported as duplicates (extra fields ride along)
+    entries, lost = duplicate_losers([("single_turn", "t1_c", 2), ("single_turn", "t1_a", 0), ("single_turn", "t1_b", 1)])
+    assert entries[0] == ("single_turn", "t1_a", 0)
+    assert lost == {("single_turn", "t1_b"), ("single_turn", "t1_c")}
+    assert duplicate_losers([("multi_turn", "t1_a", 0)])[1] == set()
+
+
+def _rows(folder, config):
+    return {json.dumps(r, sort_keys=True) for r in pq.read_table(folder / config).to_pylist()}
+
+
+def test_buckets_give_the_same_rows(sample_build, tmp_path):
+    # The build works through thread buckets (= shards); forcing 3 buckets must give exactly the
+    # rows of the 1-bucket build (duplicates across buckets included), reproducibly.
+    folder, summary = sample_build
+    three = tmp_path / "three"
+    again = tmp_path / "again"
+    summary3 = run(["--output", str(three), "--num-shards", "3"], quiet=True)
+    assert summary3["splits"] == summary["splits"] == SAMPLE_SPLITS
+    assert summary3["counts"]["dropped-duplicate"] == summary["counts"]["dropped-duplicate"]
+    assert sorted(os.listdir(three / "single_turn")) == [f"{s}-{i:05d}-of-00003.parquet"
+                                                        for s in ("train", "validation") for i in range(3)]
+    for config in ("single_turn", "multi_turn"):
+        assert _rows(three, config) == _rows(folder, config)
+    assert json.loads((three / "dataset_meta.json").read_text())["configs"]["single_turn"]["options"]["num_shards"] == 3
+    run(["--output", str(again), "--num-shards", "3"], quiet=True)
+    assert _digest(three) == _digest(again)
+    assert not (three / "_work").exists()
+
+
+def test_auto_bucket_count(tmp_path):
+    from lsdscc.sources import default_inputs
+    from multiref.errors import UserError
+    from pipelines.lsdscc_corpus import estimated_input_bytes, resolve_num_shards
+
+    plain = tmp_path / "RC_x.jsonl"
+    plain.write_bytes(b"x" * 3_000_000)
+    packed = tmp_path / "RC_y.zst"
+    packed.write_bytes(b"x" * 1_000_000)
+    assert estimated_input_bytes([str(plain), str(packed)]) == 9_000_000  # .zst counts 6x
+    assert resolve_num_shards("auto", [str(plain), str(packed)], 1) == 9  # ceil(9e6 / 2**20)
+    assert resolve_num_shards("auto", [str(plain)], 64) == 1
+    assert resolve_num_shards("5", [str(plain)], 1) == 5
+    assert resolve_num_shards("auto", default_inputs(), 32) == 1  # the bundled sample: one shard
+    with pytest.raises(UserError, match="--num-shards must be 'auto' or a positive integer"):
+        resolve_num_shards("0", [], 1)
+
+
+def test_spill_encoding_round_trips_any_text():
+    # A lone surrogate (a "\ud83d" escape in a dump) is valid for json.loads but refused by
+    # orjson; spill files must carry it unchanged (the vocabulary later drops non-ASCII).
+    from pipelines.lsdscc_corpus import _decode, _encode
+
+    for value in (["t1", "t1_a", "t3_s", "t3_s", 5, "a\ud83d b"], ["x", ["é", "ß"], 7]):
+        assert _decode(_encode(value)) == value
