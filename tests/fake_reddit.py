@@ -305,22 +305,14 @@ class FakeReddit:
                                          "depth": depth, "children": []}}
 
     def _nested(self, parent: str, depth: int, budget: list[int]) -> list[dict]:
-        kids = self._children.get(parent, [])
-        if not kids:
-            return []
-        if depth >= self.max_depth:
-            return [self._continue(parent, depth)]
-        out = []
-        for i, kid in enumerate(kids):
-            if budget[0] <= 0:
-                out.append(self._more(parent, depth, kids[i:]))
-                break
-            budget[0] -= 1
-            replies = self._nested(kid["name"], depth + 1, budget)
-            out.append(self._thing(kid, depth, _listing(replies) if replies else ""))
-        return out
+        """Replies as /comments serves them: each comment carries its replies listing."""
+        return self._tree(parent, depth, budget, nested=True)
 
     def _flat(self, parent: str, depth: int, budget: list[int]) -> list[dict]:
+        """Replies as /api/morechildren serves them: a flat list in depth-first order."""
+        return self._tree(parent, depth, budget, nested=False)
+
+    def _tree(self, parent: str, depth: int, budget: list[int], nested: bool) -> list[dict]:
         kids = self._children.get(parent, [])
         if not kids:
             return []
@@ -332,8 +324,12 @@ class FakeReddit:
                 out.append(self._more(parent, depth, kids[i:]))
                 break
             budget[0] -= 1
-            out.append(self._thing(kid, depth, ""))
-            out.extend(self._flat(kid["name"], depth + 1, budget))
+            if nested:
+                replies = self._tree(kid["name"], depth + 1, budget, nested=True)
+                out.append(self._thing(kid, depth, _listing(replies) if replies else ""))
+            else:
+                out.append(self._thing(kid, depth, ""))
+                out.extend(self._tree(kid["name"], depth + 1, budget, nested=False))
         return out
 
     def _depth(self, c: dict) -> int:
