@@ -5,7 +5,7 @@ pyserini is installed separately with ``--no-deps`` (see the Makefile): its decl
 dependencies pull a neural stack (torch, transformers, faiss) that the Lucene path never uses.
 """
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 CORE = [
     "apache-beam[gcp]==2.77.0",
@@ -39,8 +39,11 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.10",
-    packages=find_packages(include=["multiref", "multiref.*", "pipelines", "pipelines.*", "lsdscc", "lsdscc.*",
-                                    "dailydialog_pp", "dailydialog_pp.*"]),
+    # Namespace discovery also lists the data folders (lsdscc/sample, dailydialog_pp/data, ...),
+    # so setuptools ships them as package data without warnings.
+    packages=find_namespace_packages(include=["multiref", "multiref.*", "pipelines", "pipelines.*", "lsdscc",
+                                              "lsdscc.*", "dailydialog_pp", "dailydialog_pp.*"],
+                                     exclude=["*.__pycache__"]),
     package_data={
         "": ["*.json", "*.jsonl", "*.jsonl.gz", "*.txt", "*.md", "*.csv", "*.tsv", "*.zst", "*.gz"],
         "multiref": ["evaluate_modules/*/*.py", "evaluate_modules/*/*.md"],
