@@ -84,6 +84,7 @@ class Metric:
                 f"metric {self.name!r} does not take aggregate={aggregate!r}; choose one of: {', '.join(self.aggregates)}"
             )
         self.aggregate = aggregate
+        self._nrefs: str | None = None  # set by score_items: references per item, or "var"
 
     # -- tokenization -------------------------------------------------------------------
     def tokenize(self, text: str) -> list:
@@ -102,6 +103,8 @@ class Metric:
     @property
     def signature(self) -> str:
         parts = [self.name] + [f"{k}:{v}" for k, v in self.signature_fields()]
+        if self._nrefs is not None:
+            parts.append(f"nrefs:{self._nrefs}")
         parts.append(f"version:{self.version}-multiref{__version__}")
         return "|".join(parts)
 
@@ -144,8 +147,15 @@ class Metric:
         values = [self.tokenized_sentence_score(h, refs) for h in hyps]
         return sum(values) / len(values)
 
+    def _set_nrefs(self, items: Sequence[Item]) -> None:
+        """Record the number of references per item (or ``var``) for the signature."""
+        if self.needs_references and items:
+            counts = {len(item.references) for item in items}
+            self._nrefs = str(counts.pop()) if len(counts) == 1 else "var"
+
     def score_items(self, items: Sequence[Item]) -> Score:
         """Score a test set: the mean over items of :meth:`item_score` (None values skipped)."""
+        self._set_nrefs(items)
         per_item = [self.item_score(item) for item in items]
         valid = [v for v in per_item if v is not None]
         value = sum(valid) / len(valid) if valid else 0.0

@@ -325,7 +325,6 @@ class BLEU(Metric):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         set_bleu_options(self, order, weights, smoothing, brevity_penalty)
         self.stat_order = stat_order(self.order, smoothing)
-        self._nrefs: str | None = None
 
     # -- signature -----------------------------------------------------------------------
     def bleu_signature_fields(self) -> list:
@@ -336,10 +335,7 @@ class BLEU(Metric):
         return fields
 
     def signature_fields(self) -> list:
-        fields = super().signature_fields() + self.bleu_signature_fields()
-        if self._nrefs is not None:
-            fields.append(("nrefs", self._nrefs))
-        return fields
+        return super().signature_fields() + self.bleu_signature_fields()
 
     # -- precomputation ------------------------------------------------------------------
     def hyp_counts(self, tokens: Sequence[str]) -> tuple:
@@ -382,10 +378,6 @@ class BLEU(Metric):
         else:
             values = [self.tokenized_sentence_score(toks, refs) for toks in hyps]
         return sum(values) / len(values)
-
-    def _set_nrefs(self, items: Sequence[Item]) -> None:
-        counts = {len(item.references) for item in items}
-        self._nrefs = str(counts.pop()) if len(counts) == 1 else "var"
 
     def score_items(self, items: Sequence[Item]) -> Score:
         """``standard``: corpus BLEU over every hypothesis of every item (NLTK ``corpus_bleu``),

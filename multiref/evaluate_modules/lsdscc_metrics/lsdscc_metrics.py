@@ -37,7 +37,7 @@ Args:
     lowercase: lowercase before tokenizing (default False).
 Returns:
     maxbleu, mds, pds: floats in [0, 1];
-    signature: how the numbers were computed (the BLEU options, tokenizer, version).
+    signature: how the numbers were computed (the BLEU options, tokenizer, references per query, version).
 Examples:
     >>> import evaluate
     >>> from multiref.metrics import evaluate_module_path
@@ -50,7 +50,7 @@ Examples:
     >>> print(round(results["maxbleu"], 4), round(results["mds"], 4), round(results["pds"], 4))
     0.7919 0.6667 0.8
     >>> print(results["signature"])
-    maxbleu|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|version:1-multiref0.1.0
+    maxbleu|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|nrefs:5|version:1-multiref0.1.0
 """
 
 
