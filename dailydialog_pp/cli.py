@@ -73,7 +73,7 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
                     help="add config dailydialog_pp_corrupted with these corruptions of the positives "
                          "(nouns and synonyms need NLTK data in NLTK_DATA)")
     parser.add_argument("beam_args", nargs=argparse.REMAINDER,
-                        help="Beam pipeline options after `--` (e.g. -- --runner DataflowRunner --project P)")
+                        help="Apache Beam options: any option this command does not know, or everything after -- (e.g. --runner DataflowRunner --project P)")
 
 
 def _build(args) -> int:

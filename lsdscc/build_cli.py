@@ -34,7 +34,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     if testset_cli is not None and hasattr(testset_cli, "add_testset_arguments"):
         testset_cli.add_testset_arguments(parser)
     parser.add_argument("beam_args", nargs="*", metavar="-- BEAM_ARGS",
-                        help="Apache Beam options after a '--' (e.g. -- --runner DataflowRunner --project P)")
+                        help="Apache Beam options: any option this command does not know, or everything after -- (e.g. --runner DataflowRunner --project P)")
     parser.set_defaults(func=handle, _beam_args_allowed=True)
 
 

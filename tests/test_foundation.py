@@ -193,3 +193,35 @@ def test_dataset_folder_loads_with_datasets_and_is_reproducible(tmp_path):
     card = (a / "README.md").read_text()
     assert "config_name: toy" in card and "config_name: other" in card
     assert '"dropped-empty": 1' in card
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["lsdscc", "build", "--output", "o", "--runner", "DataflowRunner", "--project", "p", "--skip-testset"],
+         ["lsdscc", "build", "--output", "o", "--skip-testset", "--", "--runner", "DataflowRunner", "--project", "p"]),
+        (["lsdscc", "build", "--out", "o", "--dry_run=True"], ["lsdscc", "build", "--out", "o", "--", "--dry_run=True"]),
+        (["lsdscc", "build", "--output", "o", "--", "--runner", "X"], ["lsdscc", "build", "--output", "o", "--", "--runner", "X"]),
+        (["dailydialog", "build", "--direct_num_workers", "2", "--seed", "3"],
+         ["dailydialog", "build", "--seed", "3", "--", "--direct_num_workers", "2"]),
+        (["score", "-r", "x", "--bogus", "y"], ["score", "-r", "x", "--bogus", "y"]),  # no Beam: argparse reports it
+    ],
+)
+def test_beam_options_are_routed_to_beam(argv, expected):
+    from multiref.cli import build_parser, route_beam_options
+
+    assert route_beam_options(build_parser(), argv) == expected
+
+
+def test_build_takes_beam_options_without_separator(tmp_path, capsys):
+    # A real Beam option (the number of local workers) given like any other flag reaches Beam.
+    out = tmp_path / "dd"
+    assert main(["dailydialog", "build", "--output", str(out), "--direct_num_workers", "1"]) == 0
+    assert (out / "dataset_meta.json").exists()
+
+
+def test_unknown_option_of_a_command_without_beam_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["score", "--references", "x", "--hypotheses", "y", "--bogus"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err

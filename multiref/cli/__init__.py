@@ -54,11 +54,50 @@ def _fail(message: str) -> int:
     return 1
 
 
+def _command_parser(parser: argparse.ArgumentParser, argv: list) -> tuple:
+    """The (sub)parser that ``argv`` selects, and how many leading tokens name it."""
+    current, depth = parser, 0
+    while depth < len(argv):
+        subs = [a for a in current._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs or argv[depth] not in subs[0].choices:
+            break
+        current, depth = subs[0].choices[argv[depth]], depth + 1
+    return current, depth
+
+
+def route_beam_options(parser: argparse.ArgumentParser, argv: list) -> list:
+    """Move options the command does not know behind ``--`` when it passes them on to Beam.
+
+    Commands that run a Beam pipeline take a ``beam_args`` positional; users may write
+    ``multiref lsdscc build --output o --runner DataflowRunner --project p`` as well as
+    ``... --output o -- --runner DataflowRunner --project p``. An unknown ``--name`` token
+    (or ``--name=value``) and the value tokens after it go to Beam, in their order. Commands
+    without ``beam_args``, and argv that already has ``--``, are returned unchanged.
+    """
+    command, depth = _command_parser(parser, argv)
+    if depth == 0 or "--" in argv or not any(a.dest == "beam_args" for a in command._actions):
+        return list(argv)
+    known = set(command._option_string_actions)
+    own, beam, in_beam = list(argv[:depth]), [], False
+    for token in argv[depth:]:
+        name = token.split("=", 1)[0]
+        if token.startswith("--") and not any(k == name or k.startswith(name) for k in known):  # argparse abbreviations
+            in_beam = True
+            beam.append(token)
+        elif in_beam and not token.startswith("-"):
+            beam.append(token)  # the value of a Beam option
+        else:
+            in_beam = False
+            own.append(token)
+    return own + (["--"] + beam if beam else [])
+
+
 def main(argv: list[str] | None = None) -> int:
     from multiref.errors import UserError
 
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(route_beam_options(parser, argv))
     func = getattr(args, "func", None)
     if func is None:
         # A command group given without its subcommand: show that group's help.
