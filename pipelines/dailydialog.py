@@ -185,6 +185,15 @@ def _rel(path):
     return os.path.basename(path) if path else path
 
 
+def _rejected(rej):
+    """A RejectedRecord as a dead letter on the ``rejected`` output (file named by basename)."""
+    from apache_beam import pvalue
+
+    letter = rej.dead_letter()
+    letter["file"] = _rel(letter["file"])
+    return pvalue.TaggedOutput("rejected", letter)
+
+
 # --- transforms ---------------------------------------------------------------------------
 
 _COUNTERS: dict = {}
@@ -203,25 +212,19 @@ def _counter(namespace: str, name: str, n: int = 1):
 
 
 def _parse_dialogue(raw):
-    from apache_beam import pvalue
-
     from dailydialog_pp.readers import RejectedRecord, parse_dialogue
 
     try:
         dialogue = parse_dialogue(raw)
     except RejectedRecord as rej:
         _counter(NS_PARSE, rej.reason)
-        letter = rej.dead_letter()
-        letter["file"] = _rel(letter["file"])
-        yield pvalue.TaggedOutput("rejected", letter)
+        yield _rejected(rej)
         return
     _counter(NS_PARSE, f"dialogues-{dialogue.split}")
     yield dialogue
 
 
 def _parse_multiref(item):
-    from apache_beam import pvalue
-
     from dailydialog_pp.readers import RejectedRecord, parse_multiref
 
     position, raw = item
@@ -229,17 +232,13 @@ def _parse_multiref(item):
         record = parse_multiref(raw, position)
     except RejectedRecord as rej:
         _counter(NS_MULTIREF, rej.reason)
-        letter = rej.dead_letter()
-        letter["file"] = _rel(letter["file"])
-        yield pvalue.TaggedOutput("rejected", letter)
+        yield _rejected(rej)
         return
     _counter(NS_MULTIREF, "released-dialogues")
     yield ("test", record.index), record
 
 
 def _parse_ddpp(raw):
-    from apache_beam import pvalue
-
     from dailydialog_pp.normalize import dialogue_key
     from dailydialog_pp.readers import RejectedRecord, parse_ddpp
 
@@ -247,9 +246,7 @@ def _parse_ddpp(raw):
         record = parse_ddpp(raw)
     except RejectedRecord as rej:
         _counter(NS_DDPP, f"{raw.kind}-{rej.reason}")
-        letter = rej.dead_letter()
-        letter["file"] = _rel(letter["file"])
-        yield pvalue.TaggedOutput("rejected", letter)
+        yield _rejected(rej)
         return
     _counter(NS_DDPP, f"released-{record.source}")
     yield dialogue_key(record.context), record

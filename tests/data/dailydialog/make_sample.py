@@ -12,7 +12,6 @@ Run: .venv/bin/python tests/data/dailydialog/make_sample.py
 
 import json
 import os
-import random
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(ROOT, "..", "..", "..", "dailydialog_pp", "sample")
@@ -89,7 +88,6 @@ def utterances(topic, start, n):
 
 
 def main():
-    rng = random.Random(7)
     plan = {  # split -> list of (topic, start exchange, turns)
         "train": [("cafe", 0, 7), ("travel", 0, 9), ("work", 0, 10), ("health", 0, 11), ("shopping", 0, 12),
                   ("cafe", 3, 4), ("travel", 4, 5), ("work", 4, 6), ("health", 3, 3), ("shopping", 4, 2),
