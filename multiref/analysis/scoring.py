@@ -17,7 +17,6 @@ the metric's own multi-reference form (``standard``) when it has one.
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -82,34 +81,19 @@ def parse_metric_spec(text: str) -> MetricSpec:
     return MetricSpec(label=text, name=base, options=tuple(sorted(options.items())))
 
 
-def _accepted_options(cls) -> set | None:
-    """Keyword names accepted by ``cls.__init__`` along its MRO (None: accepts anything)."""
-    names: set = set()
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is None:
-            continue
-        params = inspect.signature(init).parameters
-        names.update(p for p in params if p != "self")
-        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-            return names
-    return names
-
-
 def build_metric(spec: MetricSpec, common: dict | None = None, aggregate: str | None = None):
     """Build the metric ``spec`` names, with ``common`` options it accepts and ``aggregate``.
 
     Raises :class:`UserError` for an unknown metric or option.
     """
-    from multiref.metrics import get_metric, metric_class
+    from multiref.metrics import accepted_options, get_metric
 
     try:
-        cls = metric_class(spec.name)
+        accepted = accepted_options(spec.name)
     except ValueError as exc:
         raise UserError(str(exc)) from None
     except ImportError as exc:
         raise UserError(f"metric {spec.name!r} is not available in this installation ({exc})") from None
-    accepted = _accepted_options(cls)
     options = {k: v for k, v in (common or {}).items() if v is not None and k in accepted}
     options.update(spec.option_dict)
     if aggregate is not None:
@@ -349,23 +333,15 @@ class WeightedScorer:
         return counts
 
     def _fast_delta(self, hypothesis: str, references: Sequence[str], weights: Sequence[float]) -> float:
-        """deltaBLEU from n-gram counts made once per sentence (the same merge as
-        ``delta_bleu.weighted_ref_table``; a unit test checks parity with the metric)."""
+        """deltaBLEU from n-gram counts made once per sentence (a unit test checks parity)."""
         from multiref.metrics.bleu import bleu_from_stats
-        from multiref.metrics.delta_bleu import clip_negative, delta_stats, validate_weights
+        from multiref.metrics.delta_bleu import clip_negative, delta_stats, weighted_ref_table
 
-        weights = validate_weights(weights, len(references))
         hyp_counts = self._counts(hypothesis)
-        # only the hypothesis n-grams are ever looked up, so the table is restricted to them
-        tables = tuple({} for _ in range(self.metric.stat_order))
-        for ref, w in zip(references, weights):
-            for table, counts, hyp in zip(tables, self._counts(ref), hyp_counts):
-                for gram in hyp.keys() & counts.keys():
-                    c = counts[gram]
-                    old = table.get(gram)
-                    table[gram] = (c, w) if old is None else (max(old[0], c), max(old[1], w))
-        lengths = tuple(len(self.tokens(r)) for r in references)
-        stats = delta_stats(hyp_counts, len(self.tokens(hypothesis)), tables, lengths, max(weights))
+        tables, lengths, max_w = weighted_ref_table(
+            [self.tokens(r) for r in references], weights, self.metric.stat_order,
+            ref_counts=[self._counts(r) for r in references], only=hyp_counts)
+        stats = delta_stats(hyp_counts, len(self.tokens(hypothesis)), tables, lengths, max_w)
         m = self.metric
         return float(bleu_from_stats(clip_negative(stats), m.weights, m.smoothing, m.brevity_penalty))
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import inspect
 import io
 import json
 import sys
@@ -77,27 +76,11 @@ def _parse_weights(text: str):
     return weights
 
 
-def _accepted(cls) -> tuple:
-    """(parameter names of cls.__init__, whether it takes **kwargs)."""
-    params = inspect.signature(cls.__init__).parameters
-    return set(params), any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
 def metric_options(name: str, args) -> tuple:
     """``(options, skipped)``: the CLI options metric ``name`` accepts, and notes on ignored ones."""
-    from multiref.metrics import METRICS, RECALL_PREFIX, metric_class
+    from multiref.metrics import accepted_options, metric_class
 
-    base_name = None
-    if name not in METRICS and name.startswith(RECALL_PREFIX) and name[len(RECALL_PREFIX):] in METRICS:
-        base_name = name[len(RECALL_PREFIX):]
-        cls = metric_class("recall_bleu")
-    else:
-        cls = metric_class(name)
-    names, var_kw = _accepted(cls)
-    if var_kw:  # a wrapper (recall_*): also what its base metric accepts
-        base_names, _ = _accepted(metric_class(base_name or "bleu"))
-        names |= base_names
-        names.discard("aggregate")  # the recall form fixes its own aggregation (max over outputs)
+    names = accepted_options(name)
     bleu_family = "smoothing" in names
     candidates = {
         "tokenizer": args.tokenizer,
@@ -111,7 +94,7 @@ def metric_options(name: str, args) -> tuple:
     options = {k: v for k, v in candidates.items() if v is not None and k in names}
     skipped = []
     if args.aggregate is not None and "aggregate" in names:
-        allowed = getattr(metric_class(base_name) if base_name else cls, "aggregates", ())
+        allowed = getattr(metric_class(name), "aggregates", ())  # not a recall wrapper: those take no aggregate
         if args.aggregate in allowed:
             options["aggregate"] = args.aggregate
         else:

@@ -53,6 +53,27 @@ def metric_class(name: str) -> type:
     return getattr(importlib.import_module(module_name), class_name)
 
 
+def accepted_options(name: str) -> set:
+    """Keyword options ``get_metric(name, ...)`` accepts; ValueError for an unknown name.
+
+    A ``recall_<pairwise>`` wrapper accepts its own options plus its base metric's, except
+    ``aggregate`` (the recall form fixes its aggregation: max over outputs).
+    """
+    import inspect
+
+    base = None
+    if name not in METRICS and name.startswith(RECALL_PREFIX) and name[len(RECALL_PREFIX):] in METRICS:
+        base, cls = name[len(RECALL_PREFIX):], metric_class("recall_bleu")
+    else:
+        cls = metric_class(name)
+    params = inspect.signature(cls.__init__).parameters.values()
+    names = {p.name for p in params if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+    if any(p.kind is p.VAR_KEYWORD for p in params):  # a wrapper: also what its base metric takes
+        names |= accepted_options(base or "bleu")
+        names.discard("aggregate")
+    return names
+
+
 def get_metric(name: str, **options) -> Metric:
     """Build metric ``name`` with ``options`` (each class documents the ones it takes).
 
