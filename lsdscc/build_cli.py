@@ -35,23 +35,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         testset_cli.add_testset_arguments(parser)
     parser.add_argument("beam_args", nargs="*", metavar="-- BEAM_ARGS",
                         help="Apache Beam options: any option this command does not know, or everything after -- (e.g. --runner DataflowRunner --project P)")
-    parser.set_defaults(func=handle, _beam_args_allowed=True)
-
-
-def _argv_for_pipeline(args, beam_args) -> list:
-    argv = ["--output", args.output, "--vocab-size", str(args.vocab_size),
-            "--max-query-tokens", str(args.max_query_tokens), "--max-response-tokens", str(args.max_response_tokens),
-            "--validation-fraction", repr(args.validation_fraction), "--tokenizer", args.tokenizer,
-            "--min-turns", str(args.min_turns), "--rare-max-count", str(args.rare_max_count),
-            "--piece-min-count", str(args.piece_min_count), "--num-shards", str(args.num_shards),
-            "--bucket-mb", repr(args.bucket_mb)]
-    for value in args.input or ():
-        argv += ["--input", value]
-    for value in args.subreddit or ():
-        argv += ["--subreddit", value]
-    if not args.lowercase:
-        argv.append("--no-lowercase")
-    return argv + list(beam_args)
+    parser.set_defaults(func=handle)
 
 
 def format_counts(summary: dict) -> str:
@@ -76,14 +60,14 @@ def format_counts(summary: dict) -> str:
 
 
 def handle(args) -> int:
-    from pipelines.lsdscc_corpus import run
+    from pipelines.lsdscc_corpus import run_parsed
 
     from multiref.errors import UserError
 
-    beam_args = list(getattr(args, "beam_args", []) or []) + list(getattr(args, "_beam_args", []) or [])
+    beam_args = list(args.beam_args or [])
     if beam_args and not beam_args[0].startswith("-"):
         raise UserError(f"unexpected argument {beam_args[0]!r} (Beam options start with --)")
-    summary = run(_argv_for_pipeline(args, beam_args))
+    summary = run_parsed(args, beam_args)
     if summary.get("dry_run"):
         print("dry run: the pipeline was built, nothing was run")
         return 0

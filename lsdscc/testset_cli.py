@@ -76,7 +76,7 @@ def run_testset_stage(dataset_folder: str, args) -> dict:
         raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
                         "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
     retrieval, d2v, sampling = configs_from_args(args)
-    beam_args = list(getattr(args, "beam_args", None) or []) + list(getattr(args, "_beam_args", None) or [])
+    beam_args = list(getattr(args, "beam_args", None) or [])
     if not is_local(beam_args):
         print("[lsdscc testset] the test-set stage runs locally (the JVM and Doc2Vec run on this machine); "
               "ignoring the remote runner options", file=sys.stderr)

@@ -729,6 +729,12 @@ def run(argv=None, *, source=None, quiet: bool = False) -> dict:
     their counters. Returns a summary: ``{"output", "counts", "splits", "stats"}``. Raises
     UserError for a missing input, an empty glob, a bad option or an unwritable output folder.
     """
+    args, beam_args = build_arg_parser().parse_known_args(argv)
+    return run_parsed(args, beam_args, source=source, quiet=quiet)
+
+
+def run_parsed(args, beam_args, *, source=None, quiet: bool = False) -> dict:
+    """:func:`run` for flags already parsed by :func:`build_arg_parser` (the ``multiref`` CLI)."""
     import dataclasses
     import logging
 
@@ -738,7 +744,7 @@ def run(argv=None, *, source=None, quiet: bool = False) -> dict:
     from multiref.beam_utils import counters, is_local, pipeline_options
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
-    args, beam_args = build_arg_parser().parse_known_args(argv)
+    beam_args = list(beam_args)
     config = config_from_args(args)
     folder = args.output
     inputs = [] if source is not None else sources.resolve_inputs(args.input or sources.default_inputs())
