@@ -50,16 +50,24 @@ def read_jsonl(path: str, what: str = "JSON lines file", allow_empty: bool = Fal
         raise UserError(f"{path}: file has no records")
 
 
-def read_json(path: str, what: str = "JSON file"):
-    """Load a whole JSON document, with a file-and-line error on bad JSON."""
+def read_text(path: str, what: str = "input file") -> str:
+    """The whole file as text; UserError if missing, not UTF-8 or empty."""
     require_file(path, what)
     with open(path, "rb") as fh:
         data = fh.read()
-    if not data.strip():
-        raise UserError(f"{path}: file is empty")
     try:
-        return json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
+    if not text.strip():
+        raise UserError(f"{path}: file is empty")
+    return text
+
+
+def read_json(path: str, what: str = "JSON file"):
+    """Load a whole JSON document, with a file-and-line error on bad JSON."""
+    text = read_text(path, what)
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{where(path, exc.lineno)}: invalid JSON ({exc.msg} at column {exc.colno})") from None

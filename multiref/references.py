@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from multiref.errors import UserError, where
-from multiref.io import read_jsonl, require_file
+from multiref.io import read_jsonl, read_text
 
 
 @dataclass(frozen=True)
@@ -91,15 +91,7 @@ def load_references(path: str, config: str | None = None, split: str | None = No
         raise UserError(f"{path}: --config/--split only apply to a dataset folder, not to a file")
     if path.endswith(".jsonl"):
         return load_references_jsonl(path)
-    require_file(path, "references file")
-    with open(path, "rb") as fh:
-        raw = fh.read()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
-    if not text.strip():
-        raise UserError(f"{path}: file is empty")
+    text = read_text(path, "references file")
     try:
         document = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except _DuplicateKey as exc:

@@ -73,7 +73,3 @@ def get_tokenizer(name: str = "whitespace", lowercase: bool = False) -> Tokenize
         return base
     return lambda text: base(text.lower())
 
-
-def tokenizer_signature(name: str, lowercase: bool) -> str:
-    """The part of a metric signature that describes tokenization, e.g. ``tok:treebank|lc:yes``."""
-    return f"tok:{name}|lc:{'yes' if lowercase else 'no'}"
