@@ -21,18 +21,14 @@ import sys
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    """Add the build options (and the test-set stage's, when that module exists)."""
+    """Add the build options and the test-set stage's."""
+    from lsdscc.testset_cli import add_testset_arguments
     from pipelines.lsdscc_corpus import build_arg_parser
 
     parser.epilog = "Any other --flag is passed to Apache Beam (e.g. --runner DataflowRunner --project P ...)."
     build_arg_parser(parser)
     parser.add_argument("--skip-testset", action="store_true", help="build only the corpus, not the test set")
-    try:
-        from lsdscc import testset_cli
-    except ModuleNotFoundError:
-        testset_cli = None
-    if testset_cli is not None and hasattr(testset_cli, "add_testset_arguments"):
-        testset_cli.add_testset_arguments(parser)
+    add_testset_arguments(parser)
     parser.add_argument("beam_args", nargs="*", metavar="-- BEAM_ARGS",
                         help="Apache Beam options: any option this command does not know, or everything after -- (e.g. --runner DataflowRunner --project P)")
     parser.set_defaults(func=handle)
@@ -77,11 +73,8 @@ def handle(args) -> int:
         print(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl", file=sys.stderr)
     if args.skip_testset:
         return 0
-    try:
-        from lsdscc.testset_cli import run_testset_stage
-    except (ModuleNotFoundError, ImportError):
-        print("note: the test-set stage (lsdscc.testset_cli) is not installed; skipped", file=sys.stderr)
-        return 0
+    from lsdscc.testset_cli import run_testset_stage
+
     print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
     counts = run_testset_stage(args.output, args)
     if counts:

@@ -27,11 +27,6 @@ _PARTS = [
 def register(parser) -> None:
     sub = group(parser)
     for name, module_name, func_name, help_text in _PARTS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue  # part not written yet
-            raise
+        module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
         getattr(module, func_name)(p)
