@@ -89,16 +89,10 @@ def list_files(folder: str) -> list:
 
 
 def parquet_bytes(rows: Iterable[Mapping[str, Any]], config: str) -> bytes:
-    """One parquet file's bytes; identical rows give identical bytes."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    """One parquet file's bytes for corpus config ``config``; identical rows give identical bytes."""
+    from multiref.hfdata import parquet_bytes as rows_to_parquet
 
-    sch = schema(config)
-    rows = list(rows)
-    table = pa.Table.from_pydict({f.name: [r.get(f.name) for r in rows] for f in sch}, schema=sch)
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="snappy", write_statistics=True)
-    return buf.getvalue()
+    return rows_to_parquet(rows, schema(config))
 
 
 def shard_name(config: str, split: str, index: int, num_shards: int) -> str:

@@ -54,20 +54,40 @@ def shard_path(folder: str, config: str, split: str, index: int = 0, num_shards:
     return os.path.join(folder, config, f"{split}-{index:05d}-of-{num_shards:05d}.parquet")
 
 
+def rows_table(rows: Iterable[Mapping[str, Any]], schema):
+    """A pyarrow Table of ``rows`` (dicts keyed by the schema's field names; missing keys -> null)."""
+    import pyarrow as pa
+
+    rows = list(rows)
+    return pa.Table.from_pydict({f.name: [r.get(f.name) for r in rows] for f in schema}, schema=schema)
+
+
+def write_table(table, where) -> None:
+    """Write a pyarrow Table as parquet to a path or a binary file object, with the one set of
+    writer options every dataset of this project uses (identical tables give identical bytes)."""
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, where, compression="snappy", write_statistics=True)
+
+
+def parquet_bytes(rows: Iterable[Mapping[str, Any]], schema) -> bytes:
+    """The bytes of one parquet file holding ``rows`` (for writers that are not local files)."""
+    import io
+
+    buf = io.BytesIO()
+    write_table(rows_table(rows, schema), buf)
+    return buf.getvalue()
+
+
 def write_parquet(path: str, rows: Iterable[Mapping[str, Any]], schema) -> int:
     """Write ``rows`` (dicts keyed by the schema's field names) to one parquet file.
 
     Returns the number of rows. The file is byte-identical for identical rows.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    rows = list(rows)
-    columns = {f.name: [r.get(f.name) for r in rows] for f in schema}
-    table = pa.Table.from_pydict(columns, schema=schema)
+    table = rows_table(rows, schema)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    pq.write_table(table, path, compression="snappy", write_statistics=True)
-    return len(rows)
+    write_table(table, path)
+    return table.num_rows
 
 
 def _features_yaml(schema) -> list:

@@ -395,7 +395,6 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
 def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_args) -> dict:
     """Rewrite single_turn and multi_turn without the test set's pairs; return counts."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
     from multiref import hfdata
 
     start = time.perf_counter()
@@ -418,7 +417,7 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
                 os.remove(old)
             path = hfdata.shard_path(folder, config, name)
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            pq.write_table(kept, path, compression="snappy", write_statistics=True)  # as hfdata.write_parquet
+            hfdata.write_table(kept, path)
             splits[name] = kept.num_rows
         if config == "single_turn":
             removed = {f"removed_{r}": counts[f"removed_{r}"] for r in ts.LEAK_REASONS}
