@@ -296,13 +296,13 @@ def search_baseline(folder: str, args) -> dict:
 
 
 def testset_cli_configs(args):
-    from lsdscc import testset_cli
+    from multiref.cli import lsdscc_testset as testset_cli
 
     return testset_cli.configs_from_args(args)
 
 
 def main(argv=None) -> int:
-    from lsdscc import testset_cli
+    from multiref.cli import lsdscc_testset as testset_cli
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=1_000_000)

@@ -652,7 +652,7 @@ def _config_options(options: BuildOptions, config: str) -> dict:
 def run(argv=None, *, source=None) -> dict:
     """Entry point: our flags are parsed apart from Beam's (parse_known_args); ``source``
     injects raw records (``{"dailydialog": [RawLine], "multiref": [...]|None, "ddpp": [...]|None}``)."""
-    from dailydialog_pp.cli import add_build_arguments
+    from multiref.cli.dailydialog import add_build_arguments
 
     parser = argparse.ArgumentParser(prog="python -m pipelines.dailydialog", description=__doc__.splitlines()[0])
     add_build_arguments(parser)

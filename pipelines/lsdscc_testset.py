@@ -442,7 +442,7 @@ def run(argv=None) -> dict:
 
     The stage reads its input from the dataset folder (tests write small folders with
     :mod:`multiref.hfdata`), so there is no in-memory ``source`` to inject."""
-    from lsdscc import testset_cli
+    from multiref.cli import lsdscc_testset as testset_cli
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", required=True, help="corpus folder written by `multiref lsdscc build`")

@@ -1,4 +1,4 @@
-"""The Beam pipeline and CLI (pipelines/dailydialog.py, dailydialog_pp/cli.py) on hand-made data.
+"""The Beam pipeline and CLI (pipelines/dailydialog.py, multiref/cli/dailydialog.py) on hand-made data.
 
 tests/data/dailydialog holds a tiny release (see the expected counts worked out below), a
 multi-reference file (3 dialogues + a malformed line) and DD++ files.

@@ -22,9 +22,9 @@ from multiref import __version__
 # (name, module, one-line help). Order is the order shown by --help.
 SUBCOMMANDS = [
     ("score", "multiref.cli.score", "score system outputs against multi-reference test sets"),
-    ("lsdscc", "lsdscc.cli", "build the LSDSCC Reddit corpus and multi-reference test set"),
-    ("dailydialog", "dailydialog_pp.cli", "build the multi-reference DailyDialog and DailyDialog++ datasets"),
-    ("analyze", "multiref.analysis.cli", "evaluate the evaluators: correlation, discrimination, regression"),
+    ("lsdscc", "multiref.cli.lsdscc", "build the LSDSCC Reddit corpus and multi-reference test set"),
+    ("dailydialog", "multiref.cli.dailydialog", "build the multi-reference DailyDialog and DailyDialog++ datasets"),
+    ("analyze", "multiref.cli.analyze", "evaluate the evaluators: correlation, discrimination, regression"),
     ("metrics", "multiref.cli.metrics_cmd", "list metrics and the paths of their Hugging Face evaluate modules"),
 ]
 

@@ -22,7 +22,7 @@ import sys
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add the build options and the test-set stage's."""
-    from lsdscc.testset_cli import add_testset_arguments
+    from multiref.cli.lsdscc_testset import add_testset_arguments
     from pipelines.lsdscc_corpus import build_arg_parser
 
     parser.epilog = "Any other --flag is passed to Apache Beam (e.g. --runner DataflowRunner --project P ...)."
@@ -73,7 +73,7 @@ def handle(args) -> int:
         print(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl", file=sys.stderr)
     if args.skip_testset:
         return 0
-    from lsdscc.testset_cli import run_testset_stage
+    from multiref.cli.lsdscc_testset import run_testset_stage
 
     print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
     counts = run_testset_stage(args.output, args)
