@@ -1,184 +1,193 @@
-"""Benchmark: the LSDSCC corpus pipeline on a generated dump of N comments.
+"""Benchmark: the LSDSCC dump reader and the whole corpus build, each against a plain baseline.
 
-For each size, in a fresh process: generate a dump with lsdscc.sample_gen (zstd JSON lines,
-submissions + comments), run the whole Beam pipeline on it, and report comments/second and
-peak memory of the whole process tree (sampled from /proc every 0.2 s: this process plus
-every descendant, e.g. the multi_processing workers; ru_maxrss of self and children is
-printed too). Beside it, in the same process, a plain single-process loop over the same
-per-comment functions (read + parse + normalize + clean steps 1-4 + tokenize).
+Generates Pushshift-shaped monthly dumps itself (zstd JSON lines, seeded): comments carry
+the real 2019 comment field set (46 keys, as listed in the Arctic Shift schema statistics of
+RC_2019-06, ``/work/shared/data/reddit-samples``), about 1.2 KB a line. Then, in one run:
 
-The pipeline runs with its defaults (``--num-shards auto``: one thread bucket per
-``--bucket-mb`` of estimated uncompressed input, so each phase holds one bucket at a time);
-extra flags (``--bucket-mb 16``, Beam flags) are passed to it. With several sizes the peak
-memory ratio largest/smallest is printed: the target is about 1 (memory not growing with
-input).
+a. reader: a file of ``--lines`` comments of which 0.1% are r/movies;
+   ``lsdscc.sources.read_items(path, subreddits=("movies",))`` consuming every item, vs the
+   baseline "decode the same file and byte-filter its lines" (zstd stream reader, split
+   lines, ``b'"movies"' in line``, no JSON). Goal: at most 4x. The exact path
+   (``read_items(path)``, every line parsed) is printed beside it.
+b. build: a month of ``--comments`` r/movies comments (threads from lsdscc.sample_gen, with
+   their submissions) built by ``pipelines.lsdscc_corpus.run`` in a child process, vs the
+   baseline "decode the same files and json-parse every line". Goal: at most 8x. The peak
+   RSS of the build is the child's ``ru_maxrss`` (``resource.getrusage(RUSAGE_CHILDREN)``),
+   so the baseline's memory does not mix in. Goal: at most 1.5 GB.
 
-    .venv/bin/python benchmarks/bench_corpus.py                       # 1,000,000 comments
-    .venv/bin/python benchmarks/bench_corpus.py --sizes 100000 1000000 --json out/bench_corpus.json
+Timings are in-process wall-clock seconds (best of ``--repeat`` for the reader part); the
+build's figure is the ``run()`` call inside the child, its whole-process time is printed
+too. Extra arguments go to the pipeline (e.g. Beam flags)::
 
-Targets (issue #3): whole pipeline >= 5,000 comments/s; peak memory not growing with input.
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py            # 400k lines, 300k comments
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --quick    # 100k lines, 30k comments
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --lines 1200000 --json out/bench_corpus.json
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
+import random
 import resource
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-
-def _tree_rss(root_pid: int) -> int:
-    """Resident memory (bytes) of ``root_pid`` and all its descendants, from /proc."""
-    children: dict[int, list] = {}
-    rss: dict[int, int] = {}
-    page = os.sysconf("SC_PAGE_SIZE")
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            ppid = int(fields[1])
-            with open(f"/proc/{name}/statm") as fh:
-                rss[int(name)] = int(fh.read().split()[1]) * page
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(name))
-    total, stack = 0, [root_pid]
-    while stack:
-        pid = stack.pop()
-        total += rss.get(pid, 0)
-        stack += children.get(pid, [])
-    return total
+OTHER_SUBREDDITS = (
+    "AskReddit", "pics", "funny", "gaming", "worldnews", "todayilearned", "nba", "politics", "aww",
+    "television", "MovieSuggestions", "moviescirclejerk", "NoStupidQuestions", "soccer", "news",
+)
+WORDS = (
+    "the a and to of I it that is was you in for this my on with but just like have not be so they "
+    "what are at if he do all me can one would your about think people get more when out time no "
+    "really good game movie team year know because thing see make still even then now much way "
+    "post show watch great pretty love someone lol yeah actually probably always never"
+).split()
+GOAL_READER, GOAL_BUILD, GOAL_RSS_MB = 4.0, 8.0, 1536
 
 
-class PeakSampler:
-    def __init__(self, interval: float = 0.2):
-        self.interval = interval
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+def _b36(n: int) -> str:
+    from lsdscc.sample_gen import base36
 
-    def _run(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, _tree_rss(os.getpid()))
-            self._stop.wait(self.interval)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self.peak = max(self.peak, _tree_rss(os.getpid()))
+    return base36(n)
 
 
-def baseline(paths, config) -> tuple[int, float]:
-    """The plain loop: every record read, normalized, cleaned and tokenized; (comments, seconds)."""
-    from lsdscc import records, sources
-    from lsdscc.cleaning import clean_and_tokenize
-
-    start = time.perf_counter()
-    comments = 0
-    for path in paths:
-        for item in sources.read_items(path):
-            if item[0] != "ok":
-                continue
-            post = records.normalize(item[2], config)
-            if item[2].get("body") is not None:
-                comments += 1
-            if isinstance(post, records.Post):
-                clean_and_tokenize(post.text, config.tokenizer, config.lowercase)
-    return comments, time.perf_counter() - start
-
-
-def one(size: int, beam_args: list, workdir: str) -> dict:
-    from lsdscc.config import CorpusConfig
-    from lsdscc.sample_gen import write_dump
-    from pipelines.lsdscc_corpus import run
-
-    t0 = time.perf_counter()
-    paths, submissions = write_dump(os.path.join(workdir, "dump"), size, files=4)
-    gen_s = time.perf_counter() - t0
-    out = os.path.join(workdir, "out")
-    with PeakSampler() as sampler:
-        t0 = time.perf_counter()
-        summary = run(["--input", os.path.join(workdir, "dump"), "--output", out] + beam_args, quiet=True)
-        pipe_s = time.perf_counter() - t0
-    self_max = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    child_max = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-    base_n, base_s = baseline(paths, CorpusConfig())
+def comment_record(rng, cid, link, parent, body, author, subreddit, created, score) -> dict:
+    """One comment with the RC 2019-06 field set (46 keys; Pushshift's key order)."""
+    sub_id = "t5_2qh3s" if subreddit == "movies" else "t5_" + _b36(zlib.crc32(subreddit.encode()) % 36**5)
     return {
-        "comments": size,
-        "submissions": submissions,
-        "generate_seconds": round(gen_s, 1),
-        "pipeline_seconds": round(pipe_s, 1),
-        "pipeline_comments_per_second": round(size / pipe_s),
-        "peak_tree_rss_mb": round(sampler.peak / 2**20),
-        "ru_maxrss_self_mb": round(self_max / 2**20),
-        "ru_maxrss_children_mb": round(child_max / 2**20),
-        "baseline_seconds": round(base_s, 1),
-        "baseline_comments_per_second": round(base_n / base_s),
-        "single_turn": summary["splits"]["single_turn"],
-        "multi_turn": summary["splits"]["multi_turn"],
-        "num_shards": summary["stats"]["options"]["num_shards"],
-        "dump_mb": round(sum(os.path.getsize(p) for p in paths) / 2**20, 1),
-        "beam_args": beam_args,
+        "all_awardings": [], "associated_award": None, "author": author,
+        "author_created_utc": created - rng.randrange(10**8), "author_flair_background_color": None,
+        "author_flair_css_class": None, "author_flair_richtext": [], "author_flair_template_id": None,
+        "author_flair_text": None, "author_flair_text_color": None, "author_flair_type": "text",
+        "author_fullname": "t2_" + _b36(rng.randrange(36**6, 36**7)), "author_patreon_flair": False,
+        "awarders": [], "body": body, "can_gild": True, "can_mod_post": False, "collapsed": False,
+        "collapsed_reason": None, "controversiality": int(rng.random() < 0.02), "created_utc": created,
+        "distinguished": None, "edited": False, "gilded": 0, "gildings": {}, "id": cid,
+        "is_submitter": rng.random() < 0.1, "link_id": "t3_" + link, "locked": False, "no_follow": True,
+        "parent_id": parent, "permalink": f"/r/{subreddit}/comments/{link}/{'_'.join(rng.sample(WORDS, 5))}/{cid}/",
+        "quarantined": False, "removal_reason": None, "retrieved_on": created + 2_592_000 + rng.randrange(86400),
+        "score": score, "send_replies": True, "stickied": False, "steward_reports": [], "subreddit": subreddit,
+        "subreddit_id": sub_id, "subreddit_name_prefixed": "r/" + subreddit, "subreddit_type": "public",
+        "total_awards_received": 0,
     }
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000])
-    parser.add_argument("--json", default=None, help="also write the results here")
-    parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
-    args, beam_args = parser.parse_known_args(argv)
-    # Default: the in-process FnApiRunner (on a loaded 2-core machine it matched
-    # --direct_num_workers 2 --direct_running_mode multi_processing at a third of the memory).
-    if args.one is not None:
-        with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
-            print(json.dumps(one(args.one, beam_args, tmp)))
-        return 0
-    results = []
-    for size in args.sizes:  # a fresh process per size, so peaks are comparable
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--one", str(size)] + beam_args,
-                              capture_output=True, text=True, cwd=ROOT)
-        if proc.returncode != 0:
-            print(proc.stderr[-3000:], file=sys.stderr)
-            return proc.returncode
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-        results.append(result)
-        print(
-            f"{size:>9,} comments: pipeline {result['pipeline_comments_per_second']:,}/s "
-            f"({result['pipeline_seconds']}s, {result['num_shards']} buckets), "
-            f"peak tree RSS {result['peak_tree_rss_mb']:,} MB; "
-            f"baseline loop {result['baseline_comments_per_second']:,}/s; "
-            f"single_turn {sum(result['single_turn'].values()):,} rows",
-            flush=True,
-        )
-    if len(results) > 1:
-        small = min(results, key=lambda r: r["comments"])
-        large = max(results, key=lambda r: r["comments"])
-        ratio = large["peak_tree_rss_mb"] / max(small["peak_tree_rss_mb"], 1)
-        print(f"peak memory {large['comments']:,} vs {small['comments']:,} comments: "
-              f"{large['peak_tree_rss_mb']:,} MB / {small['peak_tree_rss_mb']:,} MB = {ratio:.2f}x "
-              f"(input {large['comments'] / small['comments']:.0f}x)", flush=True)
-        results.append({"peak_memory_ratio": round(ratio, 2)})
-    if args.json:
-        os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
-        with open(args.json, "w") as fh:
-            json.dump(results, fh, indent=2)
-    return 0
+def _line(record: dict) -> bytes:
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+def _body(rng) -> str:
+    words = [rng.choice(WORDS) for _ in range(max(1, int(rng.lognormvariate(3.2, 0.8))))]
+    x = rng.random()
+    if x < 0.005:  # quoted talk about subreddits: escaped quotes inside the body
+        words.append('"subreddit": "movies" is where "Movies" go')
+    elif x < 0.01:
+        words.append("see r/movies")
+    return " ".join(words)
+
+
+def write_mixed(path: str, lines: int, share: float = 0.001, seed: int = 7, level: int = 3) -> int:
+    """A comment dump of ``lines`` lines, ``share`` of them r/movies; returns the r/movies lines."""
+    import zstandard
+
+    rng = random.Random(seed)
+    bodies = [_body(rng) for _ in range(5000)]
+    created, movies = 1_559_347_200, 0
+    with open(path, "wb") as raw, zstandard.ZstdCompressor(level=level).stream_writer(raw) as out:
+        batch = []
+        for i in range(lines):
+            mine = rng.random() < share
+            movies += mine
+            subreddit = "movies" if mine else rng.choice(OTHER_SUBREDDITS)
+            created += rng.randrange(3)
+            link = _b36(36**5 * 20 + rng.randrange(36**5))
+            parent = "t3_" + link if rng.random() < 0.4 else "t1_" + _b36(36**6 * 30 + rng.randrange(i + 1))
+            rec = comment_record(rng, _b36(36**6 * 30 + i), link, parent, rng.choice(bodies),
+                                 f"user{rng.randrange(10**6)}", subreddit, created, rng.randrange(-5, 500))
+            batch.append(_line(rec))
+            if len(batch) == 10000:
+                out.write(b"".join(batch))
+                batch = []
+        out.write(b"".join(batch))
+    return movies
+
+
+def write_month(folder: str, comments: int, seed: int = 13, level: int = 3) -> list:
+    """A month of r/movies: RS (submissions) + RC (``comments`` comments, RC 2019 field set)."""
+    import zstandard
+
+    from lsdscc.sample_gen import iter_threads
+
+    rng = random.Random(seed)
+    os.makedirs(folder, exist_ok=True)
+    rs_path, rc_path = os.path.join(folder, "RS_2019-06.zst"), os.path.join(folder, "RC_2019-06.zst")
+    with open(rs_path, "wb") as rs_raw, open(rc_path, "wb") as rc_raw, \
+            zstandard.ZstdCompressor(level=level).stream_writer(rs_raw) as rs, \
+            zstandard.ZstdCompressor(level=level).stream_writer(rc_raw) as rc:
+        for sub, coms in iter_threads(comments, seed):
+            rs.write(_line(sub))
+            rc.write(b"".join(
+                _line(comment_record(rng, c["id"], sub["id"], c["parent_id"], c["body"], c["author"], "movies",
+                                     int(float(c["created_utc"])), c["score"]))
+                for c in coms
+            ))
+    return [rs_path, rc_path]
+
+
+def _decoded_lines(path: str):
+    """Baseline decoding: zstd stream reader, 16 MB reads, whole-chunk line splits."""
+    import zstandard
+
+    rest = b""
+    with open(path, "rb") as fh, zstandard.ZstdDecompressor(max_window_size=2**31).stream_reader(fh) as reader:
+        while True:
+            chunk = reader.read(16 << 20)
+            if not chunk:
+                break
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            yield lines
+    if rest:
+        yield [rest]
+
+
+def baseline_filter(path: str) -> tuple[int, float]:
+    """Decode and byte-filter every line: (lines containing '"movies"', seconds)."""
+    t0, kept = time.perf_counter(), 0
+    for lines in _decoded_lines(path):
+        for line in lines:
+            if b'"movies"' in line:
+                kept += 1
+    return kept, time.perf_counter() - t0
+
+
+def baseline_parse(paths) -> tuple[int, float]:
+    """Decode and json-parse every line: (records, seconds)."""
+    t0, n = time.perf_counter(), 0
+    for path in paths:
+        for lines in _decoded_lines(path):
+            for line in lines:
+                if line:
+                    json.loads(line)
+                    n += 1
+    return n, time.perf_counter() - t0
+
+
+def timed_reader(path: str, subreddits) -> tuple[dict, float]:
+    """``read_items`` consumed to the end: (counts by item kind, lines; seconds)."""
+    from lsdscc.sources import read_items
+
+    t0 = time.perf_counter()
+    counts = {"ok": 0, "rejected": 0, "skipped": 0}
+    for item in read_items(path, subreddits=subreddits):
+        counts[item[0]] += item[1] if item[0] == "skipped" else 1
+    return counts, time.perf_counter() - t0

@@ -8,7 +8,9 @@ export where every value is a string, and the Reddit API's ``{"kind", "data"}`` 
 
 :func:`normalize` returns a :class:`Post` (a small tuple: what the pipeline carries), a drop
 reason (``other-subreddit``, ``deleted``, ``removed``, ``bot``, ``deleted-later``), or raises
-:class:`Rejected` for a malformed record. Usernames are read only to recognise bots; they
+:class:`Rejected` for a malformed record. The subreddit is checked first: a record with a
+string ``subreddit`` outside ``CorpusConfig.subreddits`` is ``other-subreddit`` whatever else
+it holds, as the reader's byte prefilter (:func:`lsdscc.sources.read_items`) assumes. Usernames are read only to recognise bots; they
 never leave this module.
 """
 
@@ -116,6 +118,14 @@ def is_bot(author: str | None, config: CorpusConfig) -> bool:
 
 
 _BOT_CACHE: dict = {}
+_SUBREDDIT_CACHE: dict = {}
+
+
+def _lowered(subreddits: tuple) -> frozenset:
+    names = _SUBREDDIT_CACHE.get(subreddits)
+    if names is None:
+        names = _SUBREDDIT_CACHE[subreddits] = frozenset(s.lower() for s in subreddits)
+    return names
 
 
 def _bot_names(bots: tuple) -> frozenset:
@@ -132,8 +142,10 @@ def normalize(record: dict, config: CorpusConfig) -> Post | str:
     """
     if "data" in record and "kind" in record and isinstance(record["data"], dict):
         record = record["data"]  # Reddit API listing child
-    kind = record_kind(record)
     subreddit = _get_str(record, "subreddit")
+    if subreddit.lower() not in _lowered(config.subreddits):
+        return "other-subreddit"  # first, so the reader's byte prefilter agrees (lsdscc.sources)
+    kind = record_kind(record)
     created = _created(record)
     if kind == "t1":
         post_id = _own_id(record, "t1_")
@@ -155,8 +167,6 @@ def normalize(record: dict, config: CorpusConfig) -> Post | str:
     author = record.get("author")
     if author is not None and not isinstance(author, str):
         raise Rejected("wrong-type", f"'author' should be a string, got {type(author).__name__}")
-    if subreddit.lower() not in {s.lower() for s in config.subreddits}:
-        return "other-subreddit"
     if kind == "t1":
         stripped = body.strip()
         if stripped in DELETED_BODIES:

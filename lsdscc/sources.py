@@ -4,7 +4,10 @@
   into a sorted file list, raising :class:`~multiref.errors.UserError` for a missing path
   or an empty glob.
 - :func:`read_items` yields each record of one file as ``("ok", line, dict)`` or, for a
-  line that cannot be used, ``("rejected", line, reason, detail, raw)``. Compression is
+  line that cannot be used, ``("rejected", line, reason, detail, raw)``; with
+  ``subreddits=`` it also skips, before any JSON parsing, lines that certainly belong to
+  another subreddit and reports them as ``("skipped", n)`` (see :func:`read_items`).
+  Decompressed data is handled a block of whole lines at a time. Compression is
   recognised by its magic bytes (zstd ``28 b5 2f fd``, gzip ``1f 8b``), so names do not
   matter. Reddit's zstd dumps are decoded with a 2 GiB window (``max_window_size=2**31``),
   streaming, frame after frame; a file that ends inside a compressed frame yields one
@@ -16,8 +19,10 @@
 from __future__ import annotations
 
 import glob
+import itertools
 import json
 import os
+import re
 import zlib
 from typing import Iterator
 
@@ -131,14 +136,86 @@ def _chunks(fh) -> Iterator[bytes]:
         raise TruncatedFile(produced)
 
 
-def _lines(chunks: Iterator[bytes]) -> Iterator[bytes]:
+def _blocks(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """Whole lines of ``chunks``, a decompressed chunk at a time: each block is one or more
+    complete lines joined by ``\\n`` (the last, unterminated line comes alone at the end).
+    A TruncatedFile from ``chunks`` passes through; the cut line is not yielded."""
     rest = b""
     for chunk in chunks:
-        parts = (rest + chunk).split(b"\n")
-        rest = parts.pop()
-        yield from parts
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            rest += chunk
+            continue
+        yield rest + chunk[:cut]
+        rest = chunk[cut + 1:]
     if rest:
         yield rest
+
+
+_KEY = b'"subreddit"'
+_VALUE = re.compile(rb'[ \t\r]*:[ \t\r]*"([^"\\\x80-\xff]*)"')  # a plain ASCII string, no escapes
+_LETTER_ESCAPE = re.compile(rb"\\u00[67]")  # \u0060-\u007f: how an escape could spell a lowercase letter
+_OBJECT_ENDS = (b"}", b"}\r")
+
+
+def _wanted(subreddits) -> frozenset | None:
+    """The wanted subreddit names lowercased as ASCII bytes; None: no prefilter, parse every
+    line (no ``subreddits``, or a name whose lowercase form is not plain printable ASCII)."""
+    if subreddits is None:
+        return None
+    names = set()
+    for name in subreddits:
+        low = name.lower()
+        if not (low.isascii() and low.isprintable()) or '"' in low or "\\" in low:
+            return None
+        names.add(low.encode("ascii"))
+    return frozenset(names)
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
+    """The subreddit prefilter on one block of lines -> (exact, skipped, lines).
+
+    ``exact``: ``(index in block, raw line)`` for every line that must be parsed; ``skipped``:
+    how many lines certainly belong to another subreddit; ``lines``: lines in the block. A line
+    is skipped only when it starts with ``{``, ends with ``}``, is valid UTF-8, holds the bytes
+    ``"subreddit"`` exactly once, followed by ``:`` and a plain ASCII string (no backslash)
+    whose lowercase form is not wanted, and holds no ``\\u006``/``\\u007`` escape (the only
+    way an escape could spell the lowercase letters of the key). The record's own
+    ``subreddit`` key (after the Reddit API unwrap) is then that one occurrence, so a skipped
+    line is one ``normalize`` would drop as ``other-subreddit``. Everything else, including
+    lines without the key, keys nested twice (crossposts), escaped or non-ASCII values and
+    body texts quoting the key, takes the exact path: a false positive is only slower.
+    """
+    lines = block.split(b"\n")
+    escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else None
+    check_utf8 = not block.isascii() and not _is_utf8(block)
+    exact: list = []
+    skipped = 0
+    match = _VALUE.match
+    for index, line in enumerate(lines):
+        at = line.find(_KEY)
+        if (
+            at >= 0
+            and line.rfind(_KEY) == at
+            and line.startswith(b"{")
+            and line.endswith(_OBJECT_ENDS)
+            and (value := match(line, at + len(_KEY))) is not None
+            and value[1].lower() not in wanted
+            and not (escape and escape(line))
+            and not (check_utf8 and not _is_utf8(line))
+        ):
+            skipped += 1
+        else:
+            exact.append((index, line))
+    return exact, skipped, len(lines)
 
 
 def _parse(raw: bytes):
@@ -156,30 +233,49 @@ def _parse(raw: bytes):
     return ("ok", record)
 
 
-def read_items(path: str) -> Iterator[tuple]:
-    """Every record of one dump file, in file order (see the module docstring)."""
+def _item(line_no: int, raw: bytes) -> tuple | None:
+    """The exact path: one line parsed -> an ``ok`` / ``rejected`` item (None for a blank line)."""
+    if not raw.strip():
+        return None
+    parsed = _parse(raw)
+    if parsed[0] == "ok":
+        return ("ok", line_no, parsed[1])
+    return ("rejected", line_no, parsed[1], parsed[2], raw.decode("utf-8", "replace"))
+
+
+def read_items(path: str, subreddits=None) -> Iterator[tuple]:
+    """Every record of one dump file, in file order (see the module docstring).
+
+    With ``subreddits`` (names, matched case-insensitively as :func:`lsdscc.records.normalize`
+    matches ``CorpusConfig.subreddits``), lines that certainly belong to another subreddit
+    are skipped before any JSON parsing (:func:`_scan_block`) and counted: after
+    each decompressed block with ``n > 0`` such lines comes one ``("skipped", n)`` item.
+    """
+    wanted = _wanted(subreddits)
     with _open(path) as fh:
         chunks = _chunks(fh)
         line_no = 0
-        consumed = 0
         try:
             first = next(chunks, b"")
-            stripped = first.lstrip()
-            if stripped.startswith(b"["):
+            if first.lstrip().startswith(b"["):
                 yield from _read_array(path, first, chunks)
                 return
-            import itertools
-
-            for raw in _lines(itertools.chain([first], chunks)):
-                line_no += 1
-                consumed += len(raw) + 1
-                if not raw.strip():
+            for block in _blocks(itertools.chain([first], chunks)):
+                if wanted is None:
+                    for raw in block.split(b"\n"):
+                        line_no += 1
+                        item = _item(line_no, raw)
+                        if item is not None:
+                            yield item
                     continue
-                parsed = _parse(raw)
-                if parsed[0] == "ok":
-                    yield ("ok", line_no, parsed[1])
-                else:
-                    yield ("rejected", line_no, parsed[1], parsed[2], raw.decode("utf-8", "replace"))
+                exact, skipped, count = _scan_block(block, wanted)
+                for index, raw in exact:
+                    item = _item(line_no + index + 1, raw)
+                    if item is not None:
+                        yield item
+                line_no += count
+                if skipped:
+                    yield ("skipped", skipped)
         except TruncatedFile as exc:
             yield (
                 "rejected",
