@@ -1,0 +1,241 @@
+"""The reader's subreddit prefilter (issue 10 item 4): lines of other subreddits are skipped
+before JSON parsing, never a wanted line, and the counts stay those of the exact path."""
+
+import gzip
+import json
+import random
+from collections import Counter
+
+import pytest
+import zstandard
+
+from lsdscc import records, sources
+from lsdscc.config import CorpusConfig
+from lsdscc.sample_gen import generate
+
+MOVIES = CorpusConfig()  # subreddits=("movies",)
+
+
+def _comment(subreddit="pics", cid="c1", body="a comment", **extra) -> dict:
+    record = {"id": cid, "body": body, "author": "someone", "parent_id": "t3_s1", "link_id": "t3_s1",
+              "subreddit": subreddit, "created_utc": 1420070400}
+    record.update(extra)
+    return record
+
+
+def _dumps(record: dict, separators=(",", ":")) -> str:
+    return json.dumps(record, separators=separators, ensure_ascii=False)
+
+
+# (line, skipped by the prefilter for r/movies?) -- every line is also checked against the
+# exact path: a skipped line must be one normalize drops as other-subreddit.
+CASES = [
+    (_dumps(_comment("pics")), True),
+    (_dumps(_comment("pics"), separators=(", ", ": ")), True),  # spacing variants
+    ('{"subreddit" :\t "pics", "body": "x", "id": "c1", "parent_id": "t3_s1", "link_id": "t3_s1", "created_utc": 1}', True),
+    (_dumps(_comment("pics")) + "\r", True),  # CRLF file
+    (_dumps(_comment("moviescirclejerk")), True),
+    (_dumps(_comment("movies")), False),
+    (_dumps(_comment("Movies")), False),  # case variants
+    (_dumps(_comment("MOVIES"), separators=(", ", ": ")), False),
+    (_dumps(_comment("movies")).replace('"movies"', '"\\u006dovies"'), False),  # escaped value
+    (_dumps(_comment("pics")).replace('"pics"', '"\\u0070ics"'), False),  # escaped, not wanted: exact path
+    # the real key spelt with an escape after a decoy: json keeps the last one, "movies"
+    ('{"subreddit":"pics",' + _dumps(_comment("movies"))[1:].replace('"subreddit"', '"sub\\u0072eddit"'), False),
+    (_dumps({k: v for k, v in _comment().items() if k != "subreddit"}), False),  # no key: crawl folders
+    (_dumps({**{k: v for k, v in _comment().items() if k != "subreddit"}, "subreddit_name_prefixed": "r/pics"}), False),
+    (_dumps(_comment("pics", subreddit_name_prefixed="r/pics")), True),
+    (_dumps(_comment("movies", subreddit_name_prefixed="r/movies")), False),
+    (_dumps(_comment("pics", body='he wrote "subreddit": "movies" in a comment')), True),  # quoted in a body
+    (_dumps(_comment("movies", body='he wrote "subreddit": "pics" in a comment')), False),
+    (_dumps(_comment("movies", crosspost_parent_list=[{"subreddit": "pics"}])), False),  # nested twice
+    (_dumps(_comment("pics", crosspost_parent_list=[{"subreddit": "movies"}])), False),  # false positive: slower only
+    (_dumps({"kind": "t1", "data": _comment("pics")}), True),  # Reddit API wrapper
+    (_dumps({"kind": "t1", "data": _comment("Movies")}), False),
+    (_dumps(_comment(None)), False),  # null subreddit: rejected on the exact path
+    (_dumps(_comment(7)), False),
+    (_dumps(_comment("pics"))[:-1], False),  # cut line: malformed-json on the exact path
+    (" " + _dumps(_comment("pics")), False),
+    (_dumps(_comment("p\u00efcs")), False),  # non-ASCII value: exact path
+    ("", False),
+    ("   ", False),
+    # normalize checks the subreddit first, so a skipped line counts alike whatever else it holds
+    (_dumps(_comment("pics", created_utc="yesterday")), True),
+    ('{"subreddit": "pics", "foo": 1}', True),
+]
+
+
+def _write(path, lines, compress="plain", newline_at_end=True):
+    data = "\n".join(lines).encode("utf-8") + (b"\n" if newline_at_end else b"")
+    if compress == "zst":
+        data = zstandard.ZstdCompressor(level=1).compress(data)
+    elif compress == "gz":
+        data = gzip.compress(data)
+    path.write_bytes(data)
+    return str(path)
+
+
+def _outcome(item, config=MOVIES) -> str:
+    if item[0] == "rejected":
+        return "rejected-" + item[2]
+    try:
+        result = records.normalize(item[2], config)
+    except records.Rejected as exc:
+        return "rejected-" + exc.reason
+    return "kept" if isinstance(result, records.Post) else "dropped-" + result
+
+
+def tally(path, subreddits=None, config=MOVIES) -> tuple[Counter, list]:
+    """What the pipeline would count and keep: (counters, kept (line, post) pairs)."""
+    counts, kept = Counter(), []
+    for item in sources.read_items(path, subreddits=subreddits):
+        assert item[0] in ("ok", "rejected", "skipped"), item
+        if item[0] == "skipped":
+            assert item[1] > 0
+            counts["records-read"] += item[1]
+            counts["dropped-other-subreddit"] += item[1]
+            continue
+        if item[0] == "ok":
+            counts["records-read"] += 1
+        outcome = _outcome(item, config)
+        counts[outcome] += 1
+        if outcome == "kept":
+            kept.append((item[1], records.normalize(item[2], config)))
+    return counts, kept
+
+
+@pytest.mark.parametrize("line,skipped", CASES, ids=[f"case{i}" for i in range(len(CASES))])
+def test_each_line_variant(tmp_path, line, skipped):
+    path = _write(tmp_path / "one.jsonl", [line])
+    filtered = list(sources.read_items(path, subreddits=("movies",)))
+    exact = list(sources.read_items(path))
+    assert (filtered == [("skipped", 1)]) is skipped
+    if skipped:
+        assert [_outcome(i) for i in exact] == ["dropped-other-subreddit"]
+    else:
+        assert filtered == exact
+    assert tally(path, ("movies",)) == tally(path)
+
+
+def test_escaped_and_case_variants_are_kept(tmp_path):
+    lines = [line for line, _ in CASES]
+    path = _write(tmp_path / "all.jsonl", lines)
+    counts, kept = tally(path, ("movies",))
+    assert (counts, kept) == tally(path)
+    # every spelling of r/movies in CASES (case, spacing, escapes, wrapper), by line number
+    assert {n for n, _ in kept} == {6, 7, 8, 9, 11, 15, 17, 18, 21}
+    skipped = sum(i[1] for i in sources.read_items(path, subreddits=("movies",)) if i[0] == "skipped")
+    assert skipped == sum(1 for _, s in CASES if s)
+
+
+def test_line_numbers_count_skipped_lines(tmp_path):
+    lines = [_dumps(_comment("pics", cid=f"p{i}")) for i in range(5)] + [_dumps(_comment("movies", cid="m1"))]
+    lines += ["{not json"] + [_dumps(_comment("funny", cid=f"f{i}")) for i in range(3)] + [_dumps(_comment("Movies", cid="m2"))]
+    path = _write(tmp_path / "mixed.jsonl", lines, newline_at_end=False)
+    items = list(sources.read_items(path, subreddits=["MOVIES"]))
+    assert [(i[0], i[1]) for i in items if i[0] != "skipped"] == [("ok", 6), ("rejected", 7), ("ok", 11)]
+    assert [i for i in items if i[0] == "skipped"] == [("skipped", 8)]
+
+
+def test_invalid_utf8_of_another_subreddit_is_still_rejected(tmp_path):
+    good = _dumps(_comment("pics", body="caf\u00e9 cr\u00e8me")).encode()
+    bad = _dumps(_comment("pics", body="caf?")).encode().replace(b"caf?", b"caf\xe9")  # latin-1
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(b"\n".join([good, bad, good, _dumps(_comment("movies")).encode()]) + b"\n")
+    items = list(sources.read_items(str(path), subreddits=("movies",)))
+    assert [(i[0], i[1], i[2] if i[0] == "rejected" else None) for i in items[:-1]] == [
+        ("rejected", 2, "not-utf8"), ("ok", 4, None)]
+    assert items[-1] == ("skipped", 2)
+    assert tally(str(path), ("movies",)) == tally(str(path))
+
+
+def test_a_wanted_name_that_is_not_plain_ascii_turns_the_prefilter_off(tmp_path):
+    # "\u212a" (Kelvin sign) lowercases to "k": normalize keeps it for r/kpop, so must the reader
+    config = CorpusConfig(subreddits=("kpop",))
+    path = _write(tmp_path / "k.jsonl", [_dumps(_comment("\u212apop")), _dumps(_comment("pics"))])
+    assert tally(path, ("kpop",), config) == tally(path, None, config)
+    assert tally(path, ("kpop",), config)[0]["kept"] == 1
+    turkish = list(sources.read_items(path, subreddits=("\u0130stanbul",)))  # lowercases to two code points
+    assert [i[0] for i in turkish] == ["ok", "ok"]
+    assert [i[0] for i in sources.read_items(path, subreddits=())] == ["ok", "skipped"]
+
+
+def _mixed_lines(seed: int, count: int) -> list[str]:
+    """The sample generator's r/movies threads, with most records moved to other subreddits
+    and the rest spelt in the variants the dumps use."""
+    rng = random.Random(seed)
+    submissions, comments = generate(100, seed=seed)
+    lines = []
+    for record in (submissions + comments)[:count]:
+        x = rng.random()
+        if x < 0.7:
+            record["subreddit"] = rng.choice(("pics", "AskReddit", "moviescirclejerk", "MovieSuggestions", "television"))
+        elif x < 0.8:
+            record["subreddit"] = rng.choice(("Movies", "MOVIES"))
+        line = _dumps(record, separators=rng.choice(((",", ":"), (", ", ": "))))
+        if x > 0.95:
+            line = line.replace('"movies"', '"\\u006dovies"')
+        lines.append(line)
+    lines.insert(len(lines) // 2, '{"subreddit": "pics", "body": "cut')
+    lines.insert(len(lines) // 3, "")
+    return lines
+
+
+@pytest.mark.parametrize("compress,chunk", [("zst", 257), ("zst", None), ("gz", 4096), ("plain", 1000)])
+def test_generated_mixed_files_keep_the_same_records_and_counts(tmp_path, monkeypatch, compress, chunk):
+    if chunk:  # small reads: many blocks, lines cut across chunks
+        monkeypatch.setattr(sources, "_CHUNK", chunk)
+    path = _write(tmp_path / "RC_mixed", _mixed_lines(5, 3000), compress)
+    chunks = []
+    real_chunks = sources._chunks
+
+    def counted(fh):
+        for data in real_chunks(fh):
+            chunks.append(len(data))
+            yield data
+
+    monkeypatch.setattr(sources, "_chunks", counted)
+    filtered, exact = tally(path, ("movies",)), tally(path)
+    assert filtered == exact
+    counts = filtered[0]
+    assert counts["dropped-other-subreddit"] > 1000 and counts["kept"] > 300 and counts["rejected-malformed-json"] == 1
+    chunks.clear()
+    items = list(sources.read_items(path, subreddits=("movies",)))
+    skips = [i[1] for i in items if i[0] == "skipped"]
+    assert sum(skips) > 0.9 * counts["dropped-other-subreddit"]  # the prefilter did the work
+    assert 1 <= len(skips) <= len(chunks)  # at most one ("skipped", n) per decompressed chunk
+    assert (len(skips) >= 5) if chunk else (len(skips) == 1)
+
+
+def test_bundled_sample_same_with_and_without_prefilter():
+    for path in sources.default_inputs():
+        filtered, exact = tally(path, MOVIES.subreddits), tally(path)
+        assert filtered == exact
+    counts = sum((tally(p, MOVIES.subreddits)[0] for p in sources.default_inputs()), Counter())
+    assert counts["dropped-other-subreddit"] > 0 and counts["kept"] > 1000
+
+
+@pytest.mark.parametrize("compress", ["zst", "gz"])
+def test_truncated_file_with_prefilter(tmp_path, compress):
+    rng = random.Random(3)
+    lines = [_dumps(_comment(rng.choice(("pics", "movies", "funny", "news")), cid=f"c{i}", body="x" * rng.randrange(80)))
+             for i in range(40000)]
+    data = ("\n".join(lines) + "\n").encode()
+    blob = zstandard.ZstdCompressor(level=1).compress(data) if compress == "zst" else gzip.compress(data, 1)
+    path = tmp_path / f"RC_cut.jsonl.{compress}"
+    path.write_bytes(blob[: len(blob) // 2])
+    items = list(sources.read_items(str(path), subreddits=("movies",)))
+    last = items[-1]
+    assert last[0] == "rejected" and last[2] == "truncated-file"
+    read = sum(i[1] if i[0] == "skipped" else 1 for i in items[:-1])
+    assert 0 < read < 40000 and f"after {read:,} lines" in last[3] and str(path) in last[3]
+    assert any(i[0] == "skipped" for i in items) and all(i[0] in ("ok", "skipped") for i in items[:-1])
+    exact = list(sources.read_items(str(path)))
+    assert exact[-1] == last and len(exact) - 1 == read
+    assert [i for i in items if i[0] == "ok"] == [i for i in exact[:-1] if i[2]["subreddit"] == "movies"]
+
+
+def test_json_array_is_read_exactly_with_subreddits(tmp_path):
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([_comment("pics"), _comment("movies", cid="c2")]))
+    assert list(sources.read_items(str(path), subreddits=("movies",))) == list(sources.read_items(str(path)))
