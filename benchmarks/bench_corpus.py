@@ -51,6 +51,7 @@ WORDS = (
     "really good game movie team year know because thing see make still even then now much way "
     "post show watch great pretty love someone lol yeah actually probably always never"
 ).split()
+SLUGS = ["_".join(random.Random(n).sample(WORDS, 5)) for n in range(500)]
 GOAL_READER, GOAL_BUILD, GOAL_RSS_MB = 4.0, 8.0, 1536
 
 
@@ -68,12 +69,12 @@ def comment_record(rng, cid, link, parent, body, author, subreddit, created, sco
         "author_created_utc": created - rng.randrange(10**8), "author_flair_background_color": None,
         "author_flair_css_class": None, "author_flair_richtext": [], "author_flair_template_id": None,
         "author_flair_text": None, "author_flair_text_color": None, "author_flair_type": "text",
-        "author_fullname": "t2_" + _b36(rng.randrange(36**6, 36**7)), "author_patreon_flair": False,
+        "author_fullname": f"t2_{rng.getrandbits(30):x}", "author_patreon_flair": False,
         "awarders": [], "body": body, "can_gild": True, "can_mod_post": False, "collapsed": False,
         "collapsed_reason": None, "controversiality": int(rng.random() < 0.02), "created_utc": created,
         "distinguished": None, "edited": False, "gilded": 0, "gildings": {}, "id": cid,
         "is_submitter": rng.random() < 0.1, "link_id": "t3_" + link, "locked": False, "no_follow": True,
-        "parent_id": parent, "permalink": f"/r/{subreddit}/comments/{link}/{'_'.join(rng.sample(WORDS, 5))}/{cid}/",
+        "parent_id": parent, "permalink": f"/r/{subreddit}/comments/{link}/{rng.choice(SLUGS)}/{cid}/",
         "quarantined": False, "removal_reason": None, "retrieved_on": created + 2_592_000 + rng.randrange(86400),
         "score": score, "send_replies": True, "stickied": False, "steward_reports": [], "subreddit": subreddit,
         "subreddit_id": sub_id, "subreddit_name_prefixed": "r/" + subreddit, "subreddit_type": "public",
@@ -82,7 +83,11 @@ def comment_record(rng, cid, link, parent, body, author, subreddit, created, sco
 
 
 def _line(record: dict) -> bytes:
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    try:
+        import orjson  # the same compact UTF-8 JSON, 10x faster to make
+    except ImportError:
+        return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def _body(rng) -> str:
@@ -109,9 +114,9 @@ def write_mixed(path: str, lines: int, share: float = 0.001, seed: int = 7, leve
             movies += mine
             subreddit = "movies" if mine else rng.choice(OTHER_SUBREDDITS)
             created += rng.randrange(3)
-            link = _b36(36**5 * 20 + rng.randrange(36**5))
-            parent = "t3_" + link if rng.random() < 0.4 else "t1_" + _b36(36**6 * 30 + rng.randrange(i + 1))
-            rec = comment_record(rng, _b36(36**6 * 30 + i), link, parent, rng.choice(bodies),
+            link = f"{0x8000000 + rng.getrandbits(24):x}"  # hex: valid base36 ids
+            parent = "t3_" + link if rng.random() < 0.4 else f"t1_{0x1000000000 + rng.randrange(i + 1):x}"
+            rec = comment_record(rng, f"{0x1000000000 + i:x}", link, parent, rng.choice(bodies),
                                  f"user{rng.randrange(10**6)}", subreddit, created, rng.randrange(-5, 500))
             batch.append(_line(rec))
             if len(batch) == 10000:
@@ -191,3 +196,121 @@ def timed_reader(path: str, subreddits) -> tuple[dict, float]:
     for item in read_items(path, subreddits=subreddits):
         counts[item[0]] += item[1] if item[0] == "skipped" else 1
     return counts, time.perf_counter() - t0
+
+
+def child_build(folder: str, out: str, extra: list) -> dict:
+    """In the child process: ``pipelines.lsdscc_corpus.run`` on ``folder``, timed in-process."""
+    from pipelines.lsdscc_corpus import run
+
+    kwargs = {"quiet": True} if "quiet" in inspect.signature(run).parameters else {}
+    t0 = time.perf_counter()
+    summary = run(["--input", folder, "--output", out] + extra, **kwargs)
+    seconds = time.perf_counter() - t0
+    splits = summary.get("splits", {}) if isinstance(summary, dict) else {}
+    rows = {c: sum(v.values()) for c, v in splits.items() if isinstance(v, dict)}
+    return {"seconds": seconds, "rows": rows}
+
+
+def measure_build(folder: str, out: str, extra: list) -> dict:
+    """The build in a child process: its run() seconds, whole-process seconds and max RSS."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child-build", folder, out] + extra,
+                          capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"the build failed:\n{proc.stderr[-3000:]}")
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["process_seconds"] = wall
+    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
+    return result
+
+
+def measure_reader(path: str, repeat: int, exact: bool) -> dict:
+    """Reader vs decode + byte-filter, interleaved, best of ``repeat``; optionally the exact path."""
+    base, fast, counts = [], [], None
+    for _ in range(repeat):
+        kept, seconds = baseline_filter(path)
+        base.append(seconds)
+        counts, seconds = timed_reader(path, ("movies",))
+        fast.append(seconds)
+    result = {"baseline_seconds": min(base), "reader_seconds": min(fast), "counts": counts, "byte_filter_hits": kept}
+    if exact:
+        result["exact_counts"], result["exact_seconds"] = timed_reader(path, None)
+    return result
+
+
+def _row(what, seconds, baseline, goal=None, unit="s") -> str:
+    ratio = seconds / baseline if baseline else float("nan")
+    verdict = "" if goal is None else ("met" if ratio <= goal else "missed")
+    goal_text = "-" if goal is None else f"<= {goal:g}x"
+    return f"| {what} | {seconds:,.2f} {unit} | {baseline:,.2f} {unit} | {ratio:.1f}x | {(goal_text + ' ' + verdict).strip()} |"
+
+
+def report(args, reader: dict | None, build: dict | None) -> None:
+    print("\n| measure | result | baseline (same run) | ratio | goal |\n| --- | --- | --- | --- | --- |")
+    if reader:
+        print(_row(f"reader, {args.lines:,} lines, 0.1% r/movies (vs decode + byte-filter)",
+                   reader["reader_seconds"], reader["baseline_seconds"], GOAL_READER))
+        if "exact_seconds" in reader:
+            print(_row("reader, exact path: every line parsed (context)", reader["exact_seconds"],
+                       reader["baseline_seconds"]))
+    if build:
+        print(_row(f"build, {args.comments:,} r/movies comments: run() (vs decode + json-parse)",
+                   build["seconds"], build["baseline_seconds"], GOAL_BUILD))
+        print(_row("build, whole child process (imports included)", build["process_seconds"],
+                   build["baseline_seconds"]))
+        verdict = "met" if build["peak_rss_mb"] <= GOAL_RSS_MB else "missed"
+        print(f"| build peak RSS (child ru_maxrss) | {build['peak_rss_mb']:,.0f} MB | - | - | "
+              f"<= {GOAL_RSS_MB:,} MB {verdict} |")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, default=400_000, help="reader file: comment lines (default 400,000)")
+    parser.add_argument("--comments", type=int, default=300_000, help="build: r/movies comments (default 300,000)")
+    parser.add_argument("--quick", action="store_true", help="100,000 lines and 30,000 comments")
+    parser.add_argument("--repeat", type=int, default=2, help="reader timings: best of N (default 2)")
+    parser.add_argument("--no-exact", dest="exact", action="store_false", help="skip the exact-path reader timing")
+    parser.add_argument("--only", choices=("reader", "build"), default=None)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", default=None, help="also write the results here")
+    parser.add_argument("--child-build", nargs=2, default=None, help=argparse.SUPPRESS)
+    args, extra = parser.parse_known_args(argv)
+    if args.child_build:
+        print(json.dumps(child_build(*args.child_build, extra)))
+        return 0
+    if args.quick:
+        args.lines, args.comments = 100_000, 30_000
+    reader = build = None
+    with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
+        if args.only != "reader":
+            t0 = time.perf_counter()
+            month = write_month(os.path.join(tmp, "month"), args.comments, seed=args.seed)
+            print(f"generated a month of {args.comments:,} r/movies comments in {time.perf_counter() - t0:.0f}s "
+                  f"({sum(os.path.getsize(p) for p in month) / 2**20:,.1f} MB zstd)", flush=True)
+            build = measure_build(os.path.join(tmp, "month"), os.path.join(tmp, "out"), extra)
+            build["records"], build["baseline_seconds"] = baseline_parse(month)
+            print(f"build: run() {build['seconds']:.1f}s, rows {build['rows']}; "
+                  f"decode + json-parse {build['records']:,} records {build['baseline_seconds']:.1f}s", flush=True)
+        if args.only != "build":
+            path = os.path.join(tmp, "RC_mixed.zst")
+            t0 = time.perf_counter()
+            movies = write_mixed(path, args.lines, seed=args.seed)
+            print(f"generated {args.lines:,} comment lines ({movies:,} r/movies) in {time.perf_counter() - t0:.0f}s "
+                  f"({os.path.getsize(path) / 2**20:,.1f} MB zstd)", flush=True)
+            reader = measure_reader(path, args.repeat, args.exact)
+            counts = reader["counts"]
+            if counts["ok"] != movies or counts["ok"] + counts["skipped"] != args.lines:
+                raise SystemExit(f"reader counts are wrong: {counts}, expected {movies:,} kept of {args.lines:,}")
+            print(f"reader: {counts['ok']:,} kept, {counts['skipped']:,} skipped; "
+                  f"byte filter hits {reader['byte_filter_hits']:,}", flush=True)
+    report(args, reader, build)
+    if args.json:
+        os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
+        with open(args.json, "w") as fh:
+            json.dump({"lines": args.lines, "comments": args.comments, "reader": reader, "build": build}, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
