@@ -244,13 +244,27 @@ def _item(line_no: int, raw: bytes) -> tuple | None:
 
 
 def read_items(path: str, subreddits=None) -> Iterator[tuple]:
-    """Every record of one dump file, in file order (see the module docstring).
+    """Every record of one dump file, in file order, as items (line numbers count from 1):
 
-    With ``subreddits`` (names, matched case-insensitively as :func:`lsdscc.records.normalize`
-    matches ``CorpusConfig.subreddits``), lines that certainly belong to another subreddit
-    are skipped before any JSON parsing (:func:`_scan_block`) and counted: after
-    each decompressed block with ``n > 0`` such lines comes one ``("skipped", n)`` item.
+    - ``("ok", line, record)``: a JSON object (``dict``), to be checked by ``normalize``;
+    - ``("rejected", line, reason, detail, raw)``: ``reason`` is ``not-utf8``,
+      ``malformed-json`` or ``not-object`` (``raw``: the line as text), or ``truncated-file``
+      (last item; ``line`` = lines read, ``raw`` = "");
+    - ``("skipped", n)``, only with ``subreddits``: ``n >= 1`` lines of other subreddits,
+      skipped unparsed since the previous such item; at most one per decompressed chunk.
+      Count each as a record read and dropped ``other-subreddit``, as ``normalize`` would.
+
+    ``subreddits``: names (an iterable of str, e.g. ``CorpusConfig.subreddits``), matched
+    case-insensitively as :func:`lsdscc.records.normalize` matches them. A line is skipped
+    only by the byte rules of :func:`_scan_block`: no line of a wanted subreddit is ever
+    skipped, and every well-formed record counts the same as on the exact path (no
+    ``subreddits``). Skipped lines are not parsed, so a line of another subreddit that looks
+    like one object but is not valid JSON inside counts as ``other-subreddit``, not as
+    ``malformed-json``; so does a record whose only ``"subreddit"`` key is nested in
+    another object (``missing-field`` on the exact path).
     """
+    if isinstance(subreddits, (str, bytes)):
+        raise TypeError(f"subreddits should be an iterable of names, not one string: {subreddits!r}")
     wanted = _wanted(subreddits)
     with _open(path) as fh:
         chunks = _chunks(fh)

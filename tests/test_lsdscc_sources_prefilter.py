@@ -239,3 +239,9 @@ def test_json_array_is_read_exactly_with_subreddits(tmp_path):
     path = tmp_path / "export.json"
     path.write_text(json.dumps([_comment("pics"), _comment("movies", cid="c2")]))
     assert list(sources.read_items(str(path), subreddits=("movies",))) == list(sources.read_items(str(path)))
+
+
+def test_subreddits_must_be_names_not_one_string(tmp_path):
+    path = _write(tmp_path / "one.jsonl", [_dumps(_comment("movies"))])
+    with pytest.raises(TypeError, match="not one string: 'movies'"):
+        list(sources.read_items(path, subreddits="movies"))
