@@ -12,7 +12,8 @@
   matter. Reddit's zstd dumps are decoded with a 2 GiB window (``max_window_size=2**31``),
   streaming, frame after frame; a file that ends inside a compressed frame yields one
   ``truncated-file`` rejection naming how many lines and bytes were read.
-- A file whose first non-blank byte is ``[`` is a JSON array (the BigQuery / PolyAI export).
+- A file whose first non-blank byte is ``[`` is a JSON array (the BigQuery / PolyAI export),
+  always parsed whole (no prefilter).
 - :func:`default_inputs` is the bundled sample (``lsdscc/sample/``), the default input.
 """
 
