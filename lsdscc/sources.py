@@ -138,19 +138,30 @@ def _chunks(fh) -> Iterator[bytes]:
 
 
 def _blocks(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """Whole lines of ``chunks``, a decompressed chunk at a time: each block is one or more
-    complete lines joined by ``\\n`` (the last, unterminated line comes alone at the end).
-    A TruncatedFile from ``chunks`` passes through; the cut line is not yielded."""
-    rest = b""
-    for chunk in chunks:
-        cut = chunk.rfind(b"\n")
-        if cut < 0:
-            rest += chunk
-            continue
-        yield rest + chunk[:cut]
-        rest = chunk[cut + 1:]
-    if rest:
-        yield rest
+    """Whole lines of ``chunks``, one block per decompressed chunk: each block is complete
+    lines joined by ``\\n`` (a final unterminated line joins the last block). Blocks lag one
+    chunk behind, so on a TruncatedFile from ``chunks`` the pending block is yielded first;
+    the cut line is not yielded."""
+    pending, rest = None, b""
+    try:
+        for chunk in chunks:
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                rest += chunk
+                continue
+            if pending is not None:
+                yield pending
+            pending, rest = rest + chunk[:cut], chunk[cut + 1:]
+    except TruncatedFile:
+        if pending is not None:
+            yield pending
+        raise
+    if pending is None:
+        pending = rest
+    elif rest:
+        pending += b"\n" + rest
+    if pending:
+        yield pending
 
 
 _KEY = b'"subreddit"'

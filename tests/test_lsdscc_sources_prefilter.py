@@ -149,6 +149,17 @@ def test_invalid_utf8_of_another_subreddit_is_still_rejected(tmp_path):
     assert tally(str(path), ("movies",)) == tally(str(path))
 
 
+@pytest.mark.parametrize("last", ["pics", "movies"])
+def test_unterminated_last_line_joins_the_last_block(tmp_path, last):
+    lines = [_dumps(_comment("pics", cid=f"p{i}")) for i in range(3)] + [_dumps(_comment(last, cid="z"))]
+    path = _write(tmp_path / "no_newline.jsonl", lines, newline_at_end=False)
+    items = list(sources.read_items(path, subreddits=("movies",)))
+    if last == "pics":
+        assert items == [("skipped", 4)]
+    else:
+        assert [i[:2] for i in items] == [("ok", 4), ("skipped", 3)]
+
+
 def test_a_wanted_name_that_is_not_plain_ascii_turns_the_prefilter_off(tmp_path):
     # "\u212a" (Kelvin sign) lowercases to "k": normalize keeps it for r/kpop, so must the reader
     config = CorpusConfig(subreddits=("kpop",))
