@@ -95,7 +95,7 @@ def labels_of(page):
 
 
 def wait_saved(page):
-    page.wait_for_function("() => S.pending === 0")
+    page.evaluate("() => settled()")
 
 
 def test_annotate_by_keyboard_then_import(page, tmp_path, served):
@@ -185,3 +185,13 @@ def test_browse_shows_groups_hypotheses_and_maxbleu(page, tmp_path, served):
     assert page.locator("#items li").count() == 1 and page.inner_text("#count") == "1 of 2 queries"
     assert page.inner_text("#query") == "what is the best batman movie"
     assert json.loads(json.dumps(doc)) == page.evaluate("() => B.doc")  # the page shows the server's document
+
+
+def test_fast_keys_are_not_lost(page, tmp_path, served):
+    folder, out, app = _session(tmp_path)
+    page.goto(served(app))
+    page.wait_for_selector("li.cand")
+    keys(page, "Enter", "Enter", "Enter")  # each waits for the query before it to load
+    wait_saved(page)
+    assert page.inner_text("#progress-text") == "3 of 3 queries done"
+    assert [r["relevant"] for r in read_csv(out)] == ["0"] * 10

@@ -10,8 +10,19 @@ const S = {
   focus: 0,         // focused candidate (0-based)
   undo: [],         // [{index, rows: [{row_id, relevant, group}] before the change}]
   pending: 0,       // changes sent and not yet answered
-  queue: Promise.resolve(),
+  queue: Promise.resolve(),    // the changes, sent one after the other
+  actions: Promise.resolve(),  // the user's actions, run one after the other
 };
+
+// Run the user's actions in order: a key pressed while a query loads waits for it.
+function run(action) {
+  S.actions = S.actions.then(action).catch(err => setStatus(err.message, true));
+}
+
+// Resolves when every action so far has run and every change has been answered.
+function settled() {
+  return S.actions.then(() => S.queue);
+}
 
 function candidate(k) { return S.view.candidates[k]; }
 
@@ -48,7 +59,7 @@ function renderHeader() {
   const strip = document.getElementById("strip");
   if (strip.children.length !== o.queries.length) {
     strip.replaceChildren(...o.queries.map((q, i) => el("span", {title: (i + 1) + ". " + q.query,
-      onclick: () => openQuery(i)})));
+      onclick: () => run(() => openQuery(i))})));
   }
   o.queries.forEach((q, i) => {
     strip.children[i].classList.toggle("done", q.done);
@@ -63,10 +74,10 @@ function renderCandidate(c, k, chips) {
     if (c.relevant === "1" && c.group === g) cls.push("chosen");
     else if (c.relevant !== "1" && c.proposed_group === g) cls.push("proposed");
     return el("button", {type: "button", class: cls.join(" "), title: "group " + g + (/^[1-9]$/.test(g) ? " (key " + g + ")" : ""),
-      onclick: ev => { ev.stopPropagation(); setGroup(k, g); }}, [g]);
+      onclick: ev => { ev.stopPropagation(); run(() => setGroup(k, g)); }}, [g]);
   });
   chipNodes.push(el("button", {type: "button", class: "chip", title: "a new group (g)",
-    onclick: ev => { ev.stopPropagation(); setGroup(k, newGroup()); }}, ["+"]));
+    onclick: ev => { ev.stopPropagation(); run(() => setGroup(k, newGroup())); }}, ["+"]));
   const source = c.own ? "the query's own response" :
     "from “" + c.source_query + "”" + (c.lucene_score !== null ? " · Lucene " + Number(c.lucene_score).toFixed(2) : "") +
     (c.doc2vec_cosine !== null ? " · Doc2Vec " + Number(c.doc2vec_cosine).toFixed(3) : "");
@@ -75,7 +86,7 @@ function renderCandidate(c, k, chips) {
     onclick: () => { S.focus = k; render(); }}, [
     el("span", {class: "k"}, [String(k + 1)]),
     el("button", {type: "button", class: "rel", title: "toggle relevant (Space)",
-      onclick: ev => { ev.stopPropagation(); S.focus = k; toggle(k); }}, [rel]),
+      onclick: ev => { ev.stopPropagation(); run(() => { S.focus = k; toggle(k); }); }}, [rel]),
     el("span", {class: "text"}, [c.reference]),
     el("span", {class: "chips"}, chipNodes),
     el("span", {class: "meta"}, [source]),
@@ -162,7 +173,7 @@ async function doneAndNext() {
   const order = S.overview.queries.map((_, i) => (S.index + 1 + i) % S.overview.total);
   const next = order.find(i => !S.overview.queries[i].done);
   if (next === undefined) setStatus("all " + S.overview.total + " queries done ✓");
-  else openQuery(next);
+  else await openQuery(next);
 }
 
 async function undo() {
@@ -195,14 +206,14 @@ document.addEventListener("keydown", event => {
   else action = KEYS[event.key];
   if (!action) return;
   event.preventDefault();
-  action();
+  run(action);
 });
 // Buttons never keep the keyboard focus, so Enter and Space always reach the page's keys.
 document.addEventListener("mousedown", event => { if (event.target.closest("button")) event.preventDefault(); });
-document.getElementById("prev").addEventListener("click", () => openQuery(S.index - 1));
-document.getElementById("next").addEventListener("click", () => openQuery(S.index + 1));
-document.getElementById("done").addEventListener("click", () => doneAndNext());
-document.getElementById("undo").addEventListener("click", () => undo());
+document.getElementById("prev").addEventListener("click", () => run(() => openQuery(S.index - 1)));
+document.getElementById("next").addEventListener("click", () => run(() => openQuery(S.index + 1)));
+document.getElementById("done").addEventListener("click", () => run(doneAndNext));
+document.getElementById("undo").addEventListener("click", () => run(undo));
 
 (async function init() {
   try {

@@ -18,9 +18,10 @@ function renderList() {
   const list = document.getElementById("items");
   list.replaceChildren(...B.shown.map((i, pos) => {
     const item = B.doc.items[i];
-    const n = item.groups ? item.groups.length + " groups" : (item.candidates || []).length + " cands";
+    const count = item.groups ? item.groups.length : item.candidates.length;
+    const n = count + (item.groups ? (count === 1 ? " group" : " groups") : " cands");
     return el("li", {class: pos === B.current ? "current" : "", dataset: {index: String(i)},
-      onclick: () => select(pos)}, [el("span", {}, [item.query]), el("span", {class: "n"}, [n])]);
+      onclick: () => select(pos)}, [el("span", {class: "q", title: item.query}, [item.query]), el("span", {class: "n"}, [n])]);
   }));
   document.getElementById("count").textContent = B.shown.length + " of " + B.doc.items.length + " queries";
   const cur = list.children[B.current];
@@ -61,7 +62,8 @@ function hypothesesNode(item) {
 function renderDetail() {
   const item = B.doc.items[B.shown[B.current]];
   document.getElementById("query").textContent = item ? item.query : "no query matches the filter";
-  document.getElementById("query-meta").textContent = item ? "· " + item.id + (item.stratum ? " · stratum " + item.stratum : "") : "";
+  const meta = item ? [item.id !== item.query ? item.id : "", item.stratum ? "stratum " + item.stratum : ""] : [];
+  document.getElementById("query-meta").textContent = meta.filter(Boolean).map(x => "· " + x).join(" ");
   const body = document.getElementById("body");
   if (!item) { body.replaceChildren(); return; }
   const parts = [...hypothesesNode(item)];
