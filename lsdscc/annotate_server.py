@@ -15,7 +15,8 @@ Routes (every answer to ``/api/...`` is JSON; every error is ``{"error": message
 - browse: ``GET /api/state`` (the whole document of :mod:`lsdscc.annotate_browse`).
 
 POST bodies must be JSON sent as ``application/json``: a browser cannot send that from
-another site without a CORS preflight, which this server never grants.
+another site without a CORS preflight, which this server never grants. On a loopback
+address, requests whose ``Host`` is not a loopback name get 403 (DNS rebinding).
 """
 
 from __future__ import annotations
@@ -70,8 +71,19 @@ class Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, value) -> None:
         self._send(status, json.dumps(value, ensure_ascii=False).encode("utf-8"), "application/json")
 
+    def _check_host(self) -> None:
+        """On a loopback address, answer only requests addressed to it: a page of another site
+        whose name was re-pointed at 127.0.0.1 (DNS rebinding) sends its own name."""
+        if self.server.server_address[0] not in ("127.0.0.1", "::1"):
+            return
+        host = (self.headers.get("Host") or "").strip().lower()
+        name = host[1:].split("]")[0] if host.startswith("[") else host.rsplit(":", 1)[0]
+        if name not in LOOPBACK:
+            raise RequestError(HTTPStatus.FORBIDDEN, f"unexpected Host header {host!r}: open the page at 127.0.0.1")
+
     def _handle(self, route) -> None:
         try:
+            self._check_host()
             route()
         except RequestError as exc:
             self._json(exc.status, {"error": str(exc)})

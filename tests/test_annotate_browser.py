@@ -136,6 +136,9 @@ def test_annotate_by_keyboard_then_import(page, tmp_path, served):
     page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('all 3 queries done')")
     assert page.inner_text("#progress-text") == "3 of 3 queries done"
     assert page.locator("#strip span.done").count() == 3
+    keys(page, "ArrowLeft")  # back to the previous query, its labels as saved
+    page.wait_for_function("() => document.querySelector('#query').textContent === 'favorite horror movie'")
+    assert labels_of(page) == [("1", "1"), ("1", "1"), ("1", "2")]
 
     counts = import_annotations(folder, [out], str(tmp_path / "public"))
     assert counts["queries"] == 2 and counts["queries_without_relevant"] == 1

@@ -215,6 +215,16 @@ def test_bad_requests_get_4xx_and_change_nothing(annotate, method, path, body, c
     assert open(out, "rb").read() == before  # all or nothing: the valid change of a bad batch is not applied
 
 
+def test_foreign_host_header_is_refused(annotate):
+    url, session, out = annotate
+    req = urllib.request.Request(url + "/api/state", headers={"Host": "evil.example:80"})
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(req, timeout=10)
+    assert caught.value.code == 403 and "unexpected Host header" in json.loads(caught.value.read())["error"]
+    req = urllib.request.Request(url + "/api/state", headers={"Host": "localhost:1"})
+    assert urllib.request.urlopen(req, timeout=10).status == 200
+
+
 def test_two_tabs_never_interleave(annotate, dataset, tmp_path):
     from lsdscc.annotation import import_annotations
 
