@@ -200,9 +200,19 @@ def url_of(server: ThreadingHTTPServer) -> str:
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def serve(app, host: str = "127.0.0.1", port: int = 0, verbose: bool = False, on_stop=None) -> int:
-    """Serve ``app`` until Ctrl-C (SIGINT); print the URL first. Returns 0 on a clean stop."""
+    """Serve ``app`` until Ctrl-C (SIGINT) or SIGTERM; print the URL first. Returns 0 on a
+    clean stop, after ``on_stop()``."""
+    import signal
+    import threading
+
     server = make_server(app, host, port, verbose)
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
     if host not in LOOPBACK:
         print(f"[annotate] warning: listening on {host}: anyone who can reach this address can read the data"
               + (" and change the labels" if app.page == "annotate" else ""), file=sys.stderr)
@@ -213,6 +223,8 @@ def serve(app, host: str = "127.0.0.1", port: int = 0, verbose: bool = False, on
         pass
     finally:
         server.server_close()
+        if main:
+            signal.signal(signal.SIGTERM, previous)
         if on_stop is not None:
             on_stop()
     return 0

@@ -47,7 +47,7 @@ def browser():
 @pytest.fixture()
 def page(browser):
     page = browser.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(30_000)
     yield page
     page.close()
 

@@ -252,7 +252,8 @@ def test_two_tabs_never_interleave(annotate, dataset, tmp_path):
     assert json.loads((tmp_path / "public" / "test.group.json").read_text()) == EXPECTED_PUBLIC
 
 
-def test_ctrl_c_stops_cleanly_and_the_csv_imports(dataset, tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_cleanly_and_the_csv_imports(dataset, tmp_path, signum):
     from lsdscc.annotation import import_annotations
 
     out = tmp_path / "carol.csv"
@@ -265,7 +266,7 @@ def test_ctrl_c_stops_cleanly_and_the_csv_imports(dataset, tmp_path):
         url = line.split()[1].rstrip("/")
         assert request(url + "/api/state")[1]["annotator"] == "Carol"
         assert request(url + "/api/label", "POST", changes(LABELS))[0] == 200
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         _, err = proc.communicate(timeout=20)
     finally:
         if proc.poll() is None:
