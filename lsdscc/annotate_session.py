@@ -9,7 +9,7 @@ Rules:
 
 - **resume**: when the CSV exists (written by an earlier session or by ``annotate export``)
   its ``relevant`` and ``group`` labels are loaded; its ``proposed_group`` column, when present,
-  is kept. Row ids must be those of ``test_candidates`` and reference texts unchanged
+  is kept; a column that ``annotate export`` does not write is an error (saving would drop it). Row ids must be those of ``test_candidates`` and reference texts unchanged
   (UserError naming ``file:line`` otherwise); rows the file lacks start unlabelled.
 - **labels**: ``relevant`` is ``"1"``, ``"0"`` or ``""`` (not labelled yet); a relevant row
   needs a group label (one word, as ``annotate import`` requires); the group of a row that is
@@ -82,6 +82,10 @@ def read_labels(path: str, rows: Mapping[str, Mapping]) -> dict:
             missing = [c for c in ("row_id", "relevant", "group") if c not in (reader.fieldnames or [])]
             if missing:
                 raise UserError(f"{where(path, 1)}: missing column(s) {', '.join(missing)}")
+            extra = [c for c in reader.fieldnames if c not in annotation.COLUMNS]
+            if extra:  # the page rewrites the file with COLUMNS: it would drop them
+                raise UserError(f"{where(path, 1)}: column(s) {', '.join(map(repr, extra))} are not among the columns "
+                                "of `annotate export`, and saving would drop them; move them to another file")
             for record in reader:
                 loc = where(path, reader.line_num)
                 rid = (record.get("row_id") or "").strip()

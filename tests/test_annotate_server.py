@@ -173,13 +173,15 @@ def test_resume_starts_at_first_unfinished_query(dataset, tmp_path):
         ("t3_qa#1,the dark knight for sure,1,", r"bad\.csv:2: row t3_qa#1: a relevant row needs a group"),
         ("t3_qa#1,the dark knight for sure,1,a;b", r"bad\.csv:2: row t3_qa#1: group 'a;b' must be one word"),
         ("t3_qa#2,the dark knight obviously,1,a\nt3_qa#2,the dark knight obviously,0,", r"bad\.csv:3: row t3_qa#2 given twice"),
+        ("t3_qa#1,the dark knight for sure,1,a,nice", r"bad\.csv:1: column\(s\) 'notes' are not among the columns"),
     ],
 )
 def test_resume_rejects_bad_files(dataset, tmp_path, line, message):
     from lsdscc.annotate_session import AnnotationSession
 
     bad = tmp_path / "bad.csv"
-    bad.write_text("row_id,reference,relevant,group\n" + line + "\n")
+    header = "row_id,reference,relevant,group" + (",notes" if line.endswith(",nice") else "")
+    bad.write_text(header + "\n" + line + "\n")
     before = bad.read_text()
     with pytest.raises(UserError, match=message):
         AnnotationSession.open(dataset, str(bad))
