@@ -114,6 +114,10 @@ class Handler(BaseHTTPRequestHandler):
         elif path.startswith("/static/") and path[len("/static/"):] in ASSETS:
             name = path[len("/static/"):]
             self._send(HTTPStatus.OK, asset(name), ASSETS[name])
+        elif path == "/favicon.ico":  # browsers ask for it; there is none
+            self.send_response(HTTPStatus.NO_CONTENT)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif path == "/api/state":
             self._json(HTTPStatus.OK, app.state())
         elif path.startswith("/api/query/") and app.page == "annotate":
