@@ -59,11 +59,15 @@ class Handler(BaseHTTPRequestHandler):
             sys.stderr.write("[annotate] " + (format % args) + "\n")
 
     def _send(self, status: int, body: bytes, content_type: str) -> None:
+        # after an error the request body may be unread: close rather than parse it as a request
+        self.close_connection = self.close_connection or status >= 400
         self.send_response(status)
         self.send_header("Content-Type", content_type + "; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -80,6 +84,11 @@ class Handler(BaseHTTPRequestHandler):
         name = host[1:].split("]")[0] if host.startswith("[") else host.rsplit(":", 1)[0]
         if name not in LOOPBACK:
             raise RequestError(HTTPStatus.FORBIDDEN, f"unexpected Host header {host!r}: open the page at 127.0.0.1")
+
+    def send_error(self, code, message=None, explain=None):
+        """http.server's own errors (a malformed request line, an unknown method) as JSON too."""
+        self.close_connection = True
+        self._json(code, {"error": message or HTTPStatus(code).phrase})
 
     def _handle(self, route) -> None:
         try:
@@ -104,7 +113,7 @@ class Handler(BaseHTTPRequestHandler):
     def _not_allowed(self):
         raise RequestError(HTTPStatus.METHOD_NOT_ALLOWED, f"{self.command} is not allowed on {self.path}")
 
-    do_PUT = do_DELETE = do_PATCH = lambda self: self._handle(self._not_allowed)  # noqa: E731
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = lambda self: self._handle(self._not_allowed)  # noqa: E731
 
     def _get(self) -> None:
         path = self.path.split("?", 1)[0]

@@ -202,6 +202,8 @@ def test_resume_rejects_bad_files(dataset, tmp_path, line, message):
         ("POST", "/api/label", changes({QA[1]: ("0", ""), "t3_qa#9": ("1", "a")}), "application/json", 400, "unknown row id"),
         ("GET", "/api/label", None, None, 405, "GET is not allowed"),
         ("DELETE", "/api/state", None, None, 405, "DELETE is not allowed"),
+        ("OPTIONS", "/api/label", None, None, 405, "OPTIONS is not allowed"),
+        ("BREW", "/api/label", None, None, 501, "Unsupported method"),
         ("POST", "/api/state", changes({QA[0]: ("1", "a")}), "application/json", 405, "POST is not allowed"),
         ("GET", "/api/query/3", None, None, 404, "no query 3"),
         ("GET", "/api/query/x", None, None, 400, "must be a number"),
@@ -215,6 +217,19 @@ def test_bad_requests_get_4xx_and_change_nothing(annotate, method, path, body, c
     got, answer = request(url + path, method, body, content_type)
     assert got == status and message in answer["error"]
     assert open(out, "rb").read() == before  # all or nothing: the valid change of a bad batch is not applied
+
+
+def test_an_error_closes_the_connection(annotate):
+    """A refused POST's unread body must not be taken for the next request on the connection."""
+    import http.client
+
+    url, session, out = annotate
+    conn = http.client.HTTPConnection(url.split("//")[1], timeout=10)
+    conn.request("POST", "/api/label", body=b'{"changes": []}GET / HTTP/1.1', headers={"Content-Type": "text/plain"})
+    resp = conn.getresponse()
+    assert resp.status == 415 and resp.getheader("Connection") == "close"
+    assert json.loads(resp.read())["error"].startswith("send the body as")
+    conn.close()
 
 
 def test_foreign_host_header_is_refused(annotate):
