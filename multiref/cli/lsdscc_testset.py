@@ -117,7 +117,9 @@ def _import(args) -> int:
 
 
 def register_annotate(parser: argparse.ArgumentParser) -> None:
-    """``multiref lsdscc annotate export|import``."""
+    """``multiref lsdscc annotate export|import|serve|browse``."""
+    from multiref.cli import lsdscc_annotate
+
     sub = group(parser)
     ex = sub.add_parser("export", help="write the candidates as a CSV (and JSON lines) for annotators",
                         description="Write one row per query-reference with empty `relevant` and `group` columns "
@@ -137,3 +139,4 @@ def register_annotate(parser: argparse.ArgumentParser) -> None:
     im.add_argument("--tie", choices=("relevant", "irrelevant"), default="irrelevant",
                     help="relevance when the annotators' votes tie (default: %(default)s)")
     im.set_defaults(func=_import)
+    lsdscc_annotate.register(sub)
