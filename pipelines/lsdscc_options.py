@@ -83,7 +83,7 @@ def __getattr__(name):
             def _add_argparse_args(cls, parser):
                 add_corpus_arguments(parser)
 
-        LsdsccCorpusOptions.__module__ = __name__
+        LsdsccCorpusOptions.__module__, LsdsccCorpusOptions.__qualname__ = __name__, name
         globals()[name] = LsdsccCorpusOptions
         return LsdsccCorpusOptions
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

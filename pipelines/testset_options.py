@@ -90,15 +90,15 @@ def __getattr__(name):
         from apache_beam.options.pipeline_options import PipelineOptions
 
         class TestsetOptions(PipelineOptions):
-        """The test-set stage's flags (and ``--dataset``) as Beam pipeline options."""
+            """The test-set stage's flags (and ``--dataset``) as Beam pipeline options."""
 
             @classmethod
             def _add_argparse_args(cls, parser):
                 add_once(parser, "--dataset", default=None, metavar="FOLDER",
-        help="corpus folder written by `multiref lsdscc build`")
+                         help="corpus folder written by `multiref lsdscc build`")
                 add_testset_arguments(parser)
 
-        TestsetOptions.__module__ = __name__
+        TestsetOptions.__module__, TestsetOptions.__qualname__ = __name__, name
         globals()[name] = TestsetOptions
         return TestsetOptions
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
