@@ -123,25 +123,6 @@ def run(argv=None, *, source=None, quiet: bool = False) -> dict:
     return run_parsed(options.view_as(LsdsccCorpusOptions), None, source=source, quiet=quiet, options=options)
 
 
-def _runner_does_not_execute(options) -> bool:
-    """True for runners that only build (``--dry_run``) or draw (RenderRunner) the graph."""
-    from apache_beam.options.pipeline_options import StandardOptions, TestOptions
-
-    runner = options.view_as(StandardOptions).runner
-    name = runner if isinstance(runner, str) else type(runner).__name__
-    return bool(options.view_as(TestOptions).dry_run) or "render" in str(name).lower()
-
-
-def _check_output_for_runner(options, folder: str) -> None:
-    from apache_beam.options.pipeline_options import StandardOptions
-
-    from multiref.errors import UserError
-
-    runner = str(options.view_as(StandardOptions).runner or "")
-    if "dataflow" in runner.lower() and "://" not in folder:
-        raise UserError(f"Dataflow workers cannot write to a local folder: give --output gs://BUCKET/..., got {folder}")
-
-
 def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=None) -> dict:
     """:func:`run` for flags already parsed (the ``multiref`` CLI's namespace, or the
     options view) and Beam's flags (``beam_args``, or ready ``options``)."""
@@ -150,15 +131,15 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     import apache_beam as beam
 
     from lsdscc import outputs, sources
-    from multiref.beam_utils import pipeline_options
+    from multiref.beam_utils import check_output_for_runner, pipeline_options, runner_does_not_execute
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
     folder = values.output
     inputs = [] if source is not None else sources.resolve_inputs(values.input or sources.default_inputs())
     config = config_from_values(values, resolve_num_shards(values.num_shards, inputs, source))
-    _check_output_for_runner(options, folder)
-    executes = not _runner_does_not_execute(options)
+    check_output_for_runner(options, folder)
+    executes = not runner_does_not_execute(options)
     if executes:
         outputs.prepare_folder(folder)
     _log(f"{len(inputs) or 'in-memory'} input file(s), subreddits {list(config.subreddits)}, output {folder}, "
