@@ -313,6 +313,26 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
     return counts
 
 
+def run_testset_stage(dataset_folder: str, args) -> dict:
+    """Run the test-set stage on a corpus folder; return its counts (also in the card)."""
+    from multiref.beam_utils import is_local
+    from multiref.errors import UserError
+    from pipelines.testset_options import configs_from_args
+
+    if "://" in dataset_folder:
+        raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
+        "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
+    retrieval, d2v, sampling = configs_from_args(args)
+    beam_args = list(getattr(args, "beam_args", None) or [])
+    if not is_local(beam_args):
+        print("[lsdscc testset] the test-set stage runs locally (the JVM and Doc2Vec run on this machine); "
+        "ignoring the remote runner options", file=sys.stderr)
+        beam_args = []
+    counts = run_stage(dataset_folder, retrieval, d2v, sampling, beam_args=beam_args)
+    counts.pop("beam_counters", None)
+    return counts
+
+
 def run(argv=None) -> dict:
     """Command-line entry point (``python -m pipelines.lsdscc_testset --dataset FOLDER``):
     the flags of :class:`pipelines.testset_options.TestsetOptions` plus Beam's.
@@ -320,7 +340,7 @@ def run(argv=None) -> dict:
     The stage reads its input from the dataset folder (tests write small folders with
     :mod:`multiref.hfdata`), so there is no in-memory ``source`` to inject."""
     from multiref.errors import UserError
-    from pipelines.testset_options import TestsetOptions, run_testset_stage
+    from pipelines.testset_options import TestsetOptions
 
     parser = argparse.ArgumentParser(prog="python -m pipelines.lsdscc_testset", description=__doc__.splitlines()[0])
     TestsetOptions._add_argparse_args(parser)

@@ -4,14 +4,13 @@
   ``multiref lsdscc build`` and ``multiref lsdscc testset`` commands call it on their parsers);
   :class:`TestsetOptions` is the same flags as Beam pipeline options, created on first use;
 - :func:`configs_from_args` turns parsed flags into the stage's frozen configs;
-- :func:`run_testset_stage` runs the stage (:mod:`pipelines.lsdscc_testset`) on a corpus
-  folder and returns its counts.
+- the stage itself, and its entry point ``run_testset_stage``, are in
+  :mod:`pipelines.lsdscc_testset`.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 
 from pipelines.lsdscc_options import add_once
 
@@ -62,27 +61,6 @@ def configs_from_args(args) -> tuple:
     sampling = SamplingConfig(per_stratum=args.per_stratum, bounds=tuple(args.strata_bounds),
                               references=args.references_per_query, seed=args.testset_seed, drop_short=args.drop_short)
     return retrieval, d2v, sampling
-
-
-def run_testset_stage(dataset_folder: str, args) -> dict:
-    """Run the test-set stage on a corpus folder; return its counts (also in the card)."""
-    from multiref.beam_utils import is_local
-    from multiref.errors import UserError
-
-    from pipelines.lsdscc_testset import run_stage
-
-    if "://" in dataset_folder:
-        raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
-        "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
-    retrieval, d2v, sampling = configs_from_args(args)
-    beam_args = list(getattr(args, "beam_args", None) or [])
-    if not is_local(beam_args):
-        print("[lsdscc testset] the test-set stage runs locally (the JVM and Doc2Vec run on this machine); "
-        "ignoring the remote runner options", file=sys.stderr)
-        beam_args = []
-    counts = run_stage(dataset_folder, retrieval, d2v, sampling, beam_args=beam_args)
-    counts.pop("beam_counters", None)
-    return counts
 
 
 def __getattr__(name):

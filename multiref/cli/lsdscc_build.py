@@ -73,7 +73,7 @@ def handle(args) -> int:
         print(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl", file=sys.stderr)
     if args.skip_testset:
         return 0
-    from pipelines.testset_options import run_testset_stage
+    from pipelines.lsdscc_testset import run_testset_stage
 
     print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
     counts = run_testset_stage(args.output, args)

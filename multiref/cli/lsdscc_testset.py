@@ -3,8 +3,8 @@
 Only the standard library at module level: the stage (Beam, the JVM, gensim) is imported by
 the handlers.
 
-- the options and the stage's entry point live with the pipeline, in
-  :mod:`pipelines.testset_options` (``add_testset_arguments``, ``run_testset_stage``);
+- the options live with the pipeline, in :mod:`pipelines.testset_options`
+  (``add_testset_arguments``), and so does the stage (``pipelines.lsdscc_testset.run_testset_stage``);
 - :func:`register_testset` and :func:`register_annotate` add the subcommands.
 """
 
@@ -15,7 +15,14 @@ import json
 import sys
 
 from multiref.cli import group
-from pipelines.testset_options import add_testset_arguments, configs_from_args, run_testset_stage  # noqa: F401
+from pipelines.testset_options import add_testset_arguments, configs_from_args  # noqa: F401  (re-exported)
+
+
+def run_testset_stage(dataset_folder: str, args) -> dict:
+    """:func:`pipelines.lsdscc_testset.run_testset_stage` (imported here, when used: it needs Beam)."""
+    from pipelines.lsdscc_testset import run_testset_stage as run_stage
+
+    return run_stage(dataset_folder, args)
 
 
 def _testset(args) -> int:
