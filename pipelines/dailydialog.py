@@ -258,15 +258,15 @@ def build(args, beam_args=(), *, source=None, options=None) -> dict:
     inputs = source.get("inputs", {"dailydialog": "injected records"})
     log("inputs: " + ", ".join(f"{k} = {v}" for k, v in sorted(inputs.items()) if v))
     configs = [MULTIREF, DDPP] + ([CORRUPTED] if options.corruptions else [])
-    os.makedirs(folder, exist_ok=True)
-    _clean(folder, [MULTIREF, DDPP, CORRUPTED])
-    if not options.corruptions:
-        _forget_config(folder, CORRUPTED)
-
     import apache_beam as beam
 
     from multiref.beam_utils import counters, runner_does_not_execute
 
+    if not runner_does_not_execute(beam_options):  # a dry run or a drawing writes nothing
+        os.makedirs(folder, exist_ok=True)
+        _clean(folder, [MULTIREF, DDPP, CORRUPTED])
+        if not options.corruptions:
+            _forget_config(folder, CORRUPTED)
     log("running the Beam pipeline")
     p = beam.Pipeline(options=beam_options)
     build_pipeline(p, source, options, folder)
