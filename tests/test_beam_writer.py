@@ -5,7 +5,7 @@ import os
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.parquet as pq
-from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from multiref import hfdata
@@ -16,7 +16,7 @@ SCHEMA = pa.schema([("id", pa.string()), ("n", pa.int64())])
 
 
 def _write(folder, rows, num_shards, splits=(("c", "train"), ("c", "test")), flags=()):
-    with TestPipeline(options=pipeline_options(list(flags))) as p:
+    with BeamTestPipeline(options=pipeline_options(list(flags))) as p:
         out = (p | beam.Create([("c", s, key, r) for s, key, r in rows])
                | WriteShards(str(folder), {"c": SCHEMA}, splits, num_shards))
         summaries = out | beam.Map(tuple)
@@ -67,7 +67,7 @@ def test_summaries_and_counts_as_data(tmp_path):
                 self.count("even")
             yield n
 
-    with TestPipeline(options=pipeline_options([])) as p:
+    with BeamTestPipeline(options=pipeline_options([])) as p:
         out = p | beam.Create(range(10)) | beam.ParDo(CountEven()).with_outputs("counts", main="numbers")
         assert_that(out.counts | beam.CombineGlobally(SumCounts()), equal_to([{"even": 5}]))
     summaries = [ShardSummary("c", "train", 0, 3, None), ShardSummary("c", "train", 1, 2, None),

@@ -3,7 +3,7 @@ with TestPipeline and assert_that, in the style of Beam's examples."""
 
 import apache_beam as beam
 import pytest
-from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from lsdscc.config import CorpusConfig
@@ -17,7 +17,7 @@ CONFIG = CorpusConfig(max_query_tokens=8, max_response_tokens=5, min_turns=3, ra
 
 
 def _pipeline():
-    return TestPipeline(options=pipeline_options([]))
+    return BeamTestPipeline(options=pipeline_options([]))
 
 
 def _total(counts):
