@@ -11,12 +11,11 @@ from __future__ import annotations
 import io
 import os
 import shutil
-from typing import Any, Iterable, Mapping
+from typing import Mapping
 
 CONFIGS = ("single_turn", "multi_turn")
 SPLITS = ("train", "validation")
 WORK = "_work"  # an older build's spill folder, removed by prepare_folder
-NAMESPACE = "lsdscc"
 
 
 def schema(config: str):
@@ -72,31 +71,6 @@ def read_bytes(path: str) -> bytes:
             return fh.read()
     with open(path, "rb") as fh:
         return fh.read()
-
-
-def list_files(folder: str) -> list:
-    """Paths of the files directly inside ``folder`` (local or gs://...), sorted; [] if none."""
-    if is_remote(folder):
-        from apache_beam.io.filesystems import FileSystems
-
-        pattern = folder.rstrip("/") + "/*"
-        return sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return []
-    return sorted(os.path.join(folder, n) for n in names if os.path.isfile(os.path.join(folder, n)))
-
-
-def parquet_bytes(rows: Iterable[Mapping[str, Any]], config: str) -> bytes:
-    """One parquet file's bytes for corpus config ``config``; identical rows give identical bytes."""
-    from multiref.hfdata import parquet_bytes as rows_to_parquet
-
-    return rows_to_parquet(rows, schema(config))
-
-
-def shard_name(config: str, split: str, index: int, num_shards: int) -> str:
-    return f"{config}/{split}-{index:05d}-of-{num_shards:05d}.parquet"
 
 
 def prepare_folder(folder: str) -> None:

@@ -72,14 +72,6 @@ def prepare_thread(thread_id: str, posts: Iterable[Post], config: CorpusConfig) 
     return clean_thread(resolved, config), counts
 
 
-def node_token_counts(nodes: Iterable[Node]) -> Counter:
-    """Token counts of a thread's texts (each post counted once), for the vocabulary pass."""
-    counts: Counter = Counter()
-    for node in nodes:
-        counts.update(node.text.split())
-    return counts
-
-
 def _hash_fraction(key: str, salt: str) -> float:
     digest = hashlib.sha1(f"{salt}:{key}".encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") / 2**64

@@ -52,12 +52,6 @@ def write_file(path: str, data: bytes) -> None:
     FileSystems.rename([tmp], [path])
 
 
-def read_file(path: str) -> bytes:
-    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as fh:
-        return fh.read()
-
-
-# ------------------------------------------------------------------------------ counting
 class CountingDoFn(beam.DoFn):
     """A DoFn that counts with ``self.count(name, n)``; the bundle's tally leaves on the
     ``counts`` output (a dict) when the bundle finishes, and goes to Beam counters in
@@ -184,12 +178,3 @@ class WriteShards(beam.PTransform):
             | "WriteShard" >> beam.ParDo(_WriteShard(self.folder, self.schemas, self.num_shards, self.sort_key,
                                                      self.finish, self.summarize))
         )
-
-
-def split_rows(summaries: Sequence[ShardSummary]) -> dict:
-    """``{config: {split: rows}}`` from the shard summaries."""
-    out: dict = {}
-    for s in summaries:
-        out.setdefault(s.config, {}).setdefault(s.split, 0)
-        out[s.config][s.split] += s.rows
-    return {c: dict(sorted(v.items())) for c, v in sorted(out.items())}
