@@ -228,7 +228,7 @@ def add_response_numbers(rows: list) -> list:
 def duplicate_losers(entries: Iterable[tuple]) -> tuple[list, set]:
     """Exact-duplicate resolution for the rows that share one content digest.
 
-    ``entries``: ``(kind, id, ...)`` tuples (extra fields, e.g. the row's bucket, ride along).
+    ``entries``: ``(kind, id, ...)`` tuples (extra fields, e.g. the row itself, ride along).
     Every ``(kind, id)`` but the smallest loses. Returns ``(sorted entries, losing (kind, id)
     pairs)``; ``len(entries) - 1`` rows are dropped as duplicates.
     """
