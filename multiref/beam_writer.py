@@ -47,9 +47,7 @@ def write_file(path: str, data: bytes) -> None:
     tmp = FileSystems.join(folder, f".tmp-{uuid.uuid4().hex}-{name}")
     with FileSystems.create(tmp, compression_type=CompressionTypes.UNCOMPRESSED) as fh:
         fh.write(data)
-    if FileSystems.exists(path):
-        FileSystems.delete([path])
-    FileSystems.rename([tmp], [path])
+    FileSystems.rename([tmp], [path])  # replaces an existing file (os.rename locally; copy + delete on GCS)
 
 
 class CountingDoFn(beam.DoFn):
