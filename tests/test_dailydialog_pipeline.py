@@ -244,3 +244,16 @@ def test_empty_splits_are_left_out_of_the_card(tmp_path, capsys):
     assert meta["configs"]["dailydialog_pp"]["splits"] == {"train": 9}
     assert "dailydialog_pp/validation has no rows" in capsys.readouterr().err
     assert datasets.load_dataset(out, "dailydialog_pp")["train"].num_rows == 9
+
+
+def test_same_bytes_on_the_portable_runner(built, tmp_path):
+    # The shared writer (multiref.beam_writer) makes the folder independent of the runner.
+    folder, _ = built
+    other = str(tmp_path / "portable")
+    run(ARGS + ["--output", other, "--corruptions", "reverse", "drop_stopwords", "--runner", "PortableRunner",
+                "--job_endpoint", "embed", "--environment_type", "LOOPBACK"])
+    files = sorted(os.path.relpath(os.path.join(d, f), folder) for d, _, fs in os.walk(folder) for f in fs)
+    assert files == sorted(os.path.relpath(os.path.join(d, f), other) for d, _, fs in os.walk(other) for f in fs)
+    for rel in files:
+        with open(os.path.join(folder, rel), "rb") as a, open(os.path.join(other, rel), "rb") as b:
+            assert a.read() == b.read(), rel
