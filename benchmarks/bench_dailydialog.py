@@ -37,7 +37,7 @@ def baseline(argv: list[str]) -> dict:
     ``{config: {split: rows}}`` (rows are built in memory, not written)."""
     import argparse
 
-    from multiref.cli.dailydialog import add_build_arguments
+    from pipelines.dailydialog_options import add_build_arguments
     from dailydialog_pp.contexts import (cluster_duplicates, ddpp_contexts, multiref_contexts, multiref_matches,
                                          near_duplicate_block, pick_released)
     from dailydialog_pp.negatives import build_pool, pool_entries, sample_negatives

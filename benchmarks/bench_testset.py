@@ -296,13 +296,14 @@ def search_baseline(folder: str, args) -> dict:
 
 
 def testset_cli_configs(args):
-    from multiref.cli import lsdscc_testset as testset_cli
+    from pipelines import testset_options as testset_cli
 
     return testset_cli.configs_from_args(args)
 
 
 def main(argv=None) -> int:
-    from multiref.cli import lsdscc_testset as testset_cli
+    from pipelines import testset_options as testset_cli
+    from pipelines.lsdscc_testset import run_testset_stage
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=1_000_000)
@@ -319,7 +320,7 @@ def main(argv=None) -> int:
     sizes = generate(folder, args.pairs)
     generate_seconds = time.perf_counter() - start
     print(f"generated {sizes} in {generate_seconds:.1f}s -> {folder}", file=sys.stderr)
-    counts = testset_cli.run_testset_stage(folder, args)
+    counts = run_testset_stage(folder, args)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB -> MB (Linux)
     retrieval, d2v, sampling = testset_cli.configs_from_args(args)
     report = {

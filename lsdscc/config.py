@@ -46,10 +46,9 @@ class CorpusConfig:
     - ``min_turns``: multi-turn conversations need at least this many turns (root included).
     - ``drop_deleted_later``: drop comments whose ``_meta.was_deleted_later`` is true.
     - ``bots`` / ``bot_pattern``: authors dropped as bots.
-    - ``num_shards``: parquet files per split (does not change the rows); also the number of
-      thread buckets the pipeline works through one at a time. The pipeline resolves its
-      ``--num-shards auto`` from the input size before building this config, so the card
-      records the number used.
+    - ``num_shards``: parquet files per split (does not change the rows; a hash of the thread
+      id picks a row's file). The pipeline resolves its ``--num-shards auto`` from the input
+      size before building this config, so the card records the number used.
     """
 
     subreddits: tuple = ("movies",)

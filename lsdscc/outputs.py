@@ -1,9 +1,9 @@
-"""Writing the LSDSCC corpus folder: parquet schemas, shards, dead letters, stats, plots, card.
+"""Writing the LSDSCC corpus folder: parquet schemas, stats, plots, card. Columns follow CONTRACTS.md.
 
-The Beam pipeline writes parquet shards and small JSON summaries under ``FOLDER/_work``;
-:func:`finalize` (run once on the driver after the pipeline) turns those and the Beam
-counters into ``stats.json``, the PNG plots, the README dataset card (via
-:func:`multiref.hfdata.add_config`) and removes ``_work``. Columns follow CONTRACTS.md.
+The Beam pipeline writes the parquet shards, ``rejected/rejected.jsonl`` and ``stats.json``
+(:func:`build_stats`, from counts the pipeline computed as data, so it is the same on every
+runner); the driver then draws the plots (:func:`plot_all`) and writes the dataset card
+(:func:`write_cards`) from ``stats.json``.
 """
 
 from __future__ import annotations
@@ -11,12 +11,11 @@ from __future__ import annotations
 import io
 import os
 import shutil
-from typing import Any, Iterable, Mapping
+from typing import Mapping
 
 CONFIGS = ("single_turn", "multi_turn")
 SPLITS = ("train", "validation")
-WORK = "_work"
-NAMESPACE = "lsdscc"
+WORK = "_work"  # an older build's spill folder, removed by prepare_folder
 
 
 def schema(config: str):
@@ -74,31 +73,6 @@ def read_bytes(path: str) -> bytes:
         return fh.read()
 
 
-def list_files(folder: str) -> list:
-    """Paths of the files directly inside ``folder`` (local or gs://...), sorted; [] if none."""
-    if is_remote(folder):
-        from apache_beam.io.filesystems import FileSystems
-
-        pattern = folder.rstrip("/") + "/*"
-        return sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return []
-    return sorted(os.path.join(folder, n) for n in names if os.path.isfile(os.path.join(folder, n)))
-
-
-def parquet_bytes(rows: Iterable[Mapping[str, Any]], config: str) -> bytes:
-    """One parquet file's bytes for corpus config ``config``; identical rows give identical bytes."""
-    from multiref.hfdata import parquet_bytes as rows_to_parquet
-
-    return rows_to_parquet(rows, schema(config))
-
-
-def shard_name(config: str, split: str, index: int, num_shards: int) -> str:
-    return f"{config}/{split}-{index:05d}-of-{num_shards:05d}.parquet"
-
-
 def prepare_folder(folder: str) -> None:
     """Remove what an earlier run wrote (so the folder holds this run only); check it is writable.
 
@@ -123,6 +97,64 @@ def prepare_folder(folder: str) -> None:
         os.remove(probe)
     except OSError as exc:
         raise UserError(f"cannot write to output folder {folder}: {exc.strerror or exc}") from None
+
+
+def build_stats(options: Mapping, input_names, counts: Mapping, vocabulary: Mapping, lengths: Mapping,
+                shards) -> dict:
+    """The ``stats.json`` report from what the pipeline computed.
+
+    ``options``: ``CorpusConfig.as_options()``; ``counts``: the summed tallies; ``vocabulary``:
+    :func:`lsdscc.vocab.vocabulary_summary` (or {} for an empty corpus); ``lengths``:
+    ``{"query": {len: n}, "response": {len: n}}``; ``shards``: the writer's shard summaries
+    ``(config, split, shard, rows, response-number histogram)``. The ``kept-*`` counts and
+    the split sizes come from the shards.
+    """
+    splits = {c: {s: 0 for s in SPLITS} for c in CONFIGS}
+    rpq: dict = {}
+    counts = dict(counts)
+    for config, split, _, rows, extra in shards:
+        splits[config][split] += rows
+        for k, v in (extra or {}).items():
+            rpq[int(k)] = rpq.get(int(k), 0) + v
+    for config in CONFIGS:
+        for split in SPLITS:
+            if any(s[0] == config and s[1] == split for s in shards):
+                counts[f"kept-{config.replace('_', '-')}-{split}"] = splits[config][split]
+    noise = dict(vocabulary.get("noise", {"vocabulary_types": 0, "vocabulary_tokens": 0}))
+    for key in ("over_long", "non_ascii"):
+        for suffix in ("types", "tokens", "type_share", "token_share"):
+            noise.setdefault(f"{key}_{suffix}", 0)
+    q_hist, r_hist = lengths.get("query", {}), lengths.get("response", {})
+    return {
+        "options": dict(options),
+        "inputs": list(input_names),
+        "counts": dict(sorted(counts.items())),
+        "splits": splits,
+        "vocabulary_noise": noise,
+        "vocabulary": {k: v for k, v in vocabulary.items() if k != "noise"},
+        "lengths": {
+            "query_histogram": {str(k): v for k, v in sorted(q_hist.items(), key=lambda kv: int(kv[0]))},
+            "response_histogram": {str(k): v for k, v in sorted(r_hist.items(), key=lambda kv: int(kv[0]))},
+            "query_coverage_at_limit": coverage(q_hist, options["max_query_tokens"]),
+            "response_coverage_at_limit": coverage(r_hist, options["max_response_tokens"]),
+        },
+        "responses_per_query": {
+            "histogram": {str(k): v for k, v in sorted(rpq.items())},
+            "queries": sum(rpq.values()),
+            "strata": {
+                "lt3": sum(v for k, v in rpq.items() if k < 3),
+                "3to5": sum(v for k, v in rpq.items() if 3 <= k <= 5),
+                "gt5": sum(v for k, v in rpq.items() if k > 5),
+            },
+        },
+        "survival": [{"stage": s, "remaining": n} for s, n in survival(counts)],
+    }
+
+
+def stats_json(stats: Mapping) -> bytes:
+    import json
+
+    return (json.dumps(stats, indent=2, sort_keys=True) + "\n").encode("utf-8")
 
 
 def _histogram_items(hist: Mapping) -> list:
@@ -229,3 +261,85 @@ def plot_all(folder: str, stats: dict) -> list[str]:
     fig.tight_layout()
     save(fig, "survival.png")
     return paths
+
+
+DESCRIPTIONS = {
+    "single_turn": "Single-turn (query, response) pairs: query = the parent post (a submission's title and "
+    "body for top-level comments), response = the reply; cleaned, tokenized, lowercased text "
+    "(ALGORITHMS.md section 1). `response_number` = responses of the query in the corpus.",
+    "multi_turn": "Root-to-leaf conversations of at least {min_turns} turns: the submission, then "
+    "each comment down to a leaf; cleaned like `single_turn`.",
+}
+
+
+def card_splits(stats: Mapping, config: str) -> tuple[dict, list]:
+    """The splits of ``config`` the card lists, and the empty ones it leaves out (an empty
+    split would make ``datasets.load_dataset`` fail: "corresponds to no data")."""
+    splits, empty = {}, []
+    for split, n in stats["splits"][config].items():
+        if split == "validation" and stats["options"]["validation_fraction"] == 0:
+            continue
+        if n:
+            splits[split] = n
+        else:
+            empty.append(split)
+    return splits, empty
+
+
+def write_cards(folder: str, stats: Mapping, warn=print) -> list:
+    """The README dataset card and ``dataset_meta.json`` of the corpus configs, from
+    ``stats.json``'s values. Empty splits (and configs with no rows) are left out of the
+    card, each with a warning through ``warn``; returns the warnings."""
+    from multiref import hfdata
+
+    local = folder
+    if is_remote(folder):
+        import tempfile
+
+        local = tempfile.mkdtemp(prefix="lsdscc-card-")
+    options, counts = stats["options"], stats["counts"]
+    shared = {k: v for k, v in counts.items() if not k.startswith(("kept-", "multi-turn"))}
+    sections = {"Statistics": _statistics_section(stats), "Privacy": (
+        "No usernames are kept (authors are read only to drop bots); deleted and removed posts are "
+        "dropped. Provenance: thread id, comment ids and creation times.")}
+    warnings = []
+    for name in CONFIGS:
+        splits, empty = card_splits(stats, name)
+        for split in empty:
+            warnings.append(f"{name}/{split} has no rows; it is left out of the dataset card")
+        if not splits:
+            continue
+        prefix = ("kept-" + name.replace("_", "-"), "multi-turn" if name == "multi_turn" else "~")
+        own = {k: v for k, v in counts.items() if k.startswith(prefix)}
+        info = hfdata.ConfigInfo(
+            name=name, description=DESCRIPTIONS[name].format(min_turns=options["min_turns"]), splits=splits,
+            features=schema(name), options=options, counts=dict(sorted({**shared, **own}.items())),
+            data_files={s: f"{name}/{s}-*.parquet" for s in splits})
+        hfdata.add_config(local, info, title="LSDSCC: r/movies conversations",
+                          summary="A large-scale domain-specific conversational corpus built from r/movies threads "
+                          "(Xu et al. 2018), rebuilt with multiref-dialog.", sections=sections)
+    for message in warnings:
+        warn(f"warning: {message}")
+    if local != folder:
+        for name in ("README.md", "dataset_meta.json"):
+            if os.path.exists(os.path.join(local, name)):
+                with open(os.path.join(local, name), "rb") as fh:
+                    write_bytes(join(folder, name), fh.read())
+    return warnings
+
+
+def _statistics_section(stats: Mapping) -> str:
+    options, vocab, noise = stats["options"], stats["vocabulary"], stats["vocabulary_noise"]
+    lengths, strata = stats["lengths"], stats["responses_per_query"]["strata"]
+    return "\n".join([
+        f"- raw vocabulary: {noise.get('vocabulary_types', 0):,} words; over-long "
+        f"(> {options['long_word_length']} chars): {noise.get('over_long_types', 0):,}; "
+        f"non-ASCII: {noise.get('non_ascii_types', 0):,}",
+        f"- words split into frequent words: {vocab.get('split_words', 0):,}; vocabulary after "
+        f"splitting: {vocab.get('vocabulary_after_splitting', 0):,}; kept: {vocab.get('vocabulary_kept', 0):,}",
+        f"- length coverage before pruning: queries <= {options['max_query_tokens']} tokens "
+        f"{100 * lengths['query_coverage_at_limit']:.2f}%, responses <= {options['max_response_tokens']} "
+        f"{100 * lengths['response_coverage_at_limit']:.2f}%",
+        f"- queries by response number: { {k: strata[k] for k in ('lt3', '3to5', 'gt5')} }",
+        "- plots: `plots/*.png`; full numbers: `stats.json`; rejected records: `rejected/rejected.jsonl`",
+    ])

@@ -3,12 +3,13 @@
 A thread is a submission (``t3_``) and its comments (``t1_``), rebuilt from the records that
 share a ``link_id``. Pure functions over :class:`lsdscc.records.Post` and token tuples:
 
-- :func:`prepare_thread` resolves repeated ids, cleans and tokenizes every text once
-  (steps 1-4), and returns the thread's nodes.
-- :func:`thread_examples` applies the vocabulary (steps 5-6), then makes one pair per comment
-  whose parent is present (query = parent, the submission's title + body for a top-level
-  comment; response = the comment) and one conversation per root-to-leaf chain, and prunes
-  them by length (step 7). Every example that is not kept is reported with its reason.
+- :func:`resolve_thread` keeps one record per fullname; :func:`clean_thread` cleans and
+  tokenizes every text once (steps 1-4) into the thread's nodes (:func:`prepare_thread`: both).
+- :func:`apply_vocabulary` applies the vocabulary (steps 5-6); :func:`thread_pairs` makes one
+  pair per comment whose parent is present (query = parent, the submission's title + body for
+  a top-level comment; response = the comment) and :func:`thread_conversations` one
+  conversation per root-to-leaf chain, both pruned by length (step 7)
+  (:func:`thread_examples`: all three). Every example not kept is reported with its reason.
 - :func:`split_of` / :func:`shard_of` hash the thread id, so reruns agree.
 """
 
@@ -34,38 +35,41 @@ class Node(NamedTuple):
     text: str
 
 
-def prepare_thread(thread_id: str, posts: Iterable[Post], config: CorpusConfig) -> tuple[tuple, Counter]:
-    """Nodes of one thread, sorted by id, each text cleaned and tokenized once.
+def resolve_thread(thread_id: str, posts: Iterable[Post]) -> tuple[tuple, Counter]:
+    """The posts of one thread (the records sharing a ``link_id``), one per fullname, sorted by id.
 
     A fullname seen twice keeps the copy with the latest ``created_utc`` then the longest
-    text (dumps can repeat a record); each extra copy counts as ``dropped-duplicate-id``.
-    Returns ``(nodes, counts)``.
+    text (dumps can repeat a record); each extra copy counts as ``dropped-duplicate-id``; a
+    thread whose submission is missing counts as ``threads-without-submission``. The result
+    does not depend on the order of ``posts``. Returns ``(posts, counts)``.
     """
     counts: Counter = Counter()
     chosen: dict[str, Post] = {}
-    for post in posts:
+    for post in sorted(posts):
         old = chosen.get(post.id)
         if old is not None:
             counts["dropped-duplicate-id"] += 1
             if (post.created_utc, len(post.text), post.text) <= (old.created_utc, len(old.text), old.text):
                 continue
         chosen[post.id] = post
-    nodes = []
-    for post_id in sorted(chosen):
-        post = chosen[post_id]
-        text = " ".join(clean_and_tokenize(post.text, config.tokenizer, config.lowercase))
-        nodes.append(Node(post.id, post.parent_id, post.created_utc, text))
     if thread_id not in chosen:
         counts["threads-without-submission"] += 1
-    return tuple(nodes), counts
+    return tuple(chosen[i] for i in sorted(chosen)), counts
 
 
-def node_token_counts(nodes: Iterable[Node]) -> Counter:
-    """Token counts of a thread's texts (each post counted once), for the vocabulary pass."""
-    counts: Counter = Counter()
-    for node in nodes:
-        counts.update(node.text.split())
-    return counts
+def clean_thread(posts: Iterable[Post], config: CorpusConfig) -> tuple:
+    """Steps 1-4 and tokenization of every post of a thread, once: one :class:`Node` per post."""
+    return tuple(
+        Node(post.id, post.parent_id, post.created_utc,
+             " ".join(clean_and_tokenize(post.text, config.tokenizer, config.lowercase)))
+        for post in posts
+    )
+
+
+def prepare_thread(thread_id: str, posts: Iterable[Post], config: CorpusConfig) -> tuple[tuple, Counter]:
+    """:func:`resolve_thread` then :func:`clean_thread`: ``(nodes sorted by id, counts)``."""
+    resolved, counts = resolve_thread(thread_id, posts)
+    return clean_thread(resolved, config), counts
 
 
 def _hash_fraction(key: str, salt: str) -> float:
@@ -80,34 +84,41 @@ def split_of(thread_id: str, validation_fraction: float) -> str:
 
 def shard_of(thread_id: str, num_shards: int) -> int:
     """The parquet shard of a thread's rows (a hash of the id, so every query's responses share one)."""
-    return int(_hash_fraction(thread_id, "shard") * num_shards) if num_shards > 1 else 0
+    from multiref.hfdata import shard_index
+
+    return shard_index(thread_id, num_shards)
+
+
+def apply_vocabulary(nodes: Iterable[Node], vocabulary) -> tuple:
+    """Steps 5-6 on a thread's nodes: rare run-together words split, non-ASCII tokens dropped,
+    words outside the kept vocabulary replaced by ``<unk>`` (:meth:`lsdscc.vocab.Vocabulary.apply`)."""
+    return tuple(node._replace(text=" ".join(vocabulary.apply(node.text.split()))) for node in nodes)
 
 
 def thread_examples(thread_id: str, nodes: tuple, vocabulary, config: CorpusConfig) -> Iterator[tuple]:
-    """Pairs and conversations of one thread after steps 5-7.
+    """Pairs and conversations of one thread after steps 5-7 (:func:`apply_vocabulary`, then
+    :func:`thread_pairs` and :func:`thread_conversations`)."""
+    nodes = apply_vocabulary(nodes, vocabulary)
+    yield from thread_pairs(thread_id, nodes, config)
+    yield from thread_conversations(thread_id, nodes, config)
 
-    Yields ``("single_turn", row)``, ``("multi_turn", row)``, ``("drop", counter_name)``, and
-    ``("lengths", (query_len, response_len))`` for every pair before length pruning.
+
+def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[tuple]:
+    """Single-turn pairs of one thread whose texts are final (after :func:`apply_vocabulary`).
+
+    One pair per comment whose parent is present (query = parent, response = the comment),
+    pruned by length (step 7). Yields ``("single_turn", row)``, ``("drop", counter_name)``,
+    and ``("lengths", (query_len, response_len))`` for every pair before length pruning.
     Rows follow the CONTRACTS.md columns (``response_number`` is added when writing).
     """
-    text: dict[str, str] = {}
-    length: dict[str, int] = {}
-    by_id: dict[str, Node] = {}
-    for node in nodes:
-        tokens = vocabulary.apply(node.text.split())
-        text[node.id] = " ".join(tokens)
-        length[node.id] = len(tokens)
-        by_id[node.id] = node
-    children: dict[str, list] = {}
-    for node in nodes:
-        if node.parent_id:
-            children.setdefault(node.parent_id, []).append(node.id)
+    text = {node.id: node.text for node in nodes}
+    length = {node.id: len(node.text.split()) for node in nodes}
     max_q, max_r = config.max_query_tokens, config.max_response_tokens
     for node in nodes:
         if not node.parent_id:
             continue
         parent = node.parent_id
-        if parent not in by_id:
+        if parent not in text:
             yield ("drop", "dropped-missing-parent")
             continue
         q_len, r_len = length[parent], length[node.id]
@@ -131,6 +142,18 @@ def thread_examples(thread_id: str, nodes: tuple, vocabulary, config: CorpusConf
                     "created_utc": node.created_utc,
                 },
             )
+
+
+def thread_conversations(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[tuple]:
+    """Root-to-leaf conversations of one thread whose texts are final; yields
+    ``("multi_turn", row)`` and ``("drop", counter_name)``."""
+    text = {node.id: node.text for node in nodes}
+    length = {node.id: len(node.text.split()) for node in nodes}
+    by_id = {node.id: node for node in nodes}
+    children: dict[str, list] = {}
+    for node in nodes:
+        if node.parent_id:
+            children.setdefault(node.parent_id, []).append(node.id)
     yield from _conversations(thread_id, nodes, by_id, children, text, length, config)
 
 
@@ -173,17 +196,29 @@ def _conversations(thread_id, nodes, by_id, children, text, length, config) -> I
         )
 
 
-def dedup_key(kind: str, row: dict) -> bytes:
-    """The exact-duplicate key of a row (a digest of query and response, or of all turns)."""
+#: Column order of the rows the pipeline carries as tuples (``response_number`` comes last, at writing).
+SINGLE_FIELDS = ("id", "thread_id", "query_id", "response_id", "query", "response", "created_utc")
+MULTI_FIELDS = ("id", "thread_id", "comment_ids", "turns", "created_utc")
+
+
+def dedup_key(kind: str, row) -> bytes:
+    """The exact-duplicate key of a row (a digest of query and response, or of all turns);
+    ``row``: a dict, or a tuple in ``SINGLE_FIELDS`` / ``MULTI_FIELDS`` order."""
+    if isinstance(row, tuple):
+        row = dict(zip(SINGLE_FIELDS if kind == "single_turn" else MULTI_FIELDS, row))
     content = row["query"] + "\n" + row["response"] if kind == "single_turn" else "\n".join(row["turns"])
     return hashlib.sha1(f"{kind}\n{content}".encode("utf-8")).digest()
 
 
-def add_response_numbers(rows: list[dict]) -> list[dict]:
+def add_response_numbers(rows: list) -> list:
     """Set ``response_number`` (how many kept responses share the row's query_id); sort by id.
 
-    Rows of one query always share a shard (shards hash the thread id), so this is exact.
+    ``rows``: dicts, or tuples in ``SINGLE_FIELDS`` order (the number is appended). Rows of
+    one query always share a shard (shards hash the thread id), so this is exact.
     """
+    if rows and isinstance(rows[0], tuple):
+        per_query = Counter(r[2] for r in rows)
+        return sorted((r + (per_query[r[2]],) for r in rows), key=lambda r: r[0])
     per_query = Counter(r["query_id"] for r in rows)
     out = [dict(r, response_number=per_query[r["query_id"]]) for r in rows]
     out.sort(key=lambda r: r["id"])
@@ -193,7 +228,7 @@ def add_response_numbers(rows: list[dict]) -> list[dict]:
 def duplicate_losers(entries: Iterable[tuple]) -> tuple[list, set]:
     """Exact-duplicate resolution for the rows that share one content digest.
 
-    ``entries``: ``(kind, id, ...)`` tuples (extra fields, e.g. the row's bucket, ride along).
+    ``entries``: ``(kind, id, ...)`` tuples (extra fields, e.g. the row itself, ride along).
     Every ``(kind, id)`` but the smallest loses. Returns ``(sorted entries, losing (kind, id)
     pairs)``; ``len(entries) - 1`` rows are dropped as duplicates.
     """

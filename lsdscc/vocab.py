@@ -145,3 +145,19 @@ def noise_composition(raw_counts: Mapping[str, int], long_word_length: int) -> d
         out[f"{name}_type_share"] = round(t / types, 6) if types else 0.0
         out[f"{name}_token_share"] = round(n / tokens, 6) if tokens else 0.0
     return out
+
+
+def vocabulary_summary(raw_counts: Mapping[str, int], vocabulary: Vocabulary, long_word_length: int) -> dict:
+    """What the stats report says about steps 5-6: the raw vocabulary's noise, the words split
+    (with the 20 most frequent as examples), the vocabulary after splitting and kept."""
+    kept_tokens = sum(c for w, c in vocabulary.counts.items() if w in vocabulary.kept)
+    all_tokens = sum(vocabulary.counts.values())
+    examples = sorted(vocabulary.splits.items(), key=lambda kv: (-raw_counts[kv[0]], kv[0]))[:20]
+    return {
+        "noise": noise_composition(raw_counts, long_word_length),
+        "split_words": len(vocabulary.splits),
+        "split_examples": {word: list(pieces) for word, pieces in examples},
+        "vocabulary_after_splitting": len(vocabulary.counts),
+        "vocabulary_kept": len(vocabulary.kept),
+        "token_coverage_of_kept_vocabulary": round(kept_tokens / all_tokens, 6) if all_tokens else 0.0,
+    }

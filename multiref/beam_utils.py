@@ -69,3 +69,26 @@ def counters(result) -> dict:
         value = c.committed if c.committed is not None else c.attempted
         out[key] = out.get(key, 0) + (value or 0)
     return dict(sorted(out.items()))
+
+
+def runner_does_not_execute(options) -> bool:
+    """True for runners that only build (``--dry_run``) or draw (RenderRunner) the graph:
+    nothing is written, so there is nothing to finish after ``run()``."""
+    from apache_beam.options.pipeline_options import StandardOptions, TestOptions
+
+    runner = options.view_as(StandardOptions).runner
+    name = runner if isinstance(runner, str) else type(runner).__name__
+    return bool(options.view_as(TestOptions).dry_run) or "render" in str(name).lower()
+
+
+def check_output_for_runner(options, folder: str) -> None:
+    """Every runner that runs on this machine (local, multi-process, portable with LOOPBACK)
+    writes local folders; Dataflow's workers need ``gs://``. Raises UserError otherwise."""
+    from apache_beam.options.pipeline_options import StandardOptions
+
+    from multiref.errors import UserError
+
+    runner = options.view_as(StandardOptions).runner
+    name = runner if isinstance(runner, str) else type(runner).__name__
+    if "dataflow" in str(name or "").lower() and "://" not in folder:
+        raise UserError(f"Dataflow workers cannot write to a local folder: give --output gs://BUCKET/..., got {folder}")

@@ -54,19 +54,42 @@ def shard_path(folder: str, config: str, split: str, index: int = 0, num_shards:
     return os.path.join(folder, config, f"{split}-{index:05d}-of-{num_shards:05d}.parquet")
 
 
+def shard_index(key: str, num_shards: int) -> int:
+    """The shard of an example with stable key ``key``: a sha1 of the key (never Python's
+    ``hash``, which changes between processes), so every runner and rerun agrees."""
+    import hashlib
+
+    if num_shards <= 1:
+        return 0
+    digest = hashlib.sha1(f"shard:{key}".encode("utf-8")).digest()
+    return int(int.from_bytes(digest[:8], "big") / 2**64 * num_shards)
+
+
 def rows_table(rows: Iterable[Mapping[str, Any]], schema):
-    """A pyarrow Table of ``rows`` (dicts keyed by the schema's field names; missing keys -> null)."""
+    """A pyarrow Table of ``rows``: dicts keyed by the schema's field names (missing keys ->
+    null), or tuples holding the fields in the schema's order."""
     import pyarrow as pa
 
     rows = list(rows)
+    if rows and isinstance(rows[0], tuple):
+        columns = list(zip(*rows)) if rows else [()] * len(schema)
+        return pa.Table.from_arrays([pa.array(list(c), type=f.type) for c, f in zip(columns, schema)], schema=schema)
     return pa.Table.from_pydict({f.name: [r.get(f.name) for r in rows] for f in schema}, schema=schema)
 
 
 def write_table(table, where) -> None:
     """Write a pyarrow Table as parquet to a path or a binary file object, with the one set of
-    writer options every dataset of this project uses (identical tables give identical bytes)."""
+    writer options every dataset of this project uses (identical tables give identical bytes).
+
+    An empty table is written as its schema with no row group: a 0-row row group makes
+    ``datasets.load_dataset`` fail (``ArrowInvalid: BatchSize must be greater than 0``).
+    """
     import pyarrow.parquet as pq
 
+    if table.num_rows == 0:
+        writer = pq.ParquetWriter(where, table.schema, compression="snappy", write_statistics=True)
+        writer.close()
+        return
     pq.write_table(table, where, compression="snappy", write_statistics=True)
 
 

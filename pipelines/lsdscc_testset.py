@@ -37,17 +37,14 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 from typing import Mapping, Sequence
-
-import apache_beam as beam
 
 from lsdscc import testset as ts
 from lsdscc.doc2vec import Doc2VecConfig
 from lsdscc.retrieval import RetrievalConfig
+from pipelines.lsdscc_leaks import classify_leaks  # noqa: F401  (tests reach it here too)
 
-NAMESPACE = "lsdscc_testset"
 CARD_SECTION = """\
 Built by the test-set stage (ALGORITHMS.md section 2): every query of `single_turn` indexed
 with Lucene; for each sampled query the most similar queries (TF-IDF by default), re-ranked
@@ -65,127 +62,6 @@ CORPUS_CONFIGS = ("single_turn", "multi_turn")
 
 def _progress(message: str) -> None:
     print(f"[lsdscc testset] {message}", file=sys.stderr, flush=True)
-
-
-# ---------------------------------------------------------------- Beam transforms
-
-
-def _read_row_group(path: str, row_group: int, columns: Sequence[str]):
-    import pyarrow.parquet as pq
-
-    return pq.ParquetFile(path).read_row_group(row_group, columns=list(columns))
-
-
-class ClassifyLeaksFn(beam.DoFn):
-    """(split, file_index, path, row_group) of single_turn -> (split, file_index, row_group,
-    [[row_offset, reason], ...] of the removed rows); their pair ids go to output "removed"."""
-
-    def __init__(self, used: Mapping):
-        self._used = used
-        self._counters = {r: beam.metrics.Metrics.counter(NAMESPACE, f"removed-{r}") for r in ts.LEAK_REASONS}
-        self._kept = beam.metrics.Metrics.counter(NAMESPACE, "kept-single_turn")
-
-    def process(self, element):
-        split, file_index, path, row_group = element
-        part = _read_row_group(path, row_group, ["id", "query_id", "query"])
-        reasons = ts.leak_reasons_batch(part.column("id"), part.column("query_id"), part.column("query"), self._used)
-        removed = [[i, r] for i, r in enumerate(reasons) if r is not None]
-        for _, reason in removed:
-            self._counters[reason].inc()
-        self._kept.inc(len(reasons) - len(removed))
-        yield split, file_index, row_group, removed
-        if removed:
-            ids = part.column("id")
-            yield beam.pvalue.TaggedOutput("removed", [ids[i].as_py() for i, _ in removed])
-
-
-class ConversationLeaksFn(beam.DoFn):
-    """(split, file_index, path, row_group) of multi_turn -> (split, file_index, row_group,
-    [row_offset, ...] of the conversations that leak)."""
-
-    def __init__(self, test_query_ids: set):
-        self._test_query_ids = test_query_ids
-        self._dropped = beam.metrics.Metrics.counter(NAMESPACE, "removed-test_conversation")
-        self._kept = beam.metrics.Metrics.counter(NAMESPACE, "kept-multi_turn")
-
-    def process(self, element, removed_lists):
-        split, file_index, path, row_group = element
-        removed = set()
-        for ids in removed_lists:
-            removed.update(ids)
-        chains = _read_row_group(path, row_group, ["comment_ids"]).column("comment_ids").to_pylist()
-        leaking = [i for i, c in enumerate(chains) if ts.conversation_leaks(c, removed, self._test_query_ids)]
-        self._dropped.inc(len(leaking))
-        self._kept.inc(len(chains) - len(leaking))
-        yield split, file_index, row_group, leaking
-
-
-def _row_groups(files: Mapping) -> list:
-    """``(split, file_index, path, row_group)`` work items: small, so the graph stays small."""
-    import pyarrow.parquet as pq
-
-    return [(split, i, path, g) for split, paths in sorted(files.items()) for i, path in enumerate(paths)
-            for g in range(pq.ParquetFile(path).num_row_groups)]
-
-
-def _offsets(files: Mapping) -> dict:
-    """``{(split, file_index, row_group): first row}`` in the concatenation of a split's files."""
-    import pyarrow.parquet as pq
-
-    out = {}
-    for split, paths in files.items():
-        start = 0
-        for i, path in enumerate(paths):
-            meta = pq.ParquetFile(path).metadata
-            for g in range(meta.num_row_groups):
-                out[(split, i, g)] = start
-                start += meta.row_group(g).num_rows
-    return out
-
-
-def classify_leaks(single: Mapping, multi: Mapping, used: Mapping, beam_args: Sequence[str] = ()) -> tuple:
-    """Run the leak-removal pipeline over parquet files: ``{split: [paths]}`` of single_turn
-    and multi_turn. Each DoFn reads its own row group (ALGORITHMS.md section 2 step 5).
-
-    Returns ``(single_reasons, multi_leaks, counters)``: per split, ``{row: reason}`` of the
-    removed single-turn rows and the set of leaking conversation rows (row numbers in the
-    concatenation of the split's files, in order), and the Beam counters.
-    """
-    from multiref.beam_utils import counters, pipeline_options
-
-    with tempfile.TemporaryDirectory(prefix="lsdscc-testset-") as tmp:
-        pipeline = beam.Pipeline(options=pipeline_options(list(beam_args)))
-        classified = (
-            pipeline
-            | "SingleTurnRowGroups" >> beam.Create(_row_groups(single))
-            | "ClassifyLeaks" >> beam.ParDo(ClassifyLeaksFn(used)).with_outputs("removed", main="reasons")
-        )
-        conversations = (
-            pipeline
-            | "MultiTurnRowGroups" >> beam.Create(_row_groups(multi))
-            | "DropLeakedConversations" >> beam.ParDo(
-                ConversationLeaksFn(set(used["query_ids"])), beam.pvalue.AsList(classified.removed))
-        )
-        for label, pcoll in (("single", classified.reasons), ("multi", conversations)):
-            (pcoll | f"Json{label}" >> beam.Map(json.dumps)
-             | f"Write{label}" >> beam.io.WriteToText(os.path.join(tmp, label), shard_name_template=""))
-        result = pipeline.run()
-        result.wait_until_finish()
-        found = {}
-        for label, files in (("single", single), ("multi", multi)):
-            offsets = _offsets(files)
-            marks: dict = {split: {} for split in files}
-            with open(os.path.join(tmp, label), encoding="utf-8") as fh:
-                for line in fh:
-                    split, file_index, row_group, rows = json.loads(line)
-                    first = offsets[(split, file_index, row_group)]
-                    for row in rows:
-                        if label == "single":
-                            marks[split][first + row[0]] = row[1]
-                        else:
-                            marks[split][first + row] = True
-            found[label] = marks
-        return found["single"], found["multi"], counters(result)
 
 
 # ---------------------------------------------------------------- corpus snapshot
@@ -437,19 +313,42 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
     return counts
 
 
+def run_testset_stage(dataset_folder: str, args) -> dict:
+    """Run the test-set stage on a corpus folder; return its counts (also in the card)."""
+    from multiref.beam_utils import is_local
+    from multiref.errors import UserError
+    from pipelines.testset_options import configs_from_args
+
+    if "://" in dataset_folder:
+        raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
+        "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
+    retrieval, d2v, sampling = configs_from_args(args)
+    beam_args = list(getattr(args, "beam_args", None) or [])
+    if not is_local(beam_args):
+        print("[lsdscc testset] the test-set stage runs locally (the JVM and Doc2Vec run on this machine); "
+        "ignoring the remote runner options", file=sys.stderr)
+        beam_args = []
+    counts = run_stage(dataset_folder, retrieval, d2v, sampling, beam_args=beam_args)
+    counts.pop("beam_counters", None)
+    return counts
+
+
 def run(argv=None) -> dict:
-    """Command-line entry point (``python -m pipelines.lsdscc_testset --dataset FOLDER``).
+    """Command-line entry point (``python -m pipelines.lsdscc_testset --dataset FOLDER``):
+    the flags of :class:`pipelines.testset_options.TestsetOptions` plus Beam's.
 
     The stage reads its input from the dataset folder (tests write small folders with
     :mod:`multiref.hfdata`), so there is no in-memory ``source`` to inject."""
-    from multiref.cli import lsdscc_testset as testset_cli
+    from multiref.errors import UserError
+    from pipelines.testset_options import TestsetOptions
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dataset", required=True, help="corpus folder written by `multiref lsdscc build`")
-    testset_cli.add_testset_arguments(parser)
+    parser = argparse.ArgumentParser(prog="python -m pipelines.lsdscc_testset", description=__doc__.splitlines()[0])
+    TestsetOptions._add_argparse_args(parser)
     args, beam_args = parser.parse_known_args(argv)
+    if not args.dataset:
+        raise UserError("--dataset FOLDER is required (a corpus folder written by `multiref lsdscc build`)")
     args.beam_args = beam_args
-    return testset_cli.run_testset_stage(args.dataset, args)
+    return run_testset_stage(args.dataset, args)
 
 
 if __name__ == "__main__":

@@ -213,7 +213,7 @@ def test_thin_transform_with_test_pipeline():
     from apache_beam.testing.util import assert_that, equal_to
 
     from multiref.beam_utils import pipeline_options
-    from pipelines.dailydialog import _parse_dialogue
+    from pipelines.dailydialog_transforms import _parse_dialogue
 
     raw = [RawLine("m", 1, "A . __eou__ B . __eou__", "dailydialog", ("test", 0, "1 1", "0 0")),
            RawLine("m", 2, "A . __eou__ B . __eou__", "dailydialog", ("test", 1, "1", "0 0"))]
@@ -232,3 +232,28 @@ def test_rerun_without_corruptions_removes_the_corrupted_config(tmp_path):
     assert "dailydialog_pp_corrupted" not in json.load(open(os.path.join(out, "dataset_meta.json")))["configs"]
     assert not os.listdir(os.path.join(out, "dailydialog_pp_corrupted"))
     assert "dailydialog_pp_corrupted" not in open(os.path.join(out, "README.md")).read()
+
+
+def test_empty_splits_are_left_out_of_the_card(tmp_path, capsys):
+    import datasets
+
+    out = str(tmp_path / "o")
+    stats = run(ARGS + ["--output", out, "--split-fractions", "1", "0", "0"])
+    assert stats["configs"]["dailydialog_pp"]["validation"] == 0 and stats["configs"]["dailydialog_pp"]["train"] == 9
+    meta = json.load(open(os.path.join(out, "dataset_meta.json")))
+    assert meta["configs"]["dailydialog_pp"]["splits"] == {"train": 9}
+    assert "dailydialog_pp/validation has no rows" in capsys.readouterr().err
+    assert datasets.load_dataset(out, "dailydialog_pp")["train"].num_rows == 9
+
+
+def test_same_bytes_on_the_portable_runner(built, tmp_path):
+    # The shared writer (multiref.beam_writer) makes the folder independent of the runner.
+    folder, _ = built
+    other = str(tmp_path / "portable")
+    run(ARGS + ["--output", other, "--corruptions", "reverse", "drop_stopwords", "--runner", "PortableRunner",
+                "--job_endpoint", "embed", "--environment_type", "LOOPBACK"])
+    files = sorted(os.path.relpath(os.path.join(d, f), folder) for d, _, fs in os.walk(folder) for f in fs)
+    assert files == sorted(os.path.relpath(os.path.join(d, f), other) for d, _, fs in os.walk(other) for f in fs)
+    for rel in files:
+        with open(os.path.join(folder, rel), "rb") as a, open(os.path.join(other, rel), "rb") as b:
+            assert a.read() == b.read(), rel

@@ -205,32 +205,6 @@ def test_cli_build_prints_counts(capsys, tmp_path):
     assert "[lsdscc] running the Beam pipeline" in out.err
 
 
-def test_transforms_with_test_pipeline():
-    # Thin-PTransform check in the Beam examples' style: normalize + deduplicate.
-    import apache_beam as beam
-    from apache_beam.testing.util import assert_that, equal_to
-
-    from lsdscc.config import CorpusConfig
-    from multiref.beam_utils import pipeline_options
-    from pipelines.lsdscc_corpus import _make_dofns
-
-    ReadAndNormalize = _make_dofns()["ReadAndNormalize"]
-    records = [
-        ("mem", 1, {"id": "a", "body": "hi", "author": "x", "parent_id": "t3_s", "link_id": "t3_s",
-                    "subreddit": "movies", "created_utc": "5"}),
-        ("mem", 2, {"id": "b", "body": "[deleted]", "author": "x", "parent_id": "t3_s", "link_id": "t3_s",
-                    "subreddit": "movies", "created_utc": 6}),
-        ("mem", 3, {"id": "c", "body": 7, "parent_id": "t3_s", "link_id": "t3_s", "subreddit": "movies",
-                    "created_utc": 6}),
-    ]
-    with beam.Pipeline(options=pipeline_options([])) as p:
-        out = p | "In" >> beam.Create(records) | beam.ParDo(ReadAndNormalize(CorpusConfig())).with_outputs(
-            "rejected", main="posts")
-        assert_that(out.posts, equal_to([("t3_s", ("t1", "t1_a", "t3_s", "t3_s", 5, "hi"))]), label="posts")
-        assert_that(out.rejected | beam.Map(lambda r: (r["reason"], r["line"])), equal_to([("wrong-type", 3)]),
-                    label="rejected")
-
-
 def test_duplicate_losers():
     from lsdscc.threads import duplicate_losers
 
@@ -264,28 +238,102 @@ def test_buckets_give_the_same_rows(sample_build, tmp_path):
     assert not (three / "_work").exists()
 
 
-def test_auto_bucket_count(tmp_path):
+def test_auto_shard_count(tmp_path, capsys):
     from lsdscc.sources import default_inputs
     from multiref.errors import UserError
-    from pipelines.lsdscc_corpus import estimated_input_bytes, resolve_num_shards
+    from pipelines.lsdscc_options import estimated_input_bytes, resolve_num_shards
 
     plain = tmp_path / "RC_x.jsonl"
-    plain.write_bytes(b"x" * 3_000_000)
+    plain.write_bytes(b"x" * 30_000_000)
     packed = tmp_path / "RC_y.zst"
-    packed.write_bytes(b"x" * 1_000_000)
-    assert estimated_input_bytes([str(plain), str(packed)]) == 9_000_000  # .zst counts 6x
-    assert resolve_num_shards("auto", [str(plain), str(packed)], 1) == 9  # ceil(9e6 / 2**20)
-    assert resolve_num_shards("auto", [str(plain)], 64) == 1
-    assert resolve_num_shards("5", [str(plain)], 1) == 5
-    assert resolve_num_shards("auto", default_inputs(), 32) == 1  # the bundled sample: one shard
+    packed.write_bytes(b"x" * 10_000_000)
+    assert estimated_input_bytes([str(plain), str(packed)]) == 90_000_000  # .zst counts 6x
+    assert resolve_num_shards("auto", [str(plain), str(packed)]) == 3  # ceil(9e7 / 32 MiB)
+    assert resolve_num_shards("auto", [str(plain)]) == 1
+    assert resolve_num_shards("5", [str(plain)]) == 5
+    assert resolve_num_shards("auto", default_inputs()) == 1  # the bundled sample: one shard
     with pytest.raises(UserError, match="--num-shards must be 'auto' or a positive integer"):
-        resolve_num_shards("0", [], 1)
+        resolve_num_shards("0", [])
 
 
-def test_spill_encoding_round_trips_any_text():
-    # A lone surrogate (a "\ud83d" escape in a dump) is valid for json.loads but refused by
-    # orjson; spill files must carry it unchanged (the vocabulary later drops non-ASCII).
-    from pipelines.lsdscc_corpus import _decode, _encode
+def test_bucket_mb_is_accepted_with_a_note(tmp_path, capsys):
+    import argparse
 
-    for value in (["t1", "t1_a", "t3_s", "t3_s", 5, "a\ud83d b"], ["x", ["é", "ß"], 7]):
-        assert _decode(_encode(value)) == value
+    from pipelines import lsdscc_options
+
+    lsdscc_options._Deprecated.noted = False
+    parser = argparse.ArgumentParser()
+    lsdscc_options.add_corpus_arguments(parser)
+    args = parser.parse_args(["--bucket-mb", "16", "--num-shards", "2"])
+    assert args.num_shards == "2"
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("note: --bucket-mb is deprecated")
+    assert "--bucket-mb" not in parser.format_help()
+
+
+def test_same_bytes_on_every_local_runner(sample_build, tmp_path):
+    # The deterministic writer (multiref.beam_writer) and counts computed as data: the folder
+    # is byte-identical on the default runner, two worker processes, and Beam's portable runner
+    # (the path Flink, Spark and Dataflow Runner v2 take), with a local --output.
+    folder, _ = sample_build
+    runners = {
+        "multi": ["--direct_running_mode", "multi_processing", "--direct_num_workers", "2"],
+        "portable": ["--runner", "PortableRunner", "--job_endpoint", "embed", "--environment_type", "LOOPBACK"],
+    }
+    for name, flags in runners.items():
+        out = tmp_path / name
+        run(["--output", str(out)] + flags, quiet=True)
+        assert _digest(out) == _digest(folder), name
+
+
+def test_render_runner_draws_every_step(tmp_path):
+    from pipelines.lsdscc_corpus import STEPS
+
+    graph = tmp_path / "graph.dot"
+    summary = run(["--output", str(tmp_path / "o"), "--runner", "apache_beam.runners.render.RenderRunner",
+                   "--render_output", str(graph)], quiet=True)
+    assert summary["dry_run"] is True and not (tmp_path / "o").exists()  # nothing ran, nothing written
+    dot = graph.read_text()
+    for step in STEPS + ("CountWords", "SegmentAndTruncate", "GroupByLinkId", "KeepSmallestId", "GroupByShard"):
+        assert re.search(rf'label="?{step}"?[,\]\s]', dot), step
+
+
+def test_dataflow_needs_a_remote_output(tmp_path):
+    from multiref.errors import UserError
+
+    with pytest.raises(UserError, match="Dataflow workers cannot write to a local folder"):
+        run(["--output", str(tmp_path / "o"), "--runner", "DataflowRunner", "--dry_run=True", "--project=p",
+             "--region=us-central1", "--temp_location=gs://my-bucket/tmp"], quiet=True)
+
+
+def _loads(folder, config):
+    import datasets
+
+    return datasets.load_dataset(str(folder), config)
+
+
+@pytest.mark.parametrize("threads, shards", [(0, "1"), (1, "8")])
+def test_every_written_split_loads(tmp_path, threads, shards, capsys):
+    # An empty input, a tiny one with more shards than rows, a small one: every split the card
+    # lists loads with datasets.load_dataset; an empty split is left out of the card, with a warning.
+    submissions, comments = generate(threads, seed=3, hard_cases=False) if threads else ([], [])
+    out = tmp_path / "o"
+    summary = run(["--output", str(out), "--num-shards", shards, "--validation-fraction", "0.3"],
+                  source=submissions + comments, quiet=True)
+    meta = json.loads((out / "dataset_meta.json").read_text()) if (out / "dataset_meta.json").exists() else {}
+    listed = {c: e["splits"] for c, e in meta.get("configs", {}).items()}
+    err = capsys.readouterr().err
+    for config, splits in summary["splits"].items():
+        for split, n in splits.items():
+            files = sorted(os.listdir(out / config))
+            assert len([f for f in files if f.startswith(split + "-")]) == (8 if shards == "8" else 1)
+            assert sum(pq.read_metadata(out / config / f).num_rows for f in files if f.startswith(split)) == n
+            if n:
+                assert listed[config][split] == n and _loads(out, config)[split].num_rows == n
+            else:
+                assert split not in listed.get(config, {}) and f"{config}/{split} has no rows" in err
+    if threads == 0:
+        assert summary["counts"].get("records-read", 0) == 0 and not listed
+        assert (out / "stats.json").exists() and (out / "rejected" / "rejected.jsonl").read_bytes() == b""
+    else:
+        assert sum(summary["splits"]["single_turn"].values()) > 0

@@ -22,11 +22,11 @@ import sys
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add the build options and the test-set stage's."""
-    from multiref.cli.lsdscc_testset import add_testset_arguments
-    from pipelines.lsdscc_corpus import build_arg_parser
+    from pipelines.lsdscc_options import add_corpus_arguments
+    from pipelines.testset_options import add_testset_arguments
 
     parser.epilog = "Any other --flag is passed to Apache Beam (e.g. --runner DataflowRunner --project P ...)."
-    build_arg_parser(parser)
+    add_corpus_arguments(parser)
     parser.add_argument("--skip-testset", action="store_true", help="build only the corpus, not the test set")
     add_testset_arguments(parser)
     parser.add_argument("beam_args", nargs="*", metavar="-- BEAM_ARGS",
@@ -73,7 +73,7 @@ def handle(args) -> int:
         print(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl", file=sys.stderr)
     if args.skip_testset:
         return 0
-    from multiref.cli.lsdscc_testset import run_testset_stage
+    from pipelines.lsdscc_testset import run_testset_stage
 
     print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
     counts = run_testset_stage(args.output, args)

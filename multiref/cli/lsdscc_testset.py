@@ -3,9 +3,8 @@
 Only the standard library at module level: the stage (Beam, the JVM, gensim) is imported by
 the handlers.
 
-- :func:`add_testset_arguments` adds the retrieval / Doc2Vec / sampling options (used by
-  both ``build`` and ``testset``);
-- :func:`run_testset_stage` runs the stage on a corpus folder and returns its counts;
+- the options live with the pipeline, in :mod:`pipelines.testset_options`
+  (``add_testset_arguments``), and so does the stage (``pipelines.lsdscc_testset.run_testset_stage``);
 - :func:`register_testset` and :func:`register_annotate` add the subcommands.
 """
 
@@ -16,74 +15,14 @@ import json
 import sys
 
 from multiref.cli import group
-
-
-def add_testset_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the test-set options (each recorded in the ``test_candidates`` card)."""
-    g = parser.add_argument_group("test set (ALGORITHMS.md section 2)")
-    g.add_argument("--similarity", choices=("tfidf", "bm25"), default="tfidf",
-                   help="Lucene similarity for finding similar queries: tfidf = ClassicSimilarity, the paper's (default: %(default)s)")
-    g.add_argument("--bm25-k1", type=float, default=1.2, help="BM25 k1, with --similarity bm25 (default: %(default)s)")
-    g.add_argument("--bm25-b", type=float, default=0.75, help="BM25 b, with --similarity bm25 (default: %(default)s)")
-    g.add_argument("--retrieval-depth", type=int, default=100, help="similar queries retrieved per query (default: %(default)s)")
-    g.add_argument("--lucene-analyzer", choices=("english", "plain", "whitespace"), default="english",
-                   help="english: Porter stemming + stop words (Anserini's default); plain: neither; "
-                        "whitespace: split on spaces (default: %(default)s)")
-    g.add_argument("--lucene-threads", type=int, default=2, help="threads for Lucene indexing (default: %(default)s)")
-    g.add_argument("--jvm-heap", default="2g", help="maximum JVM heap, e.g. 2g or 512m (default: %(default)s)")
-    g.add_argument("--doc2vec-vector-size", type=int, default=100, help="(default: %(default)s)")
-    g.add_argument("--doc2vec-epochs", type=int, default=10, help="(default: %(default)s)")
-    g.add_argument("--doc2vec-window", type=int, default=5, help="(default: %(default)s)")
-    g.add_argument("--doc2vec-min-count", type=int, default=2, help="(default: %(default)s)")
-    g.add_argument("--doc2vec-dm", type=int, choices=(0, 1), default=1, help="1: PV-DM, 0: PV-DBOW (default: %(default)s)")
-    g.add_argument("--doc2vec-workers", type=int, default=1,
-                   help="training threads; 1 is reproducible, more is faster but not bit-reproducible (default: %(default)s)")
-    g.add_argument("--doc2vec-threshold", type=float, default=0.9,
-                   help="keep similar queries with Doc2Vec cosine >= this (default: %(default)s)")
-    g.add_argument("--per-stratum", type=int, default=100, help="queries sampled per response-number stratum (default: %(default)s)")
-    g.add_argument("--strata-bounds", type=int, nargs=2, metavar=("LOW", "HIGH"), default=[3, 5],
-                   help="strata: fewer than LOW, LOW to HIGH, more than HIGH responses (default: 3 5)")
-    g.add_argument("--references-per-query", type=int, default=15, help="candidate references per query (default: %(default)s)")
-    g.add_argument("--testset-seed", type=int, default=1, help="seed of the sampling and of Doc2Vec (default: %(default)s)")
-    g.add_argument("--drop-short", action="store_true",
-                   help="drop queries that cannot reach --references-per-query candidates (default: keep and count them)")
-
-
-def configs_from_args(args) -> tuple:
-    """``(RetrievalConfig, Doc2VecConfig, SamplingConfig)`` from parsed arguments."""
-    from lsdscc.doc2vec import Doc2VecConfig
-    from lsdscc.retrieval import RetrievalConfig
-    from lsdscc.testset import SamplingConfig
-
-    retrieval = RetrievalConfig(similarity=args.similarity, k1=args.bm25_k1, b=args.bm25_b, depth=args.retrieval_depth,
-                                analyzer=args.lucene_analyzer, threads=args.lucene_threads, heap=args.jvm_heap)
-    d2v = Doc2VecConfig(vector_size=args.doc2vec_vector_size, epochs=args.doc2vec_epochs, window=args.doc2vec_window,
-                        min_count=args.doc2vec_min_count, workers=args.doc2vec_workers, dm=args.doc2vec_dm,
-                        seed=args.testset_seed, threshold=args.doc2vec_threshold)
-    sampling = SamplingConfig(per_stratum=args.per_stratum, bounds=tuple(args.strata_bounds),
-                              references=args.references_per_query, seed=args.testset_seed, drop_short=args.drop_short)
-    return retrieval, d2v, sampling
+from pipelines.testset_options import add_testset_arguments, configs_from_args  # noqa: F401  (re-exported)
 
 
 def run_testset_stage(dataset_folder: str, args) -> dict:
-    """Run the test-set stage on a corpus folder; return its counts (also in the card)."""
-    from multiref.beam_utils import is_local
-    from multiref.errors import UserError
+    """:func:`pipelines.lsdscc_testset.run_testset_stage` (imported here, when used: it needs Beam)."""
+    from pipelines.lsdscc_testset import run_testset_stage as run_stage
 
-    from pipelines.lsdscc_testset import run_stage
-
-    if "://" in dataset_folder:
-        raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
-                        "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
-    retrieval, d2v, sampling = configs_from_args(args)
-    beam_args = list(getattr(args, "beam_args", None) or [])
-    if not is_local(beam_args):
-        print("[lsdscc testset] the test-set stage runs locally (the JVM and Doc2Vec run on this machine); "
-              "ignoring the remote runner options", file=sys.stderr)
-        beam_args = []
-    counts = run_stage(dataset_folder, retrieval, d2v, sampling, beam_args=beam_args)
-    counts.pop("beam_counters", None)
-    return counts
+    return run_stage(dataset_folder, args)
 
 
 def _testset(args) -> int:

@@ -1,0 +1,178 @@
+"""Deterministic dataset writing and counting for every Beam job of this project.
+
+Modelled on TensorFlow Datasets' Beam writer: each example carries a stable key; a sha1 of
+the key picks its shard (:func:`multiref.hfdata.shard_index`); a ``GroupByKey`` on
+``(config, split, shard)`` gathers a shard; the shard's rows are sorted and written as one
+parquet file (:func:`multiref.hfdata.parquet_bytes`, the project's writer settings) through
+``apache_beam.io.filesystems.FileSystems`` under a temporary name, then renamed. So the
+files are byte-identical whatever the runner (local, multi-process, portable, Dataflow) and
+however the work was split into bundles. Every expected shard is written, an empty one as a
+valid empty table (schema, no row group).
+
+Counts travel as data, not as Beam metrics: a :class:`CountingDoFn` tallies per bundle and
+emits the tally on its ``counts`` output; :class:`SumCounts` adds the tallies up. The result
+is the same on every runner (metrics are best-effort on some). The tallies also go to Beam
+counters, for a runner's monitoring page.
+
+- :class:`WriteShards`: ``(config, split, shard_key, row)`` -> parquet shards; outputs one
+  :class:`ShardSummary` per shard.
+- :func:`write_file`: one whole file through FileSystems, temporary name then rename.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from typing import Callable, Mapping, NamedTuple, Sequence
+
+import apache_beam as beam
+from apache_beam.io.filesystems import CompressionTypes, FileSystems
+from apache_beam.transforms.window import GlobalWindows
+
+from multiref import hfdata
+
+COUNTS = "counts"
+
+
+def join(folder: str, *parts: str) -> str:
+    """A path under ``folder``, local or remote (``gs://...``)."""
+    return FileSystems.join(folder, *parts) if parts else folder
+
+
+def write_file(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` (local or remote) under a temporary name beside it, then
+    rename: a reader never sees a half-written file. The temporary name starts with a dot so
+    no ``<split>-*.parquet`` pattern matches it."""
+    folder, name = FileSystems.split(path)
+    tmp = FileSystems.join(folder, f".tmp-{uuid.uuid4().hex}-{name}")
+    with FileSystems.create(tmp, compression_type=CompressionTypes.UNCOMPRESSED) as fh:
+        fh.write(data)
+    FileSystems.rename([tmp], [path])  # replaces an existing file (os.rename locally; copy + delete on GCS)
+
+
+class CountingDoFn(beam.DoFn):
+    """A DoFn that counts with ``self.count(name, n)``; the bundle's tally leaves on the
+    ``counts`` output (a dict) when the bundle finishes, and goes to Beam counters in
+    ``namespace``. Subclasses that override start/finish_bundle call super()."""
+
+    namespace = "multiref"
+
+    def start_bundle(self):
+        self.tally = Counter()
+
+    def count(self, name: str, n: int = 1) -> None:
+        self.tally[name] += n
+
+    def finish_bundle(self):
+        if not self.tally:
+            return
+        from apache_beam.metrics import Metrics
+
+        for name, n in sorted(self.tally.items()):
+            Metrics.counter(self.namespace, name).inc(n)
+        tally, self.tally = dict(self.tally), Counter()
+        yield beam.pvalue.TaggedOutput(COUNTS, GlobalWindows.windowed_value(tally))
+
+
+class SumCounts(beam.CombineFn):
+    """Adds up count dicts (``{name: n}``); the output's keys are sorted."""
+
+    def create_accumulator(self):
+        return Counter()
+
+    def add_input(self, acc, element):
+        acc.update(element)
+        return acc
+
+    def merge_accumulators(self, accs):
+        out = Counter()
+        for a in accs:
+            out.update(a)
+        return out
+
+    def extract_output(self, acc):
+        return dict(sorted(acc.items()))
+
+
+# ------------------------------------------------------------------------------ writing
+class ShardSummary(NamedTuple):
+    config: str
+    split: str
+    shard: int
+    rows: int
+    extra: object  # what the job's ``summarize`` hook returned, or None
+
+
+class _ShardOf(beam.DoFn):
+    def __init__(self, num_shards: int):
+        self.num_shards = num_shards
+
+    def process(self, element):
+        config, split, key, row = element
+        yield (config, split, hfdata.shard_index(key, self.num_shards)), row
+
+
+class _WriteShard(beam.DoFn):
+    def __init__(self, folder, schemas, num_shards, sort_key, finish, summarize):
+        self.folder = folder
+        self.schemas = schemas
+        self.num_shards = num_shards
+        self.sort_key = sort_key
+        self.finish = finish
+        self.summarize = summarize
+
+    def process(self, element):
+        (config, split, shard), rows = element
+        rows = sorted((r for r in rows if r is not None), key=self.sort_key)
+        if self.finish is not None:
+            rows = self.finish(config, rows)
+        name = f"{split}-{shard:05d}-of-{self.num_shards:05d}.parquet"
+        write_file(join(self.folder, config, name), hfdata.parquet_bytes(rows, self.schemas[config]))
+        extra = self.summarize(config, rows) if self.summarize is not None else None
+        yield ShardSummary(config, split, shard, len(rows), extra)
+
+
+def _first_field(row):
+    return row["id"] if isinstance(row, dict) else row[0]
+
+
+class WriteShards(beam.PTransform):
+    """Write ``(config, split, shard_key, row)`` elements as parquet shards under ``folder``:
+    ``<config>/<split>-NNNNN-of-MMMMM.parquet``.
+
+    - ``schemas``: config -> pyarrow schema; rows are dicts keyed by its field names or
+      tuples in its field order;
+    - ``splits``: every ``(config, split)`` to write (each gets all ``num_shards`` files,
+      empty ones as a valid empty table);
+    - ``sort_key``: orders the rows of a shard (default: the ``id`` field / first field; it
+      must be a total order, so the bytes never depend on arrival order);
+    - ``finish(config, sorted_rows) -> rows``: an optional last step per shard (e.g. adding
+      a column computed over the shard);
+    - ``summarize(config, rows)``: optional extra value for the shard's :class:`ShardSummary`.
+
+    Rows that must share a file (a thread's rows, say) share a ``shard_key``.
+    """
+
+    def __init__(self, folder: str, schemas: Mapping, splits: Sequence[tuple], num_shards: int,
+                 sort_key: Callable = _first_field, finish: Callable | None = None,
+                 summarize: Callable | None = None):
+        super().__init__()
+        self.folder = folder
+        self.schemas = dict(schemas)
+        self.splits = sorted(set(tuple(s) for s in splits))
+        self.num_shards = num_shards
+        self.sort_key = sort_key
+        self.finish = finish
+        self.summarize = summarize
+
+    def expand(self, examples):
+        keyed = examples | "ShardOf" >> beam.ParDo(_ShardOf(self.num_shards))
+        every = [((c, s, i), None) for c, s in self.splits for i in range(self.num_shards)]
+        markers = examples.pipeline | "EveryShard" >> beam.Create(every, reshuffle=False)
+        return (
+            (keyed, markers)
+            | "AllShards" >> beam.Flatten()
+            | "GroupByShard" >> beam.GroupByKey()
+            | "WriteShard" >> beam.ParDo(_WriteShard(self.folder, self.schemas, self.num_shards, self.sort_key,
+                                                     self.finish, self.summarize))
+        )
