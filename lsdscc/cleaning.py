@@ -39,7 +39,7 @@ import functools
 import html
 import re
 
-from lsdscc.emoticons import emoticon_table
+from lsdscc.emoticons import substitute_emoticons
 
 DELETED_BODIES = frozenset({"[deleted]", "[removed]", "[deleted by user]", "[removed by reddit]"})
 
@@ -78,8 +78,9 @@ _SUPERSCRIPT = re.compile(r"\^\(([^)]*)\)|\^(?=\w)")
 _BACKSLASH_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|^])")
 _PROTECT = 0xE000  # private-use code points stand in for backslash-escaped characters
 _UNPROTECT = {_PROTECT + ord(c): c for c in "\\`*_{}[]()#+-.!>~|^"}
-_SPACES = re.compile(r"[ \t\r\f\v\u00a0\u200b]+")
-_NEWLINES = re.compile(r"\s*\n\s*")
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0\u200b]{2,}|[\t\r\f\v\u00a0\u200b]")  # a lone " " stays as it is
+# _SPACES, then every newline with the whitespace around it, in one pass (strip_markup)
+_WHITESPACE = re.compile(r"[\s\u200b]*\n[\s\u200b]*|[ \t\r\f\v\u00a0\u200b]{2,}|[\t\r\f\v\u00a0\u200b]")
 
 
 def strip_markup(text: str) -> str:
@@ -96,12 +97,13 @@ def strip_markup(text: str) -> str:
         text = _BACKSLASH_ESCAPE.sub(lambda m: chr(_PROTECT + ord(m.group(1))), text)
     if has("<"):
         text = _HTML_COMMENT.sub(" ", text)
-    if has("\n"):
+    multiline = has("\n")
+    if multiline and (has("```") or has("~~~")):
         text = _CODE_FENCE.sub("", text)
+    if text.startswith(("    ", "\t")) or "\n    " in text or "\n\t" in text:
         text = _INDENTED_CODE.sub("", text)
+    if multiline and (has("-") or has("=")):
         text = _SETEXT.sub("", text)
-    elif text.startswith(("    ", "\t")):
-        text = _INDENTED_CODE.sub("", text)
     if has(">"):
         text = _SPOILER.sub(r"\1", text)
         text = _QUOTE.sub("", text)
@@ -115,7 +117,6 @@ def strip_markup(text: str) -> str:
         text = _HTML_TAG.sub(" ", text)
     if has("#"):
         text = _HEADER.sub("", text)
-    multiline = has("\n")
     if (has("*") or has("-") or has("_")) and (multiline or _HRULE.match(text)):
         text = _HRULE.sub("", text)
     if has("|"):
@@ -123,8 +124,9 @@ def strip_markup(text: str) -> str:
         text = _TABLE_PIPE.sub(" ", text)
     if multiline or _BULLET.match(text):
         text = _BULLET.sub("", text)
-    if has("*") or has("_") or has("~"):
-        for _ in range(2):  # nested emphasis: ***a*** or **_a_**
+    if has("*") or has("_") or has("~~"):
+        text, found = _EMPHASIS.subn(r"\2", text)
+        if found:  # nested emphasis: ***a*** or **_a_**
             text = _EMPHASIS.sub(r"\2", text)
     if has("`"):
         text = _INLINE_CODE.sub(r"\1", text)
@@ -133,9 +135,7 @@ def strip_markup(text: str) -> str:
     if escaped:
         text = text.translate(_UNPROTECT)
     if "  " in text or not text.isprintable():  # else every space is already a single " "
-        text = _SPACES.sub(" ", text)
-        if "\n" in text:
-            text = _NEWLINES.sub(" ", text)
+        text = _WHITESPACE.sub(" ", text)
     return text.strip()
 
 
@@ -185,68 +185,13 @@ def normalize_entities(text: str, convention: str = "treebank") -> str:
 
 
 # --- step 3: emoticons --------------------------------------------------------------------
-def _trie_pattern(words) -> str:
-    """One regex matching any of ``words``, longest first, as a trie (``a(?:b(?:c)?)?``).
-
-    Equivalent to the alternation of ``words`` sorted longest first (two words can match at
-    one place only if one is a prefix of the other, and the trie tries the longer first),
-    but ``re`` rejects a position after one character instead of one try per word.
-    """
-    root: dict = {}
-    for word in words:
-        node = root
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def emit(node: dict) -> str:
-        alts = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return emit(root)
-
-
-@functools.lru_cache(maxsize=None)
-def _emoticon_regex() -> tuple:
-    """(standalone ASCII faces, emoji anywhere, the lowest emoji character, replacement)."""
-    table = emoticon_table()
-    faces = [f for f in table if f.isascii()]
-    emoji = [f for f in table if not f.isascii()]
-    # A face stands alone: whitespace or the start before it (the lookbehind after its first
-    # character, so that re scans for first characters), whitespace, end or punctuation after.
-    by_first = {}
-    for face in faces:
-        by_first.setdefault(face[0], []).append(face[1:])
-    alts = [re.escape(ch) + r"(?<!\S.)" + _trie_pattern(rests) for ch, rests in sorted(by_first.items())]
-    face_regex = re.compile("(?:" + "|".join(alts) + r")(?=\s|$|[.,!?;])")
-    emoji_regex = re.compile(_trie_pattern(emoji) or r"(?!)")
-    return face_regex, emoji_regex, min((e[0] for e in emoji), default="\U0010ffff"), lambda m: f" {table[m.group(0)]} "
-
-
-_SHRUG = re.compile(r"¯?[\\_]*\(ツ\)[\\_]*/?¯?")
-
-
-def _replace_emoticons(text: str) -> str:
-    """Faces first, then emoji (so an emoji's replacement never makes a face stand alone)."""
-    faces, emoji, lowest_emoji, word = _emoticon_regex()
-    if "(ツ)" in text:
-        text = _SHRUG.sub(" shrug ", text)
-    text = faces.sub(word, text)
-    if not text.isascii() and max(text) >= lowest_emoji:
-        text = emoji.sub(word, text)
-    return text
-
-
 def replace_emoticons(text: str) -> str:
     """Step 3: emoticons (standalone) and emoji (anywhere) become their emotion word.
 
     >>> replace_emoticons("great movie :-) but 9:30 is late :(")
     'great movie happy but 9:30 is late sad'
     """
-    return _SPACES.sub(" ", _replace_emoticons(text)).strip()
+    return _SPACES.sub(" ", substitute_emoticons(text)).strip()
 
 
 # --- step 4: elongated words --------------------------------------------------------------
@@ -254,6 +199,7 @@ _LAUGH_HA = re.compile(r"\b[ah]?(?:ha|ah){2,}[ah]?\b", re.I)
 _LAUGH_HE = re.compile(r"\b(?:he){2,}h?\b", re.I)
 _LAUGH_LOL = re.compile(r"\bl(?:ol){2,}\b", re.I)
 _REPEAT = re.compile(r"([A-Za-z])\1{2,}")
+_TRIPLE = re.compile(r"([A-Za-z])\1\1")  # a search for it is 3x faster than the _REPEAT pass
 _REPEAT_PUNCT = re.compile(r"([!?.])\1{3,}")
 
 
@@ -263,7 +209,8 @@ def shorten_elongated(text: str) -> str:
     >>> shorten_elongated("cooool movie ahahaha lololol!!!!!!")
     'cool movie haha lol!!!'
     """
-    text = _REPEAT.sub(r"\1\1", text)
+    if _TRIPLE.search(text):
+        text = _REPEAT.sub(r"\1\1", text)
     lower = text.lower()
     if "hah" in lower or "aha" in lower:
         text = _LAUGH_HA.sub("haha", text)
@@ -278,7 +225,13 @@ def shorten_elongated(text: str) -> str:
 
 def clean_text(text: str, convention: str = "treebank") -> str:
     """Steps 1-4 of ALGORITHMS.md section 1 on one body/title; returns plain text."""
-    return shorten_elongated(replace_emoticons(normalize_entities(strip_markup(text), convention)))
+    lsdscc = check_convention(convention) == "lsdscc"
+    if lsdscc:  # quote tokens in the text survive markdown stripping (see _protect_quotes)
+        text = _protect_quotes(text)
+    text = shorten_elongated(replace_emoticons(normalize_entities(strip_markup(text), convention)))
+    if lsdscc and (_OPEN in text or _CLOSE in text):
+        text = text.replace(_OPEN, "``").replace(_CLOSE, "''")
+    return text
 
 
 # --- tokenization (step 7's NLTK tokenizer) ----------------------------------------------
@@ -335,35 +288,44 @@ def _tokenizer(name: str, fast: bool = True):
 # --- text conventions at the token level ----------------------------------------------
 _DIGIT_RUN = re.compile(r"\d+")
 _PUNCT_RUN = re.compile(r"([!?])\1{2,}")
-_GLUED_PERIOD = re.compile(r"(?<=[^\s.])\.(?=[\]\)}>\"']*\s)")  # treebank: "weekend. so" -> "weekend . so"
+# treebank: a period (or a run: "wait..") ending a word is split off everywhere, as NLTK's
+# Treebank tokenizer does only at the end of the text: "weekend. so" -> "weekend . so".
+_GLUED_PERIOD = re.compile(r"(?<=[^\s.])(\.+)(?=[\]\)}>\"']*(?:\s|$))")
 _OPEN, _CLOSE = "\ue0fe", "\ue0ff"  # stand-ins for ``, '' already in the text (kept as quote tokens)
 _QUOTE_TOKENS = {_OPEN: "``", _CLOSE: "''"}
 #: lsdscc: characters that become spaces (the released text has none of them outside the
 #: quote tokens), curly double quotes that count as ``"``, and long dashes as ``--``.
-_LSDSCC_CHARS = str.maketrans(
-    {**{c: " " for c in "'`\u2018\u2019\u00b4./\\\u2026*~|<>{}"}, "\u201c": '"', "\u201d": '"', "\u201e": '"',
-     "\u2013": "--", "\u2014": "--"}
-)
+_TO_SPACE = re.compile("['`\u2018\u2019\u00b4./\\\\\u2026*~|<>{}]")
+_WIDE = (("\u201c", '"'), ("\u201d", '"'), ("\u201e", '"'), ("\u2013", "--"), ("\u2014", "--"))
 
 
 def lsdscc_characters(text: str) -> str:
     """The character rules of the ``lsdscc`` convention, applied before tokenizing.
 
-    Every digit run becomes ``digits`` (even inside a word); ``!``/``?`` runs keep two;
-    quote tokens already in the text (`````` ``, ``''``) are kept; apostrophes, backticks,
+    Quote tokens already in the text (`````` ``, ``''``) are kept; every digit run becomes
+    ``digits`` (even inside a word); ``!``/``?`` runs keep two; apostrophes, backticks,
     periods, slashes, backslashes and ``* ~ | < > { }`` become spaces. No lowercasing.
 
     >>> lsdscc_characters("I didn't pay $12.50 in the 90s!!!! and/or r/movies")
     'I didn t pay $digits digits in the digitss!! and or r movies'
     """
-    text = _DIGIT_RUN.sub("digits", text)
+    text = _DIGIT_RUN.sub("digits", _protect_quotes(text))
     if "!!!" in text or "???" in text:
         text = _PUNCT_RUN.sub(r"\1\1", text)
+    if not text.isascii():
+        for wide, ascii_ in _WIDE:
+            if wide in text:
+                text = text.replace(wide, ascii_)
+    return _TO_SPACE.sub(" ", text)
+
+
+def _protect_quotes(text: str) -> str:
+    """`````` `` and ``''`` already in the text (tokenized text) stay quote tokens (lsdscc)."""
     if "''" in text:
         text = text.replace("''", f" {_CLOSE} ")
-    if "``" in text:
+    if "``" in text:  # before markdown stripping, which would read `` as an empty code span
         text = text.replace("``", f" {_OPEN} ")
-    return text.translate(_LSDSCC_CHARS)
+    return text
 
 
 def tokenize(text: str, tokenizer: str = "treebank", lowercase: bool = True, convention: str = "treebank") -> list[str]:
@@ -372,7 +334,7 @@ def tokenize(text: str, tokenizer: str = "treebank", lowercase: bool = True, con
         text = text.lower()
     if check_convention(convention) == "treebank":
         if "." in text:
-            text = _GLUED_PERIOD.sub(" .", text)
+            text = _GLUED_PERIOD.sub(r" \1", text)
         return _tokenizer(tokenizer)(text)
     text = lsdscc_characters(text)
     tokens = _tokenizer(tokenizer)(text)
@@ -397,8 +359,8 @@ def clean_and_tokenize(text: str, tokenizer: str = "treebank", lowercase: bool =
 # --- the fused fast path of clean_and_tokenize(convention="lsdscc", tokenizer="treebank") ---
 _OPEN_QUOTE = re.compile(r'(?<=[ (\[{<])"')
 _COLON_COMMA = re.compile(r"([:,])([^\d]|$)")
-_PAD = re.compile(r"[;@#$%&?!()\[\]{}<>]")
-_PAD_WITH_COLON_COMMA = re.compile(r"[,:;@#$%&?!()\[\]{}<>]")
+_PAD = re.compile(r"([;@#$%&?!()\[\]{}<>])")
+_PAD_WITH_COLON_COMMA = re.compile(r"([,:;@#$%&?!()\[\]{}<>])")
 _CONTRACTION = re.compile(
     r"(?i)\b(?:(can)(not)|(gim)(me)|(gon)(na)|(got)(ta)|(lem)(me))\b|\b(wan)(na)(?=\s|$)"
 )  # NLTK's CONTRACTIONS2 that can fire without apostrophes, in one pass
@@ -415,12 +377,12 @@ def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
     when two of them touch: ``a,,b`` -> ``a , ,b``), ``"`` -> ``''``, ``--``, and one pass
     for ``gonna``-style words.
     """
-    text = strip_markup(text)
+    text = strip_markup(_protect_quotes(text))
     if "@" in text:
         text = _EMAIL.sub(" email ", text)
     if _has_url(text):
         text = _LSDSCC_URL.sub(_url_token, text)
-    text = shorten_elongated(_replace_emoticons(text))
+    text = shorten_elongated(substitute_emoticons(text))
     if lowercase:
         text = text.lower()
     text = lsdscc_characters(text)
@@ -430,9 +392,9 @@ def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
             text = f" {_OPEN} " + text[1:]
         text = _OPEN_QUOTE.sub(_OPEN, text)
     if ",," in text or ",:" in text or ":," in text or "::" in text:
-        text = _PAD.sub(r" \g<0> ", _COLON_COMMA.sub(r" \1 \2", text))
+        text = " ".join(_PAD.split(_COLON_COMMA.sub(r" \1 \2", text)))
     else:
-        text = _PAD_WITH_COLON_COMMA.sub(r" \g<0> ", text)
+        text = " ".join(_PAD_WITH_COLON_COMMA.split(text))  # split keeps the (captured) separators
     if quotes:
         text = text.replace('"', " '' ")
     if _OPEN in text or _CLOSE in text:

@@ -53,7 +53,7 @@ def prepare_thread(thread_id: str, posts: Iterable[Post], config: CorpusConfig) 
     nodes = []
     for post_id in sorted(chosen):
         post = chosen[post_id]
-        text = " ".join(clean_and_tokenize(post.text, config.tokenizer, config.lowercase))
+        text = " ".join(clean_and_tokenize(post.text, config.tokenizer, config.lowercase, config.text_convention))
         nodes.append(Node(post.id, post.parent_id, post.created_utc, text))
     if thread_id not in chosen:
         counts["threads-without-submission"] += 1

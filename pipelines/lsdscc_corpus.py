@@ -72,6 +72,9 @@ def build_arg_parser(parser: argparse.ArgumentParser | None = None) -> argparse.
     p.add_argument("--no-lowercase", dest="lowercase", action="store_false", help="keep the original case")
     p.add_argument("--tokenizer", choices=("treebank", "nltk"), default=d.tokenizer,
                    help="NLTK tokenizer: TreebankWordTokenizer or NLTKWordTokenizer (default treebank)")
+    p.add_argument("--text-convention", choices=d.text_conventions, default=d.text_convention,
+                   help="text convention: lsdscc (the released LSDSCC text: didn t, no . or /, digits) or "
+                   f"treebank (did n't, standalone numbers); default {d.text_convention}")
     p.add_argument("--min-turns", type=int, default=d.min_turns, help=f"shortest multi-turn conversation (default {d.min_turns})")
     p.add_argument("--rare-max-count", type=int, default=d.rare_max_count,
                    help=f"tokens seen at most this often may be split into frequent words (default {d.rare_max_count})")
@@ -117,6 +120,7 @@ def config_from_args(args) -> CorpusConfig:
             subreddits=tuple(args.subreddit or ("movies",)),
             lowercase=args.lowercase,
             tokenizer=args.tokenizer,
+            text_convention=args.text_convention,
             vocab_size=args.vocab_size,
             max_query_tokens=args.max_query_tokens,
             max_response_tokens=args.max_response_tokens,
