@@ -1,6 +1,6 @@
 """Benchmark: cleaning plus tokenization of one comment (``lsdscc.cleaning.clean_and_tokenize``).
 
-Generates N Reddit-like comments (the bodies ``lsdscc.sample_gen`` writes, joined 1 to 4 at a
+Generates N Reddit-like comments (the bodies ``lsdscc.sample_gen`` writes, joined 1 to 6 at a
 time with hand-written fragments full of markdown, links, numbers, emoticons, elongations,
 contractions, quotes and non-ASCII punctuation) and times, in this one process:
 
@@ -68,7 +68,7 @@ def generate_comments(n: int, seed: int = 11) -> list[str]:
     out = []
     for _ in range(n):
         parts = [rng.choice(FRAGMENTS) if rng.random() < 0.35 else rng.choice(bodies)
-                 for _ in range(rng.randint(1, 4))]
+                 for _ in range(rng.randint(1, 6))]
         out.append(rng.choice((" ", "\n\n", " ")).join(parts))
     return out
 
