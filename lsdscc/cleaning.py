@@ -39,20 +39,18 @@ import functools
 import html
 import re
 
+from lsdscc.config import CONVENTIONS, DEFAULT_CONVENTION
 from lsdscc.emoticons import substitute_emoticons
 
 DELETED_BODIES = frozenset({"[deleted]", "[removed]", "[deleted by user]", "[removed by reddit]"})
 
-#: Text conventions by name (module docstring; README "Text conventions").
-CONVENTIONS = ("lsdscc", "treebank")
-DEFAULT_CONVENTION = "lsdscc"
-
 
 def check_convention(name: str) -> str:
-    """``name`` if it is a text convention, else ValueError naming the choices."""
+    """``name`` if it is a text convention (:data:`CONVENTIONS`), else ValueError naming the choices."""
     if name not in CONVENTIONS:
         raise ValueError(f"unknown text convention {name!r}; choose one of: {', '.join(CONVENTIONS)}")
     return name
+
 
 # --- step 1: markdown and HTML ------------------------------------------------------------
 _CODE_FENCE = re.compile(r"^\s*(```|~~~).*$", re.M)

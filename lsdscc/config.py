@@ -11,7 +11,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import ClassVar
 
-from lsdscc.cleaning import CONVENTIONS, DEFAULT_CONVENTION
+#: Text conventions by name, the default first (rules: :mod:`lsdscc.cleaning`, README "Text
+#: conventions"). Defined here, not in lsdscc.cleaning, so that reading the options does not
+#: compile the cleaning's regular expressions (``multiref --help`` stays fast).
+CONVENTIONS = ("lsdscc", "treebank")
+DEFAULT_CONVENTION = CONVENTIONS[0]
 
 #: Accounts dropped as bots (case-insensitive), besides names matching ``bot_pattern``.
 DEFAULT_BOTS = (
