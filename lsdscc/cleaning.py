@@ -14,6 +14,23 @@ only wraps them. Order, as in the paper:
 :func:`clean_text` runs 1-4; :func:`tokenize` lowercases (optionally) and runs an NLTK
 tokenizer. Step 5 (splitting rare run-together words, non-ASCII removal) and step 6
 (vocabulary truncation) need corpus counts and live in :mod:`lsdscc.vocab`.
+
+Text conventions (:data:`CONVENTIONS`; README "Text conventions" has the measured counts):
+
+- ``lsdscc`` (:data:`DEFAULT_CONVENTION`, the text of the released LSDSCC test set):
+  lowercase; every digit run becomes ``digits``, even inside a word (``90s`` ->
+  ``digitss``); apostrophes, periods, slashes and a few markdown leftovers become spaces
+  (``didn't`` -> ``didn t``, ``r/movies`` -> ``r movies``); ``!``/``?`` runs keep two;
+  Treebank quotes, punctuation and ``gon na``-style splits. Subreddit names are not urls.
+- ``treebank`` (the behaviour before conventions were named): numbers are replaced only
+  where they stand alone, ``r/name`` is a url, clitics are split (``do n't``), and NLTK's
+  tokenizer keeps ``.``, ``/`` and ``'``; a period ending a word is split off everywhere,
+  not only at the end of the text.
+
+The step functions keep their historical default (``treebank``);
+:func:`clean_and_tokenize`, the corpus's per-text entry point, defaults to ``lsdscc`` and
+runs it through a fused fast path (:func:`_lsdscc_fast`, checked token for token against
+the step functions in ``tests/test_lsdscc_conventions.py``).
 """
 
 from __future__ import annotations
@@ -22,9 +39,18 @@ import functools
 import html
 import re
 
-from lsdscc.emoticons import emoticon_table
+from lsdscc.config import CONVENTIONS, DEFAULT_CONVENTION
+from lsdscc.emoticons import substitute_emoticons
 
 DELETED_BODIES = frozenset({"[deleted]", "[removed]", "[deleted by user]", "[removed by reddit]"})
+
+
+def check_convention(name: str) -> str:
+    """``name`` if it is a text convention (:data:`CONVENTIONS`), else ValueError naming the choices."""
+    if name not in CONVENTIONS:
+        raise ValueError(f"unknown text convention {name!r}; choose one of: {', '.join(CONVENTIONS)}")
+    return name
+
 
 # --- step 1: markdown and HTML ------------------------------------------------------------
 _CODE_FENCE = re.compile(r"^\s*(```|~~~).*$", re.M)
@@ -50,8 +76,9 @@ _SUPERSCRIPT = re.compile(r"\^\(([^)]*)\)|\^(?=\w)")
 _BACKSLASH_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|^])")
 _PROTECT = 0xE000  # private-use code points stand in for backslash-escaped characters
 _UNPROTECT = {_PROTECT + ord(c): c for c in "\\`*_{}[]()#+-.!>~|^"}
-_SPACES = re.compile(r"[ \t\r\f\v\u00a0\u200b]+")
-_NEWLINES = re.compile(r"\s*\n\s*")
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0\u200b]{2,}|[\t\r\f\v\u00a0\u200b]")  # a lone " " stays as it is
+# _SPACES, then every newline with the whitespace around it, in one pass (strip_markup)
+_WHITESPACE = re.compile(r"[\s\u200b]*\n[\s\u200b]*|[ \t\r\f\v\u00a0\u200b]{2,}|[\t\r\f\v\u00a0\u200b]")
 
 
 def strip_markup(text: str) -> str:
@@ -68,12 +95,13 @@ def strip_markup(text: str) -> str:
         text = _BACKSLASH_ESCAPE.sub(lambda m: chr(_PROTECT + ord(m.group(1))), text)
     if has("<"):
         text = _HTML_COMMENT.sub(" ", text)
-    if has("\n"):
+    multiline = has("\n")
+    if multiline and (has("```") or has("~~~")):
         text = _CODE_FENCE.sub("", text)
+    if text.startswith(("    ", "\t")) or "\n    " in text or "\n\t" in text:
         text = _INDENTED_CODE.sub("", text)
+    if multiline and (has("-") or has("=")):
         text = _SETEXT.sub("", text)
-    elif text.startswith(("    ", "\t")):
-        text = _INDENTED_CODE.sub("", text)
     if has(">"):
         text = _SPOILER.sub(r"\1", text)
         text = _QUOTE.sub("", text)
@@ -87,14 +115,16 @@ def strip_markup(text: str) -> str:
         text = _HTML_TAG.sub(" ", text)
     if has("#"):
         text = _HEADER.sub("", text)
-    if has("*") or has("-") or has("_"):
+    if (has("*") or has("-") or has("_")) and (multiline or _HRULE.match(text)):
         text = _HRULE.sub("", text)
     if has("|"):
         text = _TABLE_RULE.sub("", text)
         text = _TABLE_PIPE.sub(" ", text)
-    text = _BULLET.sub("", text)
-    if has("*") or has("_") or has("~"):
-        for _ in range(2):  # nested emphasis: ***a*** or **_a_**
+    if multiline or _BULLET.match(text):
+        text = _BULLET.sub("", text)
+    if has("*") or has("_") or has("~~"):
+        text, found = _EMPHASIS.subn(r"\2", text)
+        if found:  # nested emphasis: ***a*** or **_a_**
             text = _EMPHASIS.sub(r"\2", text)
     if has("`"):
         text = _INLINE_CODE.sub(r"\1", text)
@@ -102,18 +132,22 @@ def strip_markup(text: str) -> str:
         text = _SUPERSCRIPT.sub(lambda m: m.group(1) or "", text)
     if escaped:
         text = text.translate(_UNPROTECT)
-    text = _SPACES.sub(" ", text)
-    return _NEWLINES.sub(" ", text).strip()
+    if "  " in text or not text.isprintable():  # else every space is already a single " "
+        text = _WHITESPACE.sub(" ", text)
+    return text.strip()
 
 
 # --- step 2: urls, e-mails, numbers -------------------------------------------------------
 _TLDS = r"(?:com|org|net|edu|gov|io|co|uk|de|fr|tv|me|ly|gl|be|it|us|ca|au|info|biz|gg|am)"
-_URL = re.compile(
-    r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"]+"
-    r"|\b(?:[a-z0-9-]+\.)+" + _TLDS + r"\b(?:/[^\s<>\"]*)?"
-    r"|(?<![\w/])/?r/[A-Za-z0-9_]+",
-    re.I,
-)
+_WEB_URL = r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"]+|\b(?:[a-z0-9-]+\.)+" + _TLDS + r"\b(?:/[^\s<>\"]*)?"
+_URL = re.compile(_WEB_URL + r"|(?<![\w/])/?r/[A-Za-z0-9_]+", re.I)  # treebank: r/name is a url
+_LSDSCC_URL = re.compile(_WEB_URL, re.I)  # lsdscc: r/movies stays text (-> ``r movies``)
+_DOT_TLD = re.compile(r"\." + _TLDS + r"\b", re.I)
+
+
+def _has_url(text: str) -> bool:
+    """False only when ``_LSDSCC_URL`` cannot match: each match has ``://``, ``www.`` or ``.tld``."""
+    return "://" in text or _DOT_TLD.search(text) is not None or "www." in text.lower()
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9<:])[$£€#]?\d+(?:[.,:]\d+)*(?:st|nd|rd|th|s|k|m|am|pm|p)?(?![A-Za-z0-9])", re.I)
 _URL_TRAILING = re.compile(r"[.,;:!?)\]]+$")
@@ -124,46 +158,38 @@ def _url_token(match: re.Match) -> str:
     return " url " + (trailing.group(0) if trailing else "")
 
 
-def normalize_entities(text: str) -> str:
+def normalize_entities(text: str, convention: str = "treebank") -> str:
     """Step 2: every url, e-mail address and number becomes ``url``, ``email``, ``digits``.
+
+    ``lsdscc`` leaves numbers to :func:`tokenize` (every digit run, even inside a word) and
+    ``r/name`` as text, as in the released LSDSCC text.
 
     >>> normalize_entities("see https://imdb.com/t/1. mail me@x.org, 8/10 in 2019")
     'see url . mail email , digits / digits in digits'
+    >>> normalize_entities("on r/movies: https://imdb.com/t/1. 8/10", "lsdscc")
+    'on r/movies: url . 8/10'
     """
+    lsdscc = check_convention(convention) == "lsdscc"
     if "@" in text:
         text = _EMAIL.sub(" email ", text)
-    if "." in text or "/" in text:
-        text = _URL.sub(_url_token, text)
-    text = _NUMBER.sub(" digits ", text)
+    if lsdscc:
+        if _has_url(text):
+            text = _LSDSCC_URL.sub(_url_token, text)
+    else:
+        if "." in text or "/" in text:
+            text = _URL.sub(_url_token, text)
+        text = _NUMBER.sub(" digits ", text)
     return _SPACES.sub(" ", text).strip()
 
 
 # --- step 3: emoticons --------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
-def _emoticon_regex() -> tuple[re.Pattern, dict]:
-    table = emoticon_table()
-    ascii_faces = sorted((f for f in table if f.isascii()), key=len, reverse=True)
-    emoji = sorted((f for f in table if not f.isascii()), key=len, reverse=True)
-    standalone = "|".join(re.escape(f) for f in ascii_faces)
-    pattern = rf"(?:(?<=\s)|^)(?:{standalone})(?=\s|$|[.,!?;])"
-    if emoji:
-        pattern += "|" + "|".join(re.escape(f) for f in emoji)
-    return re.compile(pattern), table
-
-
-_SHRUG = re.compile(r"¯?[\\_]*\(ツ\)[\\_]*/?¯?")
-
-
 def replace_emoticons(text: str) -> str:
     """Step 3: emoticons (standalone) and emoji (anywhere) become their emotion word.
 
     >>> replace_emoticons("great movie :-) but 9:30 is late :(")
     'great movie happy but 9:30 is late sad'
     """
-    regex, table = _emoticon_regex()
-    if "(ツ)" in text:
-        text = _SHRUG.sub(" shrug ", text)
-    return _SPACES.sub(" ", regex.sub(lambda m: f" {table[m.group(0)]} ", text)).strip()
+    return _SPACES.sub(" ", substitute_emoticons(text)).strip()
 
 
 # --- step 4: elongated words --------------------------------------------------------------
@@ -171,6 +197,7 @@ _LAUGH_HA = re.compile(r"\b[ah]?(?:ha|ah){2,}[ah]?\b", re.I)
 _LAUGH_HE = re.compile(r"\b(?:he){2,}h?\b", re.I)
 _LAUGH_LOL = re.compile(r"\bl(?:ol){2,}\b", re.I)
 _REPEAT = re.compile(r"([A-Za-z])\1{2,}")
+_TRIPLE = re.compile(r"([A-Za-z])\1\1")  # a search for it is 3x faster than the _REPEAT pass
 _REPEAT_PUNCT = re.compile(r"([!?.])\1{3,}")
 
 
@@ -180,7 +207,8 @@ def shorten_elongated(text: str) -> str:
     >>> shorten_elongated("cooool movie ahahaha lololol!!!!!!")
     'cool movie haha lol!!!'
     """
-    text = _REPEAT.sub(r"\1\1", text)
+    if _TRIPLE.search(text):
+        text = _REPEAT.sub(r"\1\1", text)
     lower = text.lower()
     if "hah" in lower or "aha" in lower:
         text = _LAUGH_HA.sub("haha", text)
@@ -193,9 +221,15 @@ def shorten_elongated(text: str) -> str:
     return text
 
 
-def clean_text(text: str) -> str:
+def clean_text(text: str, convention: str = "treebank") -> str:
     """Steps 1-4 of ALGORITHMS.md section 1 on one body/title; returns plain text."""
-    return shorten_elongated(replace_emoticons(normalize_entities(strip_markup(text))))
+    lsdscc = check_convention(convention) == "lsdscc"
+    if lsdscc:  # quote tokens in the text survive markdown stripping (see _protect_quotes)
+        text = _protect_quotes(text)
+    text = shorten_elongated(replace_emoticons(normalize_entities(strip_markup(text), convention)))
+    if lsdscc and (_OPEN in text or _CLOSE in text):
+        text = text.replace(_OPEN, "``").replace(_CLOSE, "''")
+    return text
 
 
 # --- tokenization (step 7's NLTK tokenizer) ----------------------------------------------
@@ -249,16 +283,126 @@ def _tokenizer(name: str, fast: bool = True):
     return (stdlib_regex_tokenizer(tok) if fast else tok).tokenize
 
 
-def tokenize(text: str, tokenizer: str = "treebank", lowercase: bool = True) -> list[str]:
-    """Lowercase (optionally) and tokenize with an NLTK tokenizer that needs no data."""
+# --- text conventions at the token level ----------------------------------------------
+_DIGIT_RUN = re.compile(r"\d+")
+_PUNCT_RUN = re.compile(r"([!?])\1{2,}")
+# treebank: a period (or a run: "wait..") ending a word is split off everywhere, as NLTK's
+# Treebank tokenizer does only at the end of the text: "weekend. so" -> "weekend . so".
+_GLUED_PERIOD = re.compile(r"(?<=[^\s.])(\.+)(?=[\]\)}>\"']*(?:\s|$))")
+_OPEN, _CLOSE = "\ue0fe", "\ue0ff"  # stand-ins for ``, '' already in the text (kept as quote tokens)
+_QUOTE_TOKENS = {_OPEN: "``", _CLOSE: "''"}
+#: lsdscc: characters that become spaces (the released text has none of them outside the
+#: quote tokens), curly double quotes that count as ``"``, and long dashes as ``--``.
+_TO_SPACE = re.compile("['`\u2018\u2019\u00b4./\\\\\u2026*~|<>{}]")
+_WIDE = (("\u201c", '"'), ("\u201d", '"'), ("\u201e", '"'), ("\u2013", "--"), ("\u2014", "--"))
+
+
+def lsdscc_characters(text: str) -> str:
+    """The character rules of the ``lsdscc`` convention, applied before tokenizing.
+
+    Quote tokens already in the text (`````` ``, ``''``) are kept; every digit run becomes
+    ``digits`` (even inside a word); ``!``/``?`` runs keep two; apostrophes, backticks,
+    periods, slashes, backslashes and ``* ~ | < > { }`` become spaces. No lowercasing.
+
+    >>> lsdscc_characters("I didn't pay $12.50 in the 90s!!!! and/or r/movies")
+    'I didn t pay $digits digits in the digitss!! and or r movies'
+    """
+    text = _DIGIT_RUN.sub("digits", _protect_quotes(text))
+    if "!!!" in text or "???" in text:
+        text = _PUNCT_RUN.sub(r"\1\1", text)
+    if not text.isascii():
+        for wide, ascii_ in _WIDE:
+            if wide in text:
+                text = text.replace(wide, ascii_)
+    return _TO_SPACE.sub(" ", text)
+
+
+def _protect_quotes(text: str) -> str:
+    """`````` `` and ``''`` already in the text (tokenized text) stay quote tokens (lsdscc)."""
+    if "''" in text:
+        text = text.replace("''", f" {_CLOSE} ")
+    if "``" in text:  # before markdown stripping, which would read `` as an empty code span
+        text = text.replace("``", f" {_OPEN} ")
+    return text
+
+
+def tokenize(text: str, tokenizer: str = "treebank", lowercase: bool = True, convention: str = "treebank") -> list[str]:
+    """Lowercase (optionally), apply ``convention``'s token rules and run an NLTK tokenizer."""
     if lowercase:
         text = text.lower()
-    return _tokenizer(tokenizer)(text)
+    if check_convention(convention) == "treebank":
+        if "." in text:
+            text = _GLUED_PERIOD.sub(r" \1", text)
+        return _tokenizer(tokenizer)(text)
+    text = lsdscc_characters(text)
+    tokens = _tokenizer(tokenizer)(text)
+    if _OPEN in text or _CLOSE in text:
+        tokens = [_QUOTE_TOKENS.get(t, t) for t in tokens]
+    return tokens
 
 
-def clean_and_tokenize(text: str, tokenizer: str = "treebank", lowercase: bool = True) -> list[str]:
-    """Steps 1-4, then tokenization: the per-text work done before the vocabulary is counted."""
-    return tokenize(clean_text(text), tokenizer, lowercase)
+def clean_and_tokenize(text: str, tokenizer: str = "treebank", lowercase: bool = True,
+                       convention: str = DEFAULT_CONVENTION) -> list[str]:
+    """Steps 1-4, then tokenization: the per-text work done before the vocabulary is counted.
+
+    ``convention`` names the text convention (:data:`CONVENTIONS`; default ``lsdscc``, the
+    released LSDSCC text). ``lsdscc`` with the ``treebank`` tokenizer takes the fused fast
+    path; every other combination runs the step functions one after the other.
+    """
+    if check_convention(convention) == "lsdscc" and tokenizer == "treebank":
+        return _lsdscc_fast(text, lowercase)
+    return tokenize(clean_text(text, convention), tokenizer, lowercase, convention)
+
+
+# --- the fused fast path of clean_and_tokenize(convention="lsdscc", tokenizer="treebank") ---
+_OPEN_QUOTE = re.compile(r'(?<=[ (\[{<])"')
+_COLON_COMMA = re.compile(r"([:,])([^\d]|$)")
+_PAD = re.compile(r"([;@#$%&?!()\[\]{}<>])")
+_PAD_WITH_COLON_COMMA = re.compile(r"([,:;@#$%&?!()\[\]{}<>])")
+_CONTRACTION = re.compile(
+    r"(?i)\b(?:(can)(not)|(gim)(me)|(gon)(na)|(got)(ta)|(lem)(me))\b|\b(wan)(na)(?=\s|$)"
+)  # NLTK's CONTRACTIONS2 that can fire without apostrophes, in one pass
+_CONTRACTION_SPLIT = r" \1\3\5\7\9\11 \2\4\6\8\10\12 "
+
+
+def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
+    """``tokenize(clean_text(text, "lsdscc"), "treebank", lowercase, "lsdscc")``, fused.
+
+    The same steps with guards that skip a pass when its trigger characters are absent, and
+    NLTK's Treebank rules reduced to those that can still fire on ``lsdscc`` text (no
+    periods, apostrophes or digits are left): the opening-quote rule, one padding pass for
+    the single-character tokens (NLTK's ``,``/``:`` rule differs from plain padding only
+    when two of them touch: ``a,,b`` -> ``a , ,b``), ``"`` -> ``''``, ``--``, and one pass
+    for ``gonna``-style words.
+    """
+    text = strip_markup(_protect_quotes(text))
+    if "@" in text:
+        text = _EMAIL.sub(" email ", text)
+    if _has_url(text):
+        text = _LSDSCC_URL.sub(_url_token, text)
+    text = shorten_elongated(substitute_emoticons(text))
+    if lowercase:
+        text = text.lower()
+    text = lsdscc_characters(text)
+    quotes = '"' in text
+    if quotes:
+        if text[0] == '"':
+            text = f" {_OPEN} " + text[1:]
+        text = _OPEN_QUOTE.sub(_OPEN, text)
+    if ",," in text or ",:" in text or ":," in text or "::" in text:
+        text = " ".join(_PAD.split(_COLON_COMMA.sub(r" \1 \2", text)))
+    else:
+        text = " ".join(_PAD_WITH_COLON_COMMA.split(text))  # split keeps the (captured) separators
+    if quotes:
+        text = text.replace('"', " '' ")
+    if _OPEN in text or _CLOSE in text:
+        text = text.replace(_OPEN, " `` ").replace(_CLOSE, " '' ")
+    if "--" in text:
+        text = text.replace("--", " -- ")
+    lower = text if lowercase else text.lower()
+    if "nnot" in lower or "mme" in lower or "nna" in lower or "tta" in lower:
+        text = _CONTRACTION.sub(_CONTRACTION_SPLIT, text)
+    return text.split()
 
 
 def is_deleted(text) -> bool:

@@ -9,6 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar
+
+#: Text conventions by name, the default first (rules: :mod:`lsdscc.cleaning`, README "Text
+#: conventions"). Defined here, not in lsdscc.cleaning, so that reading the options does not
+#: compile the cleaning's regular expressions (``multiref --help`` stays fast).
+CONVENTIONS = ("lsdscc", "treebank")
+DEFAULT_CONVENTION = CONVENTIONS[0]
 
 #: Accounts dropped as bots (case-insensitive), besides names matching ``bot_pattern``.
 DEFAULT_BOTS = (
@@ -36,6 +43,10 @@ class CorpusConfig:
     - ``subreddits``: only records of these subreddits are kept (case-insensitive).
     - ``lowercase``: lowercase the text before tokenizing (the public LSDSCC set is lowercase).
     - ``tokenizer``: ``treebank`` (NLTK TreebankWordTokenizer) or ``nltk`` (NLTKWordTokenizer).
+    - ``text_convention``: ``lsdscc`` (default: the released LSDSCC text: ``didn t``, no
+      ``.`` or ``/``, every digit run ``digits``) or ``treebank`` (``did n't``, numbers
+      replaced only where they stand alone); :mod:`lsdscc.cleaning` and the README's "Text
+      conventions" give the rules.
     - ``vocab_size``: words outside the ``vocab_size`` most frequent become ``unk_token`` (step 6).
     - ``max_query_tokens`` / ``max_response_tokens``: length pruning (step 7).
     - ``rare_max_count``: tokens seen at most this often are candidates for splitting (step 5).
@@ -54,6 +65,8 @@ class CorpusConfig:
     subreddits: tuple = ("movies",)
     lowercase: bool = True
     tokenizer: str = "treebank"
+    text_convention: str = DEFAULT_CONVENTION
+    text_conventions: ClassVar[tuple] = CONVENTIONS  # the choices of text_convention
     vocab_size: int = 50_000
     max_query_tokens: int = 100
     max_response_tokens: int = 60
@@ -74,6 +87,8 @@ class CorpusConfig:
             raise ValueError("subreddits must name at least one subreddit")
         if self.tokenizer not in ("treebank", "nltk"):
             raise ValueError(f"tokenizer must be 'treebank' or 'nltk', got {self.tokenizer!r}")
+        if self.text_convention not in self.text_conventions:
+            raise ValueError(f"text_convention must be one of {', '.join(CONVENTIONS)}, got {self.text_convention!r}")
         for name in ("vocab_size", "max_query_tokens", "max_response_tokens", "num_shards", "min_turns"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:

@@ -4,9 +4,14 @@ The table is data: each emotion word maps to the emoticons that become it. Match
 case-sensitive (``:D`` is laughter, ``:d`` is not an emoticon) and happens only where an
 emoticon stands alone (between spaces, or at the start/end of the text, or before
 punctuation), so ``9:30`` or ``http://`` are never touched (urls are normalized first).
+:func:`substitute_emoticons` does the matching, with one trie-shaped regex for the faces
+and one for the emoji.
 """
 
 from __future__ import annotations
+
+import functools
+import re
 
 EMOTICONS: dict[str, tuple[str, ...]] = {
     "happy": (":)", ":-)", ":]", ":-]", "=)", "=]", ":o)", ":c)", ":>", ":->", "(:", "(-:", "^_^", "^^", "^.^", ":3", ":-3"),
@@ -55,3 +60,62 @@ def emoticon_table() -> dict[str, str]:
                     raise ValueError(f"emoticon {face!r} is in two groups: {table[face]} and {word}")
                 table[face] = word
     return table
+
+
+# --- matching ------------------------------------------------------------------------------
+def trie_pattern(words) -> str:
+    """One regex matching any of ``words``, longest first, as a trie (``a(?:b(?:c)?)?``).
+
+    Equivalent to the alternation of ``words`` sorted longest first (two words can match at
+    one place only if one is a prefix of the other, and the trie tries the longer first),
+    but ``re`` rejects a position after one character instead of one try per word.
+    """
+    root: dict = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        alts = [re.escape(ch) + emit(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(root)
+
+
+@functools.lru_cache(maxsize=None)
+def _emoticon_regex() -> tuple:
+    """(standalone ASCII faces, emoji anywhere, the lowest emoji character, replacement)."""
+    table = emoticon_table()
+    faces = [f for f in table if f.isascii()]
+    emoji = [f for f in table if not f.isascii()]
+    # A face stands alone: whitespace or the start before it (the lookbehind after its first
+    # character, so that re scans for first characters), whitespace, end or punctuation after.
+    by_first = {}
+    for face in faces:
+        by_first.setdefault(face[0], []).append(face[1:])
+    alts = [re.escape(ch) + r"(?<!\S.)" + trie_pattern(rests) for ch, rests in sorted(by_first.items())]
+    face_regex = re.compile("(?:" + "|".join(alts) + r")(?=\s|$|[.,!?;])")
+    emoji_regex = re.compile(trie_pattern(emoji) or r"(?!)")
+    return face_regex, emoji_regex, min((e[0] for e in emoji), default="\U0010ffff"), lambda m: f" {table[m.group(0)]} "
+
+
+_SHRUG = re.compile(r"¯?[\\_]*\(ツ\)[\\_]*/?¯?")
+
+
+def substitute_emoticons(text: str) -> str:
+    """Every emoticon (standalone) and emoji (anywhere) replaced by `` word `` (spaces around it).
+
+    Faces first, then emoji, so an emoji's replacement never makes a face stand alone.
+    """
+    faces, emoji, lowest_emoji, word = _emoticon_regex()
+    if "(ツ)" in text:
+        text = _SHRUG.sub(" shrug ", text)
+    text = faces.sub(word, text)
+    if not text.isascii() and max(text) >= lowest_emoji:
+        text = emoji.sub(word, text)
+    return text

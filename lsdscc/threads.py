@@ -61,7 +61,7 @@ def clean_thread(posts: Iterable[Post], config: CorpusConfig) -> tuple:
     """Steps 1-4 and tokenization of every post of a thread, once: one :class:`Node` per post."""
     return tuple(
         Node(post.id, post.parent_id, post.created_utc,
-             " ".join(clean_and_tokenize(post.text, config.tokenizer, config.lowercase)))
+             " ".join(clean_and_tokenize(post.text, config.tokenizer, config.lowercase, config.text_convention)))
         for post in posts
     )
 

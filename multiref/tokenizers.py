@@ -13,6 +13,10 @@ Names:
 - ``tweet``: NLTK's ``TweetTokenizer`` (keeps emoticons, hashtags and URLs whole).
 - ``13a``: sacrebleu's default tokenizer (mteval-v13a), if sacrebleu is installed.
 - ``char``: one token per non-space character.
+- ``lsdscc``: the corpus's ``lsdscc`` text convention (``lsdscc.cleaning``, README "Text
+  conventions"): the same cleaning and tokenization the corpus text went through
+  (markdown, urls, emoticons, lowercase, ``didn t``, no ``.`` or ``/``, ``digits``), so
+  hypotheses and references meet the corpus's vocabulary. ``<unk>`` is kept as a token.
 
 Any of them can be combined with lower-casing (``get_tokenizer(name, lowercase=True)``).
 """
@@ -24,7 +28,7 @@ from typing import Callable
 
 Tokenizer = Callable[[str], list]
 
-TOKENIZER_NAMES = ("whitespace", "treebank", "nltk", "tweet", "13a", "char")
+TOKENIZER_NAMES = ("whitespace", "treebank", "nltk", "tweet", "13a", "char", "lsdscc")
 
 
 def _whitespace(text: str) -> list:
@@ -35,12 +39,28 @@ def _char(text: str) -> list:
     return [c for c in text if not c.isspace()]
 
 
+def _lsdscc(text: str) -> list:
+    from lsdscc.cleaning import clean_and_tokenize
+
+    if UNK not in text:
+        return clean_and_tokenize(text, convention="lsdscc")
+    tokens = []
+    for i, piece in enumerate(text.split(UNK)):  # a model trained on the corpus writes <unk>
+        tokens += ([UNK] if i else []) + clean_and_tokenize(piece, convention="lsdscc")
+    return tokens
+
+
+UNK = "<unk>"  # the corpus's unknown-word token (lsdscc.config.CorpusConfig.unk_token)
+
+
 @functools.lru_cache(maxsize=None)
 def _build(name: str) -> Tokenizer:
     if name == "whitespace":
         return _whitespace
     if name == "char":
         return _char
+    if name == "lsdscc":
+        return _lsdscc
     if name == "treebank":
         from nltk.tokenize import TreebankWordTokenizer
 

@@ -61,6 +61,9 @@ def add_corpus_arguments(parser) -> None:
     add("--no-lowercase", dest="lowercase", action="store_false", help="keep the original case")
     add("--tokenizer", choices=("treebank", "nltk"), default=d.tokenizer,
         help="NLTK tokenizer: TreebankWordTokenizer or NLTKWordTokenizer (default treebank)")
+    add("--text-convention", choices=d.text_conventions, default=d.text_convention,
+        help="text convention: lsdscc (the released LSDSCC text: didn t, no . or /, digits) or "
+        f"treebank (did n't, standalone numbers); default {d.text_convention}")
     add("--min-turns", type=int, default=d.min_turns, help=f"shortest multi-turn conversation (default {d.min_turns})")
     add("--rare-max-count", type=int, default=d.rare_max_count,
         help=f"tokens seen at most this often may be split into frequent words (default {d.rare_max_count})")
@@ -114,6 +117,7 @@ def config_from_values(values, num_shards: int = 1) -> CorpusConfig:
             subreddits=tuple(values.subreddit or ("movies",)),
             lowercase=values.lowercase,
             tokenizer=values.tokenizer,
+            text_convention=values.text_convention,
             vocab_size=values.vocab_size,
             max_query_tokens=values.max_query_tokens,
             max_response_tokens=values.max_response_tokens,

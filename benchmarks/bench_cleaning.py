@@ -1,0 +1,150 @@
+"""Benchmark: cleaning plus tokenization of one comment (``lsdscc.cleaning.clean_and_tokenize``).
+
+Generates N Reddit-like comments (the bodies ``lsdscc.sample_gen`` writes, joined 1 to 6 at a
+time with hand-written fragments full of markdown, links, numbers, emoticons, elongations,
+contractions, quotes and non-ASCII punctuation) and times, in this one process:
+
+- ``baseline``: ``clean_and_tokenize`` as it was at commit e46b6c5 (before the text
+  conventions and the fast path), loaded from git into a temporary module;
+- ``lsdscc``: today's default (``convention="lsdscc"``, the fused fast path);
+- ``treebank``: today's ``convention="treebank"`` (the baseline's rules, periods split off).
+
+Each is timed ``--repeat`` times, interleaved, and the best run counts. Prints comments/s,
+the ratio to the baseline, and how many comments the treebank convention tokenizes exactly
+as the baseline did (the rest differ only by the periods it now splits off).
+
+    .venv/bin/python benchmarks/bench_cleaning.py                 # 20,000 comments
+    .venv/bin/python benchmarks/bench_cleaning.py --comments 50000 --repeat 5 --json out/bench_cleaning.json
+
+Target (issue 10, item 5): the default at least 3x the baseline (a third of its time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+BASELINE_COMMIT = "e46b6c5"
+
+#: Fragments with what sample_gen's templates lack or have rarely (each rule of the cleaning).
+FRAGMENTS = [
+    "I can't believe it's 2019 and they're still making these.",
+    "Saw it on 3/4/2019 at 9:30pm, paid $12.50 \u2014 worth it!!!",
+    'He literally said "I\'ll be back." and left.',
+    "Check out [this review](https://www.rottentomatoes.com/m/inception) and/or r/TrueFilm.",
+    "**Spoilers:** >!Bruce dies!< ... or does he???",
+    "It's the 90s' best 3D movie, 10/10 would watch again :D",
+    "Soooo goooood lmaooo hahahaha xD",
+    "We're gonna need a bigger boat. Gotta love it ;)",
+    "&gt; quoted text\n\nI don't agree tbh :(",
+    "1. Alien\n2. Aliens\n3. Alien 3",
+    "Edit: typo. Edit 2: thanks for the gold, kind stranger!",
+    "The 2nd and 3rd acts drag\u2026 it\u2019s \u201cfine\u201d I guess \U0001F937",
+    "u/someone said it's 2h 49m long -- that's ~170 minutes.",
+    "`code`? ~~strike~~ ^(tiny) text and a | table | row |",
+    "Mr. Nolan's films (e.g. Memento, Inception) are great... aren't they?",
+    "mail me at fan.club@example.com or see imdb.com/title/tt0816692/ <3",
+    "LOL!!!! I cannot even... wanna see it again tbh \U0001F602\U0001F602",
+    "# Ranking\n\n* Heat\n* Drive\n\n---\n\n*Edit:* forgot Zodiac (2007)",
+]
+
+
+def generate_comments(n: int, seed: int = 11) -> list[str]:
+    """``n`` Reddit-like comment bodies, the same for the same ``n`` and ``seed``."""
+    from lsdscc.sample_gen import iter_threads
+
+    bodies = [c["body"] for _, coms in iter_threads(max(200, n // 4), seed=seed) for c in coms]
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        parts = [rng.choice(FRAGMENTS) if rng.random() < 0.35 else rng.choice(bodies)
+                 for _ in range(rng.randint(1, 6))]
+        out.append(rng.choice((" ", "\n\n", " ")).join(parts))
+    return out
+
+
+def load_baseline():
+    """``clean_and_tokenize`` of commit :data:`BASELINE_COMMIT`, or None (with the reason)."""
+    try:
+        source = subprocess.run(["git", "-C", ROOT, "show", f"{BASELINE_COMMIT}:lsdscc/cleaning.py"],
+                                check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        detail = getattr(exc, "stderr", "") or str(exc)
+        return None, f"git show {BASELINE_COMMIT}:lsdscc/cleaning.py failed: {detail.strip()}"
+    folder = tempfile.mkdtemp(prefix="bench_cleaning_")
+    path = os.path.join(folder, "baseline_cleaning.py")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location("baseline_cleaning", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.clean_and_tokenize, None
+
+
+def _time(fn, comments) -> float:
+    start = time.perf_counter()
+    for text in comments:
+        fn(text)
+    return time.perf_counter() - start
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--comments", type=int, default=20_000, help="comments to generate (default 20,000)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each, best counts (default 3)")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+
+    from lsdscc.cleaning import clean_and_tokenize
+
+    comments = generate_comments(args.comments, args.seed)
+    chars = sum(map(len, comments)) / len(comments)
+    print(f"{len(comments):,} comments, mean {chars:.0f} characters, {sum(c.isascii() for c in comments):,} ASCII-only")
+    baseline, why = load_baseline()
+    runs = {"lsdscc": lambda t: clean_and_tokenize(t, convention="lsdscc"),
+            "treebank": lambda t: clean_and_tokenize(t, convention="treebank")}
+    if baseline is None:
+        print(f"no baseline: {why}; timing the current implementation only")
+    else:
+        runs = {"baseline": baseline, **runs}
+    for fn in runs.values():  # warm up: compile regexes, import NLTK
+        fn(comments[0])
+    best = {name: float("inf") for name in runs}
+    for _ in range(args.repeat):
+        for name, fn in runs.items():
+            best[name] = min(best[name], _time(fn, comments))
+    result = {"comments": len(comments), "mean_chars": round(chars, 1), "repeat": args.repeat,
+              "baseline_commit": BASELINE_COMMIT if baseline else None, "per_second": {}, "ratio": {}}
+    for name, seconds in best.items():
+        rate = len(comments) / seconds
+        result["per_second"][name] = round(rate)
+        line = f"{name:9s} {rate:10,.0f} comments/s  {1e6 * seconds / len(comments):7.1f} us/comment"
+        if baseline is not None and name != "baseline":
+            result["ratio"][name] = round(best["baseline"] / seconds, 2)
+            line += f"  {result['ratio'][name]:.2f}x the baseline"
+        print(line)
+    if baseline is not None:
+        same = sum(baseline(t) == clean_and_tokenize(t, convention="treebank") for t in comments)
+        result["treebank_same_as_baseline"] = same
+        print(f"treebank convention == baseline tokens on {same:,} of {len(comments):,} comments "
+              "(the others: periods ending a word are now split off)")
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(result, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
