@@ -53,7 +53,7 @@ class BuildOptions:
     splits: object
     negatives: object
     multiref_splits: tuple = ("test",)
-    multiref_first_reference: str = "dailydialog"
+    multiref_first_reference: str = "released"
     dedup: bool = True
     near_duplicates: float | None = None
     corruptions: tuple = ()
