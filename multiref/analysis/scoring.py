@@ -3,7 +3,9 @@
 A *metric spec* is how the ``analyze`` commands name a metric: ``NAME`` or
 ``NAME:key=value,key=value``, e.g. ``bleu``, ``bleu2`` (= ``bleu:order=2``),
 ``bleu4:smoothing=nltk1``, ``rouge_l:beta=1.2``, ``embedding_average``. ``bleu1``..``bleu4``
-and ``rouge-l``/``rougel`` are shorthands. Common options (tokenizer, lowercase, vectors) are
+and ``rouge-l``/``rougel`` are shorthands. A list value is written with ``/``
+(``bleu:weights=0.5/0.5``) or with commas (``bleu:weights=0.5,0.5,smoothing=nltk1``: a part
+without ``=`` continues the value before it); ``weights`` is always a list. Common options (tokenizer, lowercase, vectors) are
 passed to a metric only when its ``__init__`` accepts them (the CONTRACTS.md rule); options
 written in the spec are always passed, and a wrong one is a :class:`UserError`.
 
@@ -31,6 +33,9 @@ ALIASES = {
     "rougel": ("rouge_l", {}),
     "deltableu": ("delta_bleu", {}),
 }
+
+#: options whose value is always a list (``bleu:weights=0.5/0.5``)
+LIST_OPTIONS = ("weights",)
 
 #: the aggregations the discrimination analysis reports (ALGORITHMS.md section 4)
 AGGREGATIONS = ("single", "mean", "max", "standard")
@@ -73,12 +78,29 @@ def parse_metric_spec(text: str) -> MetricSpec:
     base, options = ALIASES.get(name, (name, {}))
     options = dict(options)
     if rest.strip():
-        for part in rest.split(","):
-            key, eq, value = part.partition("=")
-            if not eq or not key.strip():
-                raise UserError(f"--metric {text!r}: expected key=value after ':', got {part!r}")
-            options[key.strip()] = _parse_value(value.strip())
+        for key, values in _spec_fields(text, rest):
+            parsed = [_parse_value(v) for v in values]
+            options[key] = tuple(parsed) if len(parsed) > 1 or key in LIST_OPTIONS else parsed[0]
     return MetricSpec(label=text, name=base, options=tuple(sorted(options.items())))
+
+
+def _spec_fields(text: str, rest: str) -> list:
+    """``[(key, [value, ...])]`` from ``key=v1/v2,key2=v,v`` (see the module docstring)."""
+    fields: list = []
+    for part in rest.split(","):
+        key, eq, value = part.partition("=")
+        if not eq:
+            if not fields or not part.strip():
+                raise UserError(f"--metric {text!r}: expected key=value after ':', got {part!r}")
+            fields[-1][1].append(part.strip())
+            continue
+        if not key.strip():
+            raise UserError(f"--metric {text!r}: expected key=value after ':', got {part!r}")
+        values = [v.strip() for v in value.split("/")]
+        if any(not v for v in values) and len(values) > 1:
+            raise UserError(f"--metric {text!r}: empty list element in {part!r}")
+        fields.append((key.strip(), values))
+    return fields
 
 
 def build_metric(spec: MetricSpec, common: dict | None = None, aggregate: str | None = None):
