@@ -103,10 +103,13 @@ def _spec_fields(text: str, rest: str) -> list:
     return fields
 
 
-def build_metric(spec: MetricSpec, common: dict | None = None, aggregate: str | None = None):
+def build_metric(spec: MetricSpec, common: dict | None = None, aggregate: str | None = None,
+                 defaults: dict | None = None):
     """Build the metric ``spec`` names, with ``common`` options it accepts and ``aggregate``.
 
-    Raises :class:`UserError` for an unknown metric or option.
+    ``defaults`` maps a metric name to options fixed for that metric (a paper's settings,
+    :mod:`multiref.analysis.paper_defaults`); they override ``common``, the spec's own
+    options override both. Raises :class:`UserError` for an unknown metric or option.
     """
     from multiref.metrics import accepted_options, get_metric
 
@@ -117,6 +120,7 @@ def build_metric(spec: MetricSpec, common: dict | None = None, aggregate: str | 
     except ImportError as exc:
         raise UserError(f"metric {spec.name!r} is not available in this installation ({exc})") from None
     options = {k: v for k, v in (common or {}).items() if v is not None and k in accepted}
+    options.update({k: v for k, v in ((defaults or {}).get(spec.name) or {}).items() if v is not None})
     options.update(spec.option_dict)
     if aggregate is not None:
         options["aggregate"] = aggregate
@@ -376,24 +380,29 @@ class WeightedScorer:
         return float(self.metric.sentence_score(hypothesis, list(references), weights=list(weights)))
 
 
-def make_scorer(spec: MetricSpec, common: dict | None = None, token_caches: dict | None = None) -> MetricScorer:
+def make_scorer(spec: MetricSpec, common: dict | None = None, token_caches: dict | None = None,
+                defaults: dict | None = None) -> MetricScorer:
     """A :class:`MetricScorer` for ``spec``; the standard form is built when the metric has one.
 
-    Scorers given the same ``token_caches`` dict share tokenizations (per tokenizer).
+    Scorers given the same ``token_caches`` dict share tokenizations (per tokenizer);
+    ``defaults``: per-metric options, as in :func:`build_metric` (both forms get them, so
+    ROUGE-L has one beta in every column).
     """
-    single = build_metric(spec, common, aggregate="max" if "max" in _class_aggregates(spec) else None)
+    single = build_metric(spec, common, aggregate="max" if "max" in _class_aggregates(spec) else None,
+                          defaults=defaults)
     standard = None
     if "standard" in metric_aggregates(single):
-        standard = build_metric(spec, common, aggregate="standard")
+        standard = build_metric(spec, common, aggregate="standard", defaults=defaults)
     return MetricScorer(label=spec.label, metric=single, standard=standard,
                         token_cache=shared_token_cache(single, {} if token_caches is None else token_caches))
 
 
-def make_scorers(specs: Sequence[MetricSpec], common: dict | None = None, token_caches: dict | None = None) -> list:
+def make_scorers(specs: Sequence[MetricSpec], common: dict | None = None, token_caches: dict | None = None,
+                 defaults: dict | None = None) -> list:
     """Scorers for several specs, sharing tokenizations; plain BLEU metrics that tokenize alike
     also share one statistics cache."""
     token_caches = {} if token_caches is None else token_caches
-    scorers = [make_scorer(spec, common, token_caches) for spec in specs]
+    scorers = [make_scorer(spec, common, token_caches, defaults) for spec in specs]
     groups: dict = {}
     for scorer in scorers:
         if _is_plain_bleu(scorer.metric) and (scorer.standard is None or _is_plain_bleu(scorer.standard)):
@@ -407,9 +416,9 @@ def make_scorers(specs: Sequence[MetricSpec], common: dict | None = None, token_
 
 
 def make_weighted_scorer(spec: MetricSpec, common: dict | None = None,
-                         token_caches: dict | None = None) -> WeightedScorer:
+                         token_caches: dict | None = None, defaults: dict | None = None) -> WeightedScorer:
     """A :class:`WeightedScorer` for a metric taking reference weights (``delta_bleu``)."""
-    metric = build_metric(spec, common)
+    metric = build_metric(spec, common, defaults=defaults)
     return WeightedScorer(label=spec.label, metric=metric,
                           token_cache=shared_token_cache(metric, {} if token_caches is None else token_caches))
 

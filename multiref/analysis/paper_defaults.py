@@ -1,0 +1,68 @@
+"""The defaults of each ``multiref analyze`` command: the settings of the paper it follows.
+
+One frozen :class:`PaperDefaults` per study (STYLE.md habit 4); the CLI reads its defaults
+and its help text from here, so the two cannot drift, and every report records the source.
+
+- :data:`GUPTA_2019` (``correlation``, ``refcount``): Gupta et al. 2019, multi-reference
+  DailyDialog (ALGORITHMS.md section 4). Their scorer (multirefeval ``score_multiref.py``)
+  lowercases, splits on whitespace and scores NLTK ``sentence_bleu`` with
+  ``SmoothingFunction().method1`` (``nltk1``); ROUGE-L is nlg-eval's, beta 1.2. With these
+  settings the single-reference column reproduces the paper (BLEU-2 Spearman 0.025); with
+  unsmoothed BLEU it gives 0.133 and the paper's conclusion is lost.
+- :data:`SAI_2020` (``discrimination``): DailyDialog++ (Sai et al. 2020, section 5): NLTK
+  tokens, lowercased, unsmoothed BLEU (the paper's BLEU cells are reproduced within about
+  0.04 only without smoothing), ROUGE-L beta 1.2 (nlg-eval) in every column.
+- :data:`SUGIYAMA` (``regression``): Sugiyama et al. (section 7): sentence BLEU with NIST
+  geometric smoothing (``nltk3``), M = 3, an RBF SVR with C = 5.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class PaperDefaults:
+    """Defaults of one analysis, with the paper they come from."""
+
+    paper: str  # short name, used in --help and in reports
+    study: str = ""  # what the paper evaluated, and with which code
+    tokenizer: str = "whitespace"
+    lowercase: bool = True
+    bleu_smoothing: str = "none"  # for every BLEU-family metric without its own smoothing= option
+    rouge_beta: float = 1.2  # ROUGE-L F beta, the same in every column (single, mean, max, standard)
+    metrics: tuple = ()
+
+    def per_metric(self, rouge_beta: float | None = None) -> dict:
+        """Metric name -> options the paper fixes for that metric (spec options still override)."""
+        return {"rouge_l": {"beta": self.rouge_beta if rouge_beta is None else rouge_beta}}
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+GUPTA_2019 = PaperDefaults(
+    paper="Gupta et al. 2019", study="multi-reference DailyDialog, scored with their multirefeval",
+    tokenizer="whitespace", lowercase=True, bleu_smoothing="nltk1", rouge_beta=1.2,
+    metrics=("bleu1", "bleu2", "bleu3", "bleu4", "rouge_l"))
+
+SAI_2020 = PaperDefaults(
+    paper="Sai et al. 2020", study="DailyDialog++",
+    tokenizer="nltk", lowercase=True, bleu_smoothing="none", rouge_beta=1.2,
+    metrics=("bleu1", "bleu2", "bleu3", "bleu4", "rouge_l", "delta_bleu"))
+
+
+@dataclass(frozen=True)
+class RegressionDefaults:
+    """Sugiyama et al.'s evaluator settings (ALGORITHMS.md section 7)."""
+
+    paper: str = "Sugiyama et al."
+    study: str = "regression over large-scale scored multi-references"
+    similarity: tuple = ("bleu",)  # sentence BLEU with NIST geometric smoothing (nltk3)
+    tokenizer: str = "whitespace"
+    lowercase: bool = False
+    top_m: int = 3
+    svr_c: float = 5.0
+
+
+SUGIYAMA = RegressionDefaults()
