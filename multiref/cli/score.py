@@ -167,7 +167,8 @@ def degenerate_warning(items, metrics, args) -> str | None:
             "the maxbleu/mds/pds default) scores an empty hypothesis 1.0 against any references and a one-word "
             "one 1.0 when its word is in them (0.84 when it is not)")
     if rewarding:
-        text += f"; here: {', '.join(rewarding)}. Compare with --brevity-penalty, or check the outputs"
+        text += (f"; here: {', '.join(rewarding)}. Check the outputs, or compare with --bleu-smoothing nltk1 "
+                 "--brevity-penalty")
     else:
         text += "; no metric of this run uses it"
     return text + "."
