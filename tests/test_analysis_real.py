@@ -107,4 +107,9 @@ def test_real_discrimination(tmp_path, capsys):
         assert entry["max"]["point_biserial"]["value"] > entry["single"]["point_biserial"]["value"] > 0
         assert entry["max"]["accuracy"] > 0.6
         assert printed["delta_bleu"][kind]["delta"]["point_biserial"]["value"] > 0
+    # the defaults follow Sai et al. 2020 (recorded), and give the README's numbers
+    assert report["options"]["paper_defaults"] == "Sai et al. 2020" and "beta:1.2" in report["signatures"]["rouge_l"]
+    assert printed["bleu2"]["random"]["max"]["point_biserial"]["value"] == pytest.approx(0.375, abs=5e-4)
+    assert printed["rouge_l"]["random"]["single"]["point_biserial"]["value"] == pytest.approx(0.280, abs=5e-4)
+    assert printed["delta_bleu"]["random"]["delta"]["point_biserial"]["value"] == pytest.approx(0.150, abs=5e-4)
     assert elapsed < 180, f"discrimination took {elapsed:.0f}s"
