@@ -204,3 +204,20 @@ def test_ties_lsdscc_equals_the_public_scorer_to_the_last_digit(refset, system):
     assert get_metric("mds", ties="lsdscc").score_items(items).score == mds
     assert get_metric("pds", ties="lsdscc").score_items(items).score == pds
     assert get_metric("maxbleu", ties="lsdscc").score_items(items).score == maxbleu
+
+
+@pytest.mark.parametrize("output, maxbleu, short", [("", 1.0, 0), ("i", 0.9819, 299)])
+def test_degenerate_outputs_score_high_and_are_warned_about(lsdscc_path, tmp_path, capsys, output, maxbleu, short):
+    """The README's figures: with the public scorer's BLEU (add1, no brevity penalty) the empty
+    output scores MaxBLEU 1.0 and "i" 0.9819 (echoing the query: 0.2612); score warns."""
+    queries = list(json.load(open(lsdscc_path, encoding="utf-8")))
+    hyps = tmp_path / "degenerate.jsonl"
+    hyps.write_text("".join(json.dumps({"query": q, "hypothesis": output}) + "\n" for q in queries), encoding="utf-8")
+    assert main(["score", "-r", lsdscc_path, "-H", str(hyps), "--format", "json", "-q", "-m", "maxbleu"]) == 0
+    captured = capsys.readouterr()
+    assert round(json.loads(captured.out)["maxbleu"]["score"], 4) == maxbleu
+    empty = 299 - short
+    assert f"warning: {empty} of 299 hypotheses are empty and {short} have 1-2 tokens" in captured.err
+    assert main(["score", "-r", lsdscc_path, "-H", str(hyps), "--format", "json", "-q", "-m", "maxbleu",
+                 "--bleu-smoothing", "nltk1", "--brevity-penalty"]) == 0
+    assert json.loads(capsys.readouterr().out)["maxbleu"]["score"] < 0.02
