@@ -76,7 +76,9 @@ def _add_ratings_options(p: argparse.ArgumentParser) -> None:
                         "each context (joined by context id)")
     g.add_argument("--exclude-system", action="append", default=[], metavar="NAME", help="leave out this system")
     g.add_argument("--aggregate", choices=("auto", "max", "mean", "standard"), default="auto",
-                   help="multi-reference aggregation: auto = the metric's standard form if it has one, else max")
+                   help="multi-reference aggregation: auto (default) = the metric's standard form if it has one "
+                        "(BLEU's clipped counts: BLEU-2 Spearman 0.205 against Gupta et al. 2019's 0.208; their "
+                        "scorer's max over references gives 0.195), else max")
 
 
 def register(parser: argparse.ArgumentParser) -> None:
