@@ -20,7 +20,7 @@ and its help text from here, so the two cannot drift, and every report records t
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -34,13 +34,6 @@ class PaperDefaults:
     bleu_smoothing: str = "none"  # for every BLEU-family metric without its own smoothing= option
     rouge_beta: float = 1.2  # ROUGE-L F beta, the same in every column (single, mean, max, standard)
     metrics: tuple = ()
-
-    def per_metric(self, rouge_beta: float | None = None) -> dict:
-        """Metric name -> options the paper fixes for that metric (spec options still override)."""
-        return {"rouge_l": {"beta": self.rouge_beta if rouge_beta is None else rouge_beta}}
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 GUPTA_2019 = PaperDefaults(
