@@ -230,6 +230,8 @@ def test_ties_default_to_the_public_scorer_for_the_public_format(capsys, tmp_pat
     assert ties(LSDSCC) == {"maxbleu": "lsdscc", "mds": "lsdscc", "pds": "lsdscc"}  # test.group.json format
     assert ties(LSDSCC, "--ties", "first") == {"maxbleu": "first", "mds": "first", "pds": "first"}
     assert ties(LSDSCC, "--brevity-penalty")["mds"] == "first"  # not the public scorer's BLEU any more
+    assert ties(LSDSCC, "--bleu-weights", "0.5,0.5")["mds"] == "first"
+    assert ties(LSDSCC, "--bleu-order", "2")["mds"] == "lsdscc"  # its BleuAligner takes an order
     grouped = tmp_path / "groups.jsonl"  # the same groups as JSON lines: not the public format
     with open(LSDSCC) as fh:
         document = json.load(fh)
