@@ -365,5 +365,6 @@ def to_items(pairs) -> list:
 
     return [Item(id=ref.id, hypotheses=list(hyp.hypotheses), references=list(ref.references),
                  groups=[list(g) for g in ref.groups] if ref.groups is not None else None,
-                 weights=list(ref.weights) if ref.weights is not None else None)
+                 weights=list(ref.weights) if ref.weights is not None else None,
+                 group_ids=list(ref.group_ids) if ref.group_ids is not None else None)
             for hyp, ref in pairs]

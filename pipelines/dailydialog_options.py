@@ -48,9 +48,11 @@ def add_build_arguments(parser, *, output_required: bool = False) -> None:
     mr = parser.add_argument_group("multiref config")
     mr.add_argument("--multiref-splits", nargs="+", default=["test"], choices=["train", "validation", "test"],
                     help="DailyDialog splits cut into multiref contexts (default: test; only test has extra references)")
-    mr.add_argument("--first-reference", choices=["dailydialog", "released"], default="dailydialog",
-                    help="references[0]: the original next turn as DailyDialog writes it (default, with the text "
-                         "options) or as the release writes it (responses[0]: lowercased, PTB-tokenized)")
+    mr.add_argument("--first-reference", choices=["dailydialog", "released"], default="released",
+                    help="references[0]: the original next turn as Gupta et al. 2019 release it (default: "
+                         "multireftest.json responses[0], lowercased and PTB-tokenized like the 4 other "
+                         "references, as their scorer reads it) or as DailyDialog writes it (dailydialog: cased, "
+                         "with the text options); without --multiref-references it is always DailyDialog's")
     dd = parser.add_argument_group("dailydialog_pp config")
     dd.add_argument("--long-dialogue", type=_pos_int, default=8,
                     help="dialogues with at least this many turns are cut into chunks (default 8)")
@@ -86,7 +88,7 @@ class BuildOptions:
     splits: object
     negatives: object
     multiref_splits: tuple = ("test",)
-    multiref_first_reference: str = "dailydialog"
+    multiref_first_reference: str = "released"
     dedup: bool = True
     near_duplicates: float | None = None
     corruptions: tuple = ()

@@ -115,6 +115,31 @@ def test_correlation_cli_writes_reports_and_is_reproducible(tmp_path, capsys):
     assert b"Software" not in (out / "plots/scatter_rouge_l.png").read_bytes()
 
 
+def test_correlation_defaults_are_gupta_2019(tmp_path, capsys):
+    from multiref.analysis.paper_defaults import GUPTA_2019
+
+    out = tmp_path / "defaults"
+    assert main(["analyze", "correlation", "--ratings", RATINGS, "--bootstrap", "0", "--output-dir", str(out),
+                 "--format", "json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)) == list(GUPTA_2019.metrics)
+    report = json.loads((out / "correlation.json").read_text())
+    assert report["options"]["paper_defaults"] == "Gupta et al. 2019"
+    assert report["options"]["bleu_smoothing"] == "nltk1" and report["options"]["rouge_beta"] == 1.2
+    results = report["results"]
+    for name in ("bleu1", "bleu2", "bleu3", "bleu4"):
+        assert "smooth:nltk1" in results[name]["signature"] and "smooth:nltk1" in results[name]["multi_signature"]
+    # one ROUGE-L beta in both columns (it used to be 1 for one reference and 1.2 for all)
+    assert "beta:1.2" in results["rouge_l"]["signature"] and "beta:1.2" in results["rouge_l"]["multi_signature"]
+    # a spec option beats the command's default; --bleu-smoothing/--rouge-beta change every other metric
+    assert main(["analyze", "correlation", "--ratings", RATINGS, "--bootstrap", "0", "--output-dir", str(out),
+                 "--metric", "bleu2:smoothing=nltk3", "--metric", "bleu4", "--metric", "rouge_l",
+                 "--bleu-smoothing", "none", "--rouge-beta", "1"]) == 0
+    results = json.loads((out / "correlation.json").read_text())["results"]
+    assert "smooth:nltk3" in results["bleu2:smoothing=nltk3"]["signature"]
+    assert "smooth:none" in results["bleu4"]["signature"]
+    assert "beta:1|" in results["rouge_l"]["signature"] and "beta:1|" in results["rouge_l"]["multi_signature"]
+
+
 def test_correlation_cli_table_and_options_change_numbers(tmp_path, capsys):
     assert main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "rouge_l", "--bootstrap", "0"]) == 0
     table = capsys.readouterr().out
@@ -139,6 +164,8 @@ def test_correlation_cli_table_and_options_change_numbers(tmp_path, capsys):
     (["--ratings", "/nonexistent.csv"], "ratings file not found"),
     (["--metric", "embedding_average"], "--vectors PATH or --train-vectors-from"),
     (["--metric", "bleu:order=0"], "order must be a positive integer"),
+    (["--rouge-beta", "0"], "--rouge-beta must be positive, got 0.0"),
+    (["--metric", "bleu:weights=0.5/x"], "weights must be numbers"),
 ])
 def test_correlation_cli_errors(args, message, capsys):
     argv = ["analyze", "correlation", "--ratings", RATINGS, "--bootstrap", "0", *args]

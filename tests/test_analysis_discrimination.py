@@ -120,6 +120,21 @@ def test_discrimination_cli(tmp_path, capsys):
     assert (out / "discrimination.json").read_bytes() == first
 
 
+def test_discrimination_defaults_are_sai_2020(tmp_path, capsys):
+    from multiref.analysis.paper_defaults import SAI_2020
+
+    out = tmp_path / "defaults"
+    assert main(["analyze", "discrimination", "--validation", DEV, "--test", TEST, "--output-dir", str(out),
+                 "--format", "json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)) == [m for m in SAI_2020.metrics]
+    report = json.loads((out / "discrimination.json").read_text())
+    assert report["options"]["paper_defaults"] == "Sai et al. 2020"
+    assert report["options"]["tokenizer"] == "nltk" and report["options"]["lowercase"] is True
+    assert "beta:1.2" in report["signatures"]["rouge_l"]  # one beta for single/mean/max and standard alike
+    for name in ("bleu1", "bleu4"):
+        assert "smooth:none" in report["signatures"][name]
+
+
 def test_discrimination_cli_without_validation_says_so(capsys):
     assert main(["analyze", "discrimination", "--test", TEST, "--metric", "rouge_l", "--aggregation", "max",
                  "--format", "json"]) == 0

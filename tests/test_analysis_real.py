@@ -17,6 +17,8 @@ from multiref.cli import main
 from multiref.errors import UserError
 from tests.helpers import real_data
 
+DELTA = "delta_bleu:smoothing=nltk1,tokenizer=whitespace"  # the discrimination default (paper_defaults.SAI_2020)
+
 
 def wordnet_available() -> bool:
     from multiref.metrics.meteor import find_wordnet
@@ -55,6 +57,14 @@ def test_real_correlation(ratings, tmp_path, capsys):
         # the paper's finding: more references, better response-level correlation
         assert multi["spearman"]["value"] > single["spearman"]["value"]
         assert multi["pearson"]["p"] < 0.01
+    # Gupta et al. 2019 report BLEU-2 Spearman 0.025 against one reference and 0.208 against all; with the
+    # defaults (their NLTK method1 smoothing) the single column reproduces to 3 digits, the multi column
+    # (4 references of the ratings file) is 0.205; single-reference BLEU does not correlate, multi does
+    bleu2 = printed["bleu2"]
+    assert round(bleu2["single"]["spearman"]["value"], 3) == 0.025 and bleu2["single"]["spearman"]["p"] > 0.5
+    assert bleu2["multi"]["spearman"]["value"] == pytest.approx(0.208, abs=0.004)
+    assert bleu2["multi"]["spearman"]["p"] < 1e-4
+    assert "beta:1.2" in report["results"]["rouge_l"]["signature"]
     assert elapsed < 120, f"correlation took {elapsed:.0f}s"
     assert len(os.listdir(tmp_path / "plots")) == len(metrics)
 
@@ -98,5 +108,13 @@ def test_real_discrimination(tmp_path, capsys):
         # scoring against several positives separates better than against one
         assert entry["max"]["point_biserial"]["value"] > entry["single"]["point_biserial"]["value"] > 0
         assert entry["max"]["accuracy"] > 0.6
-        assert printed["delta_bleu"][kind]["delta"]["point_biserial"]["value"] > 0
+        assert printed[DELTA][kind]["delta"]["point_biserial"]["value"] > 0
+    # the defaults follow Sai et al. 2020 (recorded), and give the README's numbers
+    assert report["options"]["paper_defaults"] == "Sai et al. 2020" and "beta:1.2" in report["signatures"]["rouge_l"]
+    assert printed["bleu2"]["random"]["max"]["point_biserial"]["value"] == pytest.approx(0.375, abs=5e-4)
+    assert printed["rouge_l"]["random"]["single"]["point_biserial"]["value"] == pytest.approx(0.280, abs=5e-4)
+    # deltaBLEU as Sai et al. must have scored it (README "deltaBLEU"): 0.259 (64.6%) against the paper's 0.29 (64.9%)
+    delta = printed[DELTA]["random"]["delta"]
+    assert delta["point_biserial"]["value"] == pytest.approx(0.259, abs=5e-4)
+    assert delta["accuracy"] == pytest.approx(0.649, abs=0.005)
     assert elapsed < 180, f"discrimination took {elapsed:.0f}s"

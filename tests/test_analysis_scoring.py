@@ -32,13 +32,17 @@ class PooledOverlap:
     ("rouge_l:beta=1.2,aggregate=standard", "rouge_l", {"beta": 1.2, "aggregate": "standard"}),
     ("bleu:brevity_penalty=no", "bleu", {"brevity_penalty": False}),
     ("rouge-l", "rouge_l", {}),
+    ("bleu:weights=0.5/0.5", "bleu", {"weights": (0.5, 0.5)}),
+    ("bleu:weights=0.5,0.5,smoothing=nltk1", "bleu", {"weights": (0.5, 0.5), "smoothing": "nltk1"}),
+    ("bleu:weights=1", "bleu", {"weights": (1,)}),
+    ("bleu2:smoothing=nltk1,weights=0/1", "bleu", {"order": 2, "smoothing": "nltk1", "weights": (0, 1)}),
 ])
 def test_parse_metric_spec(text, name, options):
     spec = parse_metric_spec(text)
     assert spec.name == name and spec.option_dict == options and spec.label == text
 
 
-@pytest.mark.parametrize("text", ["", "bleu:order", "bleu:=2"])
+@pytest.mark.parametrize("text", ["", "bleu:order", "bleu:=2", "bleu:weights=0.5//0.5", "bleu:order=2,,x=1"])
 def test_parse_metric_spec_errors(text):
     with pytest.raises(UserError):
         parse_metric_spec(text)
@@ -49,6 +53,16 @@ def test_build_metric_errors_are_user_errors():
         scoring.build_metric(parse_metric_spec("nosuchmetric"))
     with pytest.raises(UserError, match="bleu2"):
         scoring.build_metric(parse_metric_spec("bleu2:colour=red"))
+
+
+def test_custom_weights_spec_builds_that_bleu():
+    # BLEU with weights (0.5, 0.5) is BLEU-2; (0, 1) scores bigram precision alone
+    hyp, ref = "the cat sat on a mat", "the cat sat on the mat"
+    two = scoring.build_metric(parse_metric_spec("bleu:weights=0.5/0.5"))
+    assert two.weights == (0.5, 0.5) and "weights:0.5,0.5" in two.signature
+    assert two.sentence_score(hyp, [ref]) == pytest.approx(get_metric("bleu", order=2).sentence_score(hyp, [ref]))
+    bigram = scoring.build_metric(parse_metric_spec("bleu:weights=0/1,brevity_penalty=no"))
+    assert bigram.sentence_score(hyp, [ref]) == pytest.approx(3 / 5)  # 3 of the 5 hypothesis bigrams match
 
 
 def test_common_options_only_reach_metrics_that_accept_them():

@@ -51,8 +51,9 @@ def test_multiref_rows(built):
     # worked out by hand: test dialogues of 3, 4 and 2 turns -> 2 + 3 + 1 contexts
     assert [r["id"] for r in rows] == ["0_0", "0_1", "1_0", "1_1", "1_2", "2_0"]
     assert rows[0] == {"id": "0_0", "dialogue_id": "test_0", "context": ["Hi , how are you ?"],
-                       "references": ["Fine , thanks . And you ?", "good !", "great , you ?", "ok"]}
-    assert rows[3]["references"] == ["Thanks !", "e", "f", "g", "h"]  # matched despite ’ vs ' and spacing
+                       "references": ["fine , thanks . and you ?", "good !", "great , you ?", "ok"]}
+    # references[0] is the release's responses[0] by default (--first-reference released, as Gupta et al. release it)
+    assert rows[3]["references"] == ["thanks !", "e", "f", "g", "h"]  # matched despite ’ vs ' and spacing
     assert rows[5]["references"] == ["Yes.It is ."]  # text mismatch (6.5 vs 7): original reference only
     counters = stats["counters"]
     assert counters["multiref/text-mismatch"] == 1 and counters["multiref/invalid-json"] == 1
@@ -122,7 +123,7 @@ def test_load_dataset(built):
 
     folder, _ = built
     ds = datasets.load_dataset(folder, "multiref")
-    assert ds["test"].num_rows == 6 and ds["test"][0]["references"][0] == "Fine , thanks . And you ?"
+    assert ds["test"].num_rows == 6 and ds["test"][0]["references"][0] == "fine , thanks . and you ?"
     ds = datasets.load_dataset(folder, "dailydialog_pp")
     assert sum(ds[s].num_rows for s in ds) == 9
 
@@ -137,9 +138,10 @@ def test_byte_identical_reruns_and_options_change_output(built, tmp_path):
             assert a.read() == b.read(), rel
     other = str(tmp_path / "other")
     run(ARGS + ["--output", other, "--seed", "3", "--lowercase", "--chunk-length", "5", "--max-chunk", "6",
-                "--released-random-negatives", "--first-reference", "released", "--detokenize"])
+                "--released-random-negatives", "--first-reference", "dailydialog", "--detokenize"])
     mr = _rows(other, "multiref", "test")
-    assert mr[2]["references"][0] == "it 's on main street ."  # the release's responses[0]
+    assert mr[2]["references"][0] == "it’s on main street."  # DailyDialog's next turn (curly quote kept), detokenized + lowercased
+    assert mr[2]["references"][1:] == ["a", "b", "c", "d"]
     assert mr[2]["context"] == ["where is the bank?"]  # detokenized + lowercased
     rows = {r["id"]: r for r in _all_rows(other, "dailydialog_pp")}
     base = {r["id"]: r for r in _all_rows(folder, "dailydialog_pp")}

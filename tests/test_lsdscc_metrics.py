@@ -11,6 +11,7 @@ from nltk.translate import bleu_score as nltk_bleu
 
 from multiref.metrics import Item, get_metric
 from multiref.metrics.lsdscc import align_tokenized, coverage
+from multiref.metrics.lsdscc_ties import public_group_order, sequential_mean
 
 # Figure 4 of the LSDSCC paper: group sizes [2, 4, 1, 1]; eight hypotheses align to groups
 # 1, 1, 2, 2, 2, 4, 4, 4 (1-based) -> covered {1, 2, 4}: MDS = 3/4, PDS = (2+4+1)/8 = 7/8.
@@ -84,7 +85,9 @@ def test_system_score_is_the_mean_over_queries():
 
 @pytest.mark.parametrize("name", ["maxbleu", "mds", "pds"])
 def test_default_signature_records_the_lsdscc_scorer_bleu(name):
-    assert get_metric(name).signature.startswith(f"{name}|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|version:1-")
+    assert get_metric(name).signature.startswith(
+        f"{name}|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:first|version:1-")
+    assert "|bp:no|ties:lsdscc|" in get_metric(name, ties="lsdscc").signature
     assert "|order:2|smooth:nltk1|bp:yes|" in get_metric(name, order=2, smoothing="nltk1", brevity_penalty=True).signature
 
 
@@ -149,6 +152,10 @@ def test_errors_name_the_item(name, item):
 def test_bad_options():
     with pytest.raises(ValueError):
         get_metric("maxbleu", smoothing="laplace")
+    with pytest.raises(ValueError, match="unknown ties 'random'"):
+        get_metric("mds", ties="random")
+    with pytest.raises(ValueError, match="add1 smoothing and no brevity penalty"):
+        get_metric("pds", ties="lsdscc", brevity_penalty=True)
     with pytest.raises(ValueError):
         get_metric("pds", aggregate="mean")
 
@@ -187,3 +194,83 @@ def test_numpy_path_in_small_blocks_gives_the_same_alignment(monkeypatch):
     monkeypatch.setattr(lsdscc, "_MAX_CELLS", 7)
     monkeypatch.setattr(lsdscc, "_NUMPY_BATCH", 6)
     assert align_tokenized(hyps, groups, (0.25,) * 4, "nltk1", True, use_numpy=True) == expected
+
+
+# -- ties="lsdscc": the public LSDSCC scorer's behaviour on ties (multiref/metrics/lsdscc_ties.py) --------------
+
+
+@pytest.mark.parametrize("ids, order", [
+    (["1", "2", "3"], [0, 1, 2]),
+    (["2", "1"], [1, 0]),
+    (["null", "1", "2"], [1, 2, 0]),  # "null" gets len(ids) = 3: after 1 and 2
+    (["1", "null", "x", "2"], [0, 3, 1, 2]),  # non-integers get 4, 5 in file order
+    (["1", "7", "null"], [0, 2, 1]),  # "null" gets 3, which sorts before 7
+    (["01", "1"], [0, 1]),  # equal keys keep file order
+])
+def test_public_group_order(ids, order):
+    assert public_group_order(ids) == order
+
+
+def test_group_order_decides_exact_ties():
+    # hypothesis "a" (1 token) against group "2" = ["a"] and group "1" = ["a z", "a y"]: unigram matched in both,
+    # add1 precisions 2/2, 1/1, 1/1, 1/1 -> BLEU 1.0 in both groups, an exact tie. File order picks "2"
+    # (1 of 3 references: PDS 1/3); the public scorer sorts groups by id, picks "1" (2 of 3: PDS 2/3).
+    groups, ids = [["a"], ["a z", "a y"]], ["2", "1"]
+    item = Item("q", ["a"], groups=groups, group_ids=ids)
+    assert get_metric("pds").score_items([item]).score == pytest.approx(1 / 3)
+    assert get_metric("pds", ties="lsdscc").score_items([item]).score == pytest.approx(2 / 3)
+    assert get_metric("mds", ties="lsdscc").score_items([item]).score == 0.5
+    # the alignment names groups in the item's own order: group index 1 is id "1"
+    assert get_metric("mds", ties="lsdscc").alignment(item) == ((1, 1.0),)
+    # without group ids, ties="lsdscc" keeps file order
+    assert get_metric("pds", ties="lsdscc").score_items([Item("q", ["a"], groups=groups)]).score == pytest.approx(1 / 3)
+    # "null" goes last
+    item = Item("q", ["a"], groups=[["a"], ["a z", "a y"]], group_ids=["null", "1"])
+    assert get_metric("pds", ties="lsdscc").score_items([item]).score == pytest.approx(2 / 3)
+
+
+def test_float_noise_decides_ties_like_the_public_scorer():
+    # hypothesis: 10 distinct tokens. Group 1 holds the run "a b c d": clipped matches (4, 3, 2, 1) of
+    # (10, 9, 8, 7) n-grams; group 2 holds the runs "a b c", "e f g", "i": matches (7, 4, 2, 0). Add-one
+    # precisions: group 1 5/11 * 4/10 * 3/9 * 2/8 = 1/66, group 2 8/11 * 5/10 * 3/9 * 1/8 = 1/66: the same BLEU,
+    # (1/66) ** 0.25, in exact arithmetic. Summed exactly (math.fsum) the two floats are equal and the first
+    # group wins; the public scorer sums 0 + w log p1 + ... + w log p4 left to right, which gives group 1 one
+    # unit in the last place less, so group 2 wins there (computed step by step below).
+    import math
+
+    hyp = "a b c d e f g h i j"
+    groups, ids = [["a b c d"], ["a b c x e f g y i", "z"]], ["1", "2"]
+
+    def public(precisions):
+        total = 0
+        for p in precisions:
+            total += 0.25 * math.log(p)
+        return math.exp(total)
+
+    g1, g2 = public([5 / 11, 4 / 10, 3 / 9, 2 / 8]), public([8 / 11, 5 / 10, 3 / 9, 1 / 8])
+    assert g1 < g2 and math.isclose(g1, g2, rel_tol=1e-15)
+    item = Item("q", [hyp], groups=groups, group_ids=ids)
+    assert get_metric("pds").score_items([item]).score == pytest.approx(1 / 3)  # group 1: 1 of 3 references
+    lsdscc = get_metric("pds", ties="lsdscc")
+    assert lsdscc.alignment(item) == ((1, g2),)
+    assert lsdscc.score_items([item]).score == pytest.approx(2 / 3)
+    assert get_metric("maxbleu", ties="lsdscc").score_items([item]).score == g2  # to the last digit
+
+
+def test_public_means_equal_numpy():
+    # the public scorer: numpy.mean of a query's MaxBLEU values (pairwise summation over 8+ values), and
+    # numpy.mean(rows, axis=0) over per-query (MDS, PDS, MaxBLEU) rows (a left-to-right sum)
+    import numpy as np
+
+    rng = random.Random(5)
+    values = [rng.random() / 3 for _ in range(300)]
+    rows = np.array([[v, v * 2, v / 7] for v in values])
+    assert sequential_mean(values) == np.mean(rows, axis=0)[0]
+    hyps = [" ".join(rng.choice("abcdefgh") for _ in range(rng.randint(1, 6))) for _ in range(20)]
+    groups = [["a b c", "d e"], ["f g h a"], ["b b c d"]]
+    item = Item("q", hyps, groups=groups, group_ids=["1", "2", "3"])
+    metric = get_metric("maxbleu", ties="lsdscc")
+    assert metric.item_score(item) == np.mean([v for _, v in metric.alignment(item)])
+    items = [Item(str(i), [h], groups=groups, group_ids=["1", "2", "3"]) for i, h in enumerate(hyps)]
+    result = metric.score_items(items)
+    assert result.score == np.mean(np.array([[x, x, x] for x in result.per_item]), axis=0)[0]

@@ -144,3 +144,80 @@ def test_echo_baseline_matches_an_independent_lsdscc_scorer(refset):
     assert round(sum(maxbleu) / n, 4) == 0.2612
     assert round(sum(mds) / n, 4) == 0.3659
     assert round(sum(pds) / n, 4) == 0.4499
+
+
+def _public_scorer_restated(items):
+    """The public LSDSCC scorer's behaviour restated independently (ALGORITHMS.md section 3 and
+    the README's "Ties"): groups sorted by int(id), other ids numbered after the others; BLEU of
+    add-one precisions summed left to right; first maximum (numpy.argmax); numpy.mean per query;
+    per-query (MDS, PDS, MaxBLEU) rows averaged with numpy.mean(axis=0)."""
+    import math
+
+    import numpy as np
+
+    rows = []
+    for item in items:
+        extra = iter(range(len(item.group_ids), 2 * len(item.group_ids)))
+        keys = [int(g) if g.lstrip("-").isdigit() else next(extra) for g in item.group_ids]
+        groups = [item.groups[i] for i in sorted(range(len(keys)), key=lambda i: keys[i])]
+        aligned, best = set(), []
+        for hyp in item.hypotheses:
+            values = []
+            for group in groups:
+                matches = _google_add1_bleu_matches(hyp.split(), [r.split() for r in group])
+                total = 0
+                for n, m in enumerate(matches):
+                    total += 0.25 * math.log((m + 1.0) / (max(0, len(hyp.split()) - n) + 1.0))
+                values.append(math.exp(total))
+            aligned.add(int(np.argmax(values)))
+            best.append(max(values))
+        rows.append((len(aligned) / len(groups), sum(len(groups[k]) for k in aligned) / sum(len(g) for g in groups),
+                     np.mean(best)))
+    return np.mean(rows, axis=0)
+
+
+def _google_add1_bleu_matches(hypothesis, references, max_order=4):
+    from collections import Counter
+
+    def grams(tokens):
+        return Counter(tuple(tokens[i:i + n]) for n in range(1, max_order + 1) for i in range(len(tokens) - n + 1))
+
+    merged = Counter()
+    for ref in references:
+        merged |= grams(ref)
+    matches = [0] * max_order
+    for gram, c in (grams(hypothesis) & merged).items():
+        matches[len(gram) - 1] += c
+    return matches
+
+
+@pytest.mark.parametrize("system", ["every reference", "empty"])
+def test_ties_lsdscc_equals_the_public_scorer_to_the_last_digit(refset, system):
+    """Systems full of ties: every reference of a query as its outputs (a reference held by two
+    groups, or contained in another group's, ties at 1.0), and the empty output (1.0 against
+    every group, so the group order alone decides). --ties lsdscc gives the public scorer's
+    numbers exactly (==), including the 8 "null" groups."""
+    items = [Item(r.id, list(r.references) if system == "every reference" else [""],
+                  groups=[list(g) for g in r.groups], group_ids=list(r.group_ids)) for r in refset.records]
+    assert sum(g == "null" for item in items for g in item.group_ids) == 8
+    mds, pds, maxbleu = _public_scorer_restated(items)
+    assert get_metric("mds", ties="lsdscc").score_items(items).score == mds
+    assert get_metric("pds", ties="lsdscc").score_items(items).score == pds
+    assert get_metric("maxbleu", ties="lsdscc").score_items(items).score == maxbleu
+
+
+@pytest.mark.parametrize("output, maxbleu, short", [("", 1.0, 0), ("i", 0.9819, 299)])
+def test_degenerate_outputs_score_high_and_are_warned_about(lsdscc_path, tmp_path, capsys, output, maxbleu, short):
+    """The README's figures: with the public scorer's BLEU (add1, no brevity penalty) the empty
+    output scores MaxBLEU 1.0 and "i" 0.9819 (echoing the query: 0.2612); score warns."""
+    queries = list(json.load(open(lsdscc_path, encoding="utf-8")))
+    hyps = tmp_path / "degenerate.jsonl"
+    hyps.write_text("".join(json.dumps({"query": q, "hypothesis": output}) + "\n" for q in queries), encoding="utf-8")
+    assert main(["score", "-r", lsdscc_path, "-H", str(hyps), "--format", "json", "-q", "-m", "maxbleu"]) == 0
+    captured = capsys.readouterr()
+    assert round(json.loads(captured.out)["maxbleu"]["score"], 4) == maxbleu
+    empty = 299 - short
+    assert f"warning: {empty} of 299 hypotheses are empty and {short} have 1-2 tokens" in captured.err
+    assert main(["score", "-r", lsdscc_path, "-H", str(hyps), "--format", "json", "-q", "-m", "maxbleu",
+                 "--bleu-smoothing", "nltk1", "--brevity-penalty"]) == 0
+    assert json.loads(capsys.readouterr().out)["maxbleu"]["score"] < 0.02

@@ -221,6 +221,47 @@ def test_option_errors_exit_1(capsys, extra, expected):
     assert code == 1 and len(err.strip().splitlines()) == 1 and expected in err
 
 
+def test_ties_default_to_the_public_scorer_for_the_public_format(capsys, tmp_path):
+    def ties(refs, *extra):
+        code, out, _ = run(capsys, "-r", refs, "-H", HYPS_LSDSCC, "-q", "--format", "json", *extra)
+        assert code == 0
+        return {name: entry["signature"].split("|ties:")[1].split("|")[0] for name, entry in json.loads(out).items()}
+
+    assert ties(LSDSCC) == {"maxbleu": "lsdscc", "mds": "lsdscc", "pds": "lsdscc"}  # test.group.json format
+    assert ties(LSDSCC, "--ties", "first") == {"maxbleu": "first", "mds": "first", "pds": "first"}
+    assert ties(LSDSCC, "--brevity-penalty")["mds"] == "first"  # not the public scorer's BLEU any more
+    assert ties(LSDSCC, "--bleu-weights", "0.5,0.5")["mds"] == "first"
+    assert ties(LSDSCC, "--bleu-order", "2")["mds"] == "lsdscc"  # its BleuAligner takes an order
+    grouped = tmp_path / "groups.jsonl"  # the same groups as JSON lines: not the public format
+    with open(LSDSCC) as fh:
+        document = json.load(fh)
+    grouped.write_text("".join(json.dumps({"query": q, "groups": g}) + "\n" for q, g in document.items()))
+    assert ties(str(grouped))["pds"] == "first"
+    assert ties(str(grouped), "--ties", "lsdscc")["pds"] == "lsdscc"
+    code, _, err = run(capsys, "-r", LSDSCC, "-H", HYPS_LSDSCC, "-q", "--ties", "lsdscc", "--bleu-smoothing", "nltk1")
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "add1 smoothing and no brevity penalty" in err
+
+
+def test_degenerate_hypotheses_warning(capsys, tmp_path):
+    hyps = tmp_path / "short.jsonl"
+    hyps.write_text(json.dumps({"query": "what is your favourite movie ?",
+                                "hypotheses": ["", "i", "alpha beta", "one two three", "   "]}) + "\n"
+                    + json.dumps({"query": "did you like the ending ?", "hypothesis": "a b c d"}) + "\n")
+    code, out, err = run(capsys, "-r", LSDSCC, "-H", str(hyps), "-q", "--format", "json")
+    assert code == 0
+    # 6 hypotheses: "" and "   " have no token, "i" and "alpha beta" have 1-2; -q keeps warnings
+    warning = [line for line in err.splitlines() if line.startswith("multiref score: warning: ")]
+    assert len(warning) == 1 and "2 of 6 hypotheses are empty and 2 have 1-2 tokens" in warning[0]
+    assert "smooth:add1|bp:no" in warning[0] and "here: maxbleu, mds, pds" in warning[0]
+    assert "empty hypothesis 1.0" in warning[0]
+    # the warning is about a real effect: the empty hypotheses score 1.0 against every group
+    assert json.loads(out)["maxbleu"]["score"] > 0.9
+    _, _, err = run(capsys, "-r", LSDSCC, "-H", str(hyps), "-q", "-m", "mds", "--brevity-penalty")
+    assert "2 of 6 hypotheses are empty" in err and "no metric of this run uses it" in err
+    _, _, err = run(capsys, "-r", REFS_FLAT, "-H", HYPS_FLAT, "-q")  # 5 to 7 tokens each: no warning
+    assert "warning" not in err
+
+
 def test_metrics_list_and_path(capsys):
     assert main(["metrics", "list"]) == 0
     out = capsys.readouterr().out

@@ -14,6 +14,8 @@ How well does a metric agree with people, and does adding references help?
 - :mod:`multiref.analysis.regression`: Sugiyama's AM, WS and SVR evaluators (ALGORITHMS.md 7).
 - :mod:`multiref.analysis.vectors`: seeded word2vec vectors trained on DailyDialog.
 - :mod:`multiref.analysis.reports`: JSON, Markdown and PNG reports.
+- :mod:`multiref.analysis.paper_defaults`: each command's defaults, from the paper it follows
+  (Gupta et al. 2019, Sai et al. 2020, Sugiyama et al.).
 
 Nothing heavy is imported here: each module imports numpy/scipy/sklearn/matplotlib inside
 the functions that use them.

@@ -3,7 +3,9 @@
 A *metric spec* is how the ``analyze`` commands name a metric: ``NAME`` or
 ``NAME:key=value,key=value``, e.g. ``bleu``, ``bleu2`` (= ``bleu:order=2``),
 ``bleu4:smoothing=nltk1``, ``rouge_l:beta=1.2``, ``embedding_average``. ``bleu1``..``bleu4``
-and ``rouge-l``/``rougel`` are shorthands. Common options (tokenizer, lowercase, vectors) are
+and ``rouge-l``/``rougel`` are shorthands. A list value is written with ``/``
+(``bleu:weights=0.5/0.5``) or with commas (``bleu:weights=0.5,0.5,smoothing=nltk1``: a part
+without ``=`` continues the value before it); ``weights`` is always a list. Common options (tokenizer, lowercase, vectors) are
 passed to a metric only when its ``__init__`` accepts them (the CONTRACTS.md rule); options
 written in the spec are always passed, and a wrong one is a :class:`UserError`.
 
@@ -31,6 +33,9 @@ ALIASES = {
     "rougel": ("rouge_l", {}),
     "deltableu": ("delta_bleu", {}),
 }
+
+#: options whose value is always a list (``bleu:weights=0.5/0.5``)
+LIST_OPTIONS = ("weights",)
 
 #: the aggregations the discrimination analysis reports (ALGORITHMS.md section 4)
 AGGREGATIONS = ("single", "mean", "max", "standard")
@@ -73,18 +78,38 @@ def parse_metric_spec(text: str) -> MetricSpec:
     base, options = ALIASES.get(name, (name, {}))
     options = dict(options)
     if rest.strip():
-        for part in rest.split(","):
-            key, eq, value = part.partition("=")
-            if not eq or not key.strip():
-                raise UserError(f"--metric {text!r}: expected key=value after ':', got {part!r}")
-            options[key.strip()] = _parse_value(value.strip())
+        for key, values in _spec_fields(text, rest):
+            parsed = [_parse_value(v) for v in values]
+            options[key] = tuple(parsed) if len(parsed) > 1 or key in LIST_OPTIONS else parsed[0]
     return MetricSpec(label=text, name=base, options=tuple(sorted(options.items())))
 
 
-def build_metric(spec: MetricSpec, common: dict | None = None, aggregate: str | None = None):
+def _spec_fields(text: str, rest: str) -> list:
+    """``[(key, [value, ...])]`` from ``key=v1/v2,key2=v,v`` (see the module docstring)."""
+    fields: list = []
+    for part in rest.split(","):
+        key, eq, value = part.partition("=")
+        if not eq:
+            if not fields or not part.strip():
+                raise UserError(f"--metric {text!r}: expected key=value after ':', got {part!r}")
+            fields[-1][1].append(part.strip())
+            continue
+        if not key.strip():
+            raise UserError(f"--metric {text!r}: expected key=value after ':', got {part!r}")
+        values = [v.strip() for v in value.split("/")]
+        if any(not v for v in values) and len(values) > 1:
+            raise UserError(f"--metric {text!r}: empty list element in {part!r}")
+        fields.append((key.strip(), values))
+    return fields
+
+
+def build_metric(spec: MetricSpec, common: dict | None = None, aggregate: str | None = None,
+                 defaults: dict | None = None):
     """Build the metric ``spec`` names, with ``common`` options it accepts and ``aggregate``.
 
-    Raises :class:`UserError` for an unknown metric or option.
+    ``defaults`` maps a metric name to options fixed for that metric (a paper's settings,
+    :mod:`multiref.analysis.paper_defaults`); they override ``common``, the spec's own
+    options override both. Raises :class:`UserError` for an unknown metric or option.
     """
     from multiref.metrics import accepted_options, get_metric
 
@@ -95,6 +120,7 @@ def build_metric(spec: MetricSpec, common: dict | None = None, aggregate: str | 
     except ImportError as exc:
         raise UserError(f"metric {spec.name!r} is not available in this installation ({exc})") from None
     options = {k: v for k, v in (common or {}).items() if v is not None and k in accepted}
+    options.update({k: v for k, v in ((defaults or {}).get(spec.name) or {}).items() if v is not None})
     options.update(spec.option_dict)
     if aggregate is not None:
         options["aggregate"] = aggregate
@@ -354,24 +380,29 @@ class WeightedScorer:
         return float(self.metric.sentence_score(hypothesis, list(references), weights=list(weights)))
 
 
-def make_scorer(spec: MetricSpec, common: dict | None = None, token_caches: dict | None = None) -> MetricScorer:
+def make_scorer(spec: MetricSpec, common: dict | None = None, token_caches: dict | None = None,
+                defaults: dict | None = None) -> MetricScorer:
     """A :class:`MetricScorer` for ``spec``; the standard form is built when the metric has one.
 
-    Scorers given the same ``token_caches`` dict share tokenizations (per tokenizer).
+    Scorers given the same ``token_caches`` dict share tokenizations (per tokenizer);
+    ``defaults``: per-metric options, as in :func:`build_metric` (both forms get them, so
+    ROUGE-L has one beta in every column).
     """
-    single = build_metric(spec, common, aggregate="max" if "max" in _class_aggregates(spec) else None)
+    single = build_metric(spec, common, aggregate="max" if "max" in _class_aggregates(spec) else None,
+                          defaults=defaults)
     standard = None
     if "standard" in metric_aggregates(single):
-        standard = build_metric(spec, common, aggregate="standard")
+        standard = build_metric(spec, common, aggregate="standard", defaults=defaults)
     return MetricScorer(label=spec.label, metric=single, standard=standard,
                         token_cache=shared_token_cache(single, {} if token_caches is None else token_caches))
 
 
-def make_scorers(specs: Sequence[MetricSpec], common: dict | None = None, token_caches: dict | None = None) -> list:
+def make_scorers(specs: Sequence[MetricSpec], common: dict | None = None, token_caches: dict | None = None,
+                 defaults: dict | None = None) -> list:
     """Scorers for several specs, sharing tokenizations; plain BLEU metrics that tokenize alike
     also share one statistics cache."""
     token_caches = {} if token_caches is None else token_caches
-    scorers = [make_scorer(spec, common, token_caches) for spec in specs]
+    scorers = [make_scorer(spec, common, token_caches, defaults) for spec in specs]
     groups: dict = {}
     for scorer in scorers:
         if _is_plain_bleu(scorer.metric) and (scorer.standard is None or _is_plain_bleu(scorer.standard)):
@@ -385,9 +416,9 @@ def make_scorers(specs: Sequence[MetricSpec], common: dict | None = None, token_
 
 
 def make_weighted_scorer(spec: MetricSpec, common: dict | None = None,
-                         token_caches: dict | None = None) -> WeightedScorer:
+                         token_caches: dict | None = None, defaults: dict | None = None) -> WeightedScorer:
     """A :class:`WeightedScorer` for a metric taking reference weights (``delta_bleu``)."""
-    metric = build_metric(spec, common)
+    metric = build_metric(spec, common, defaults=defaults)
     return WeightedScorer(label=spec.label, metric=metric,
                           token_cache=shared_token_cache(metric, {} if token_caches is None else token_caches))
 

@@ -17,8 +17,6 @@ import argparse
 import os
 import sys
 
-DEFAULT_CORRELATION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rouge_l")
-DEFAULT_DISCRIMINATION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rouge_l", "delta_bleu")
 EMBEDDING_METRICS = ("embedding_average", "vector_extrema", "greedy_matching")
 
 
@@ -26,17 +24,28 @@ def _separator(text: str) -> str:
     return text.encode("utf-8").decode("unicode_escape") if "\\" in text else text
 
 
-def _add_metric_options(p: argparse.ArgumentParser, defaults, tokenizer: str, lowercase: bool) -> None:
-    g = p.add_argument_group("metrics")
-    g.add_argument("--metric", action="append", metavar="SPEC",
-                   help="metric NAME or NAME:key=value,... (repeatable); bleu1..bleu4 = bleu with order 1..4; "
-                        f"default: {' '.join(defaults)}")
+def _add_metric_options(p: argparse.ArgumentParser, paper) -> None:
+    """Metric options; ``paper`` (a :class:`multiref.analysis.paper_defaults.PaperDefaults`)
+    gives every default, and the help names it."""
+    from multiref.metrics.bleu import SMOOTHINGS  # stdlib-only module
     from multiref.tokenizers import TOKENIZER_NAMES  # stdlib-only module
 
-    g.add_argument("--tokenizer", default=tokenizer, choices=TOKENIZER_NAMES,
-                   help=f"tokenizer for every metric (default: {tokenizer})")
-    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=lowercase,
-                   help=f"lowercase before tokenizing (default: {'yes' if lowercase else 'no'})")
+    g = p.add_argument_group(f"metrics (defaults: {paper.paper}, {paper.study})")
+    g.add_argument("--metric", action="append", metavar="SPEC",
+                   help="metric NAME or NAME:key=value,... (repeatable; list values with '/': "
+                        "bleu:weights=0.5/0.5); bleu1..bleu4 = bleu with order 1..4; "
+                        f"default: {' '.join(paper.metrics)}")
+    g.add_argument("--tokenizer", default=paper.tokenizer, choices=TOKENIZER_NAMES,
+                   help=f"tokenizer for every metric (default: {paper.tokenizer}, as {paper.paper})")
+    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=paper.lowercase,
+                   help=f"lowercase before tokenizing (default: {'yes' if paper.lowercase else 'no'}, "
+                        f"as {paper.paper})")
+    g.add_argument("--bleu-smoothing", choices=SMOOTHINGS, default=paper.bleu_smoothing,
+                   help="smoothing of every BLEU-family metric whose spec sets none (nltk0..nltk7 = NLTK's "
+                        f"SmoothingFunction().method0..7; default: {paper.bleu_smoothing}, as {paper.paper})")
+    g.add_argument("--rouge-beta", type=float, default=paper.rouge_beta, metavar="BETA",
+                   help="ROUGE-L F-measure beta, the same in every column and aggregation "
+                        f"(default: {paper.rouge_beta:g}, nlg-eval's, as {paper.paper})")
     g.add_argument("--vectors", metavar="PATH", help="word vectors for the embedding metrics (.kv, .bin or word2vec text)")
     g.add_argument("--train-vectors-from", metavar="PATH",
                    help="train seeded word2vec vectors on this DailyDialog dialogues file (e.g. "
@@ -67,19 +76,23 @@ def _add_ratings_options(p: argparse.ArgumentParser) -> None:
                         "each context (joined by context id)")
     g.add_argument("--exclude-system", action="append", default=[], metavar="NAME", help="leave out this system")
     g.add_argument("--aggregate", choices=("auto", "max", "mean", "standard"), default="auto",
-                   help="multi-reference aggregation: auto = the metric's standard form if it has one, else max")
+                   help="multi-reference aggregation: auto (default) = the metric's standard form if it has one "
+                        "(BLEU's clipped counts: BLEU-2 Spearman 0.205 against Gupta et al. 2019's 0.208; their "
+                        "scorer's max over references gives 0.195), else max")
 
 
 def register(parser: argparse.ArgumentParser) -> None:
+    from multiref.analysis.paper_defaults import GUPTA_2019, SAI_2020, SUGIYAMA  # stdlib-only module
     from multiref.cli import group
 
     sub = group(parser)
 
     p = sub.add_parser("correlation", help="metric scores against human ratings, one reference against all",
                        description="Correlate metric scores with human ratings, with the single original reference "
-                                   "and with all references, at the response and system level.")
+                                   "and with all references, at the response and system level. Defaults reproduce "
+                                   f"{GUPTA_2019.paper} ({GUPTA_2019.study}).")
     _add_ratings_options(p)
-    _add_metric_options(p, DEFAULT_CORRELATION_METRICS, "whitespace", True)
+    _add_metric_options(p, GUPTA_2019)
     g = p.add_argument_group("statistics")
     g.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for confidence intervals (0: none; default: 1000)")
@@ -90,9 +103,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("refcount", help="correlation as the number of references grows",
                        description="Correlation of metrics with human ratings for 1..all references, averaged over "
-                                   "seeded random orders of the references.")
+                                   f"seeded random orders of the references. Defaults follow {GUPTA_2019.paper}.")
     _add_ratings_options(p)
-    _add_metric_options(p, DEFAULT_CORRELATION_METRICS, "whitespace", True)
+    _add_metric_options(p, GUPTA_2019)
     p.add_argument("--orders", type=int, default=10, help="random reference orders to average over (default: 10)")
     p.add_argument("--seed", type=int, default=12345, help="seed of the orders (default: 12345)")
     _add_output_options(p)
@@ -101,7 +114,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("discrimination", help="positives against negatives (DailyDialog++)",
                        description="Score DailyDialog++ candidates against the other positives; report the "
                                    "point-biserial correlation with the label and the accuracy at a threshold "
-                                   "chosen on the validation split, for random and adversarial negatives.")
+                                   "chosen on the validation split, for random and adversarial negatives. Defaults "
+                                   f"follow {SAI_2020.paper} ({SAI_2020.study}).")
     g = p.add_argument_group("data")
     g.add_argument("--test", required=True, metavar="PATH", help="DD++ JSON lines file, or a dataset folder")
     g.add_argument("--validation", metavar="PATH",
@@ -109,7 +123,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--config", default="dailydialog_pp", help="config of a dataset folder (default: dailydialog_pp)")
     g.add_argument("--aggregation", action="append", choices=("single", "mean", "max", "standard"),
                    help="aggregations to report (repeatable; default: all four)")
-    _add_metric_options(p, DEFAULT_DISCRIMINATION_METRICS, "nltk", True)
+    _add_metric_options(p, SAI_2020)
     g = p.add_argument_group("threshold search (DD++: 0 to 1 in steps of 0.01)")
     g.add_argument("--threshold-start", type=float, default=0.0)
     g.add_argument("--threshold-stop", type=float, default=1.0)
@@ -119,7 +133,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("regression", help="Sugiyama's regression evaluator (AM, WS, SVR), leave-one-out",
                        description="Leave-one-out evaluation of the AM, WS and SVR evaluators on references scored "
-                                   "by people (ALGORITHMS.md section 7).")
+                                   f"by people (ALGORITHMS.md section 7). Defaults follow {SUGIYAMA.paper} ({SUGIYAMA.study}).")
     g = p.add_argument_group("data")
     g.add_argument("--data", required=True, metavar="FILE",
                    help="JSON lines or CSV: one scored reference per row (input, reference, method, score)")
@@ -132,13 +146,16 @@ def register(parser: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model")
     g.add_argument("--similarity", choices=("bleu", "ribes", "wer", "wer2"), action="append",
                    help="similarity feature(s): bleu (NIST geometric smoothing), ribes, wer (1-NL), wer2 (1-2NL); "
-                        "repeatable (default: bleu)")
+                        f"repeatable (default: {' '.join(SUGIYAMA.similarity)}, as {SUGIYAMA.paper})")
     from multiref.tokenizers import TOKENIZER_NAMES  # stdlib-only module
 
-    g.add_argument("--tokenizer", default="whitespace", choices=TOKENIZER_NAMES, help="tokenizer (default: whitespace)")
-    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False)
-    g.add_argument("--top-m", type=int, default=3, help="M of AM and WS (default: 3)")
-    g.add_argument("--svr-c", type=float, default=5.0, help="C of the RBF SVR (default: 5)")
+    g.add_argument("--tokenizer", default=SUGIYAMA.tokenizer, choices=TOKENIZER_NAMES,
+                   help=f"tokenizer (default: {SUGIYAMA.tokenizer})")
+    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=SUGIYAMA.lowercase)
+    g.add_argument("--top-m", type=int, default=SUGIYAMA.top_m,
+                   help=f"M of AM and WS (default: {SUGIYAMA.top_m}, as {SUGIYAMA.paper})")
+    g.add_argument("--svr-c", type=float, default=SUGIYAMA.svr_c,
+                   help=f"C of the RBF SVR (default: {SUGIYAMA.svr_c:g}, as {SUGIYAMA.paper})")
     _add_output_options(p)
     p.set_defaults(func=run_regression)
 
@@ -162,7 +179,7 @@ def _common_options(args, specs) -> tuple:
     """Options passed to every metric that accepts them, and a description for the report."""
     from multiref.errors import UserError
 
-    common = {"tokenizer": args.tokenizer, "lowercase": args.lowercase}
+    common = {"tokenizer": args.tokenizer, "lowercase": args.lowercase, "smoothing": args.bleu_smoothing}
     info = {}
     if any(s.name in EMBEDDING_METRICS and "vectors" not in s.option_dict for s in specs):
         from multiref.analysis import vectors as vec
@@ -182,10 +199,23 @@ def _common_options(args, specs) -> tuple:
     return common, info
 
 
-def _scorers(specs, common, token_caches=None):
+def _per_metric(args) -> dict:
+    """Options fixed per metric name (ROUGE-L's beta), from the command's paper defaults."""
+    if not args.rouge_beta > 0:
+        from multiref.errors import UserError
+
+        raise UserError(f"--rouge-beta must be positive, got {args.rouge_beta}")
+    return {"rouge_l": {"beta": args.rouge_beta}}
+
+
+def _metric_options_report(args, paper) -> dict:
+    return {"paper_defaults": paper.paper, "bleu_smoothing": args.bleu_smoothing, "rouge_beta": args.rouge_beta}
+
+
+def _scorers(args, specs, common, token_caches=None):
     from multiref.analysis.scoring import make_scorers
 
-    return make_scorers(specs, common, token_caches)
+    return make_scorers(specs, common, token_caches, _per_metric(args))
 
 
 def _emit(args, text: str, payload) -> None:
@@ -215,6 +245,7 @@ def _ratings_options(args) -> dict:
 
 def run_correlation(args) -> int:
     from multiref.analysis import reports
+    from multiref.analysis.paper_defaults import GUPTA_2019
     from multiref.analysis.correlation import CorrelationOptions, analyze_correlation, public_json
     from multiref.analysis.ratings import ratings_summary
     from multiref.analysis.report_text import correlation_markdown, correlation_tables
@@ -224,13 +255,14 @@ def run_correlation(args) -> int:
         raise UserError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
     if not 0 < args.confidence < 1:
         raise UserError(f"--confidence must be between 0 and 1, got {args.confidence}")
-    specs = _specs(args, DEFAULT_CORRELATION_METRICS)
+    specs = _specs(args, GUPTA_2019.metrics)
     rows, load_stats = _rows(args)
     common, vector_info = _common_options(args, specs)
     options = CorrelationOptions(aggregate=args.aggregate, bootstrap=args.bootstrap, seed=args.seed,
                                  confidence=args.confidence)
-    results, scores = analyze_correlation(_scorers(specs, common), rows, options)
-    report = {"command": "correlation", "options": {**_ratings_options(args), "bootstrap": args.bootstrap,
+    results, scores = analyze_correlation(_scorers(args, specs, common), rows, options)
+    report = {"command": "correlation", "options": {**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
+                                                    "bootstrap": args.bootstrap,
                                                     "seed": args.seed, "confidence": args.confidence, **vector_info},
               "data": {**load_stats.to_dict(), **ratings_summary(rows)}, "results": results}
     if args.output_dir:
@@ -250,6 +282,7 @@ def run_correlation(args) -> int:
 
 def run_refcount(args) -> int:
     from multiref.analysis import reports
+    from multiref.analysis.paper_defaults import GUPTA_2019
     from multiref.analysis.ratings import ratings_summary
     from multiref.analysis.refcount import RefcountOptions, refcount_curve
     from multiref.analysis.report_text import refcount_markdown, refcount_table
@@ -258,15 +291,16 @@ def run_refcount(args) -> int:
         from multiref.errors import UserError
 
         raise UserError(f"--orders must be at least 1, got {args.orders}")
-    specs = _specs(args, DEFAULT_CORRELATION_METRICS)
+    specs = _specs(args, GUPTA_2019.metrics)
     rows, load_stats = _rows(args)
     common, vector_info = _common_options(args, specs)
     options = RefcountOptions(orders=args.orders, seed=args.seed, aggregate=args.aggregate)
     curves, signatures = {}, {}
-    for scorer in _scorers(specs, common):
+    for scorer in _scorers(args, specs, common):
         curves[scorer.label] = refcount_curve(scorer, rows, options)
         signatures[scorer.label] = scorer.signature
-    report = {"command": "refcount", "options": {**_ratings_options(args), "orders": args.orders, "seed": args.seed,
+    report = {"command": "refcount", "options": {**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
+                                                 "orders": args.orders, "seed": args.seed,
                                                  **vector_info},
               "data": {**load_stats.to_dict(), **ratings_summary(rows)}, "signatures": signatures, "curves": curves}
     if args.output_dir:
@@ -281,6 +315,7 @@ def run_refcount(args) -> int:
 def run_discrimination(args) -> int:
     from multiref.analysis import reports
     from multiref.analysis.discrimination import DiscriminationOptions, analyze_discrimination, load_split
+    from multiref.analysis.paper_defaults import SAI_2020
     from multiref.analysis.report_text import discrimination_markdown, discrimination_tables
     from multiref.analysis.scoring import AGGREGATIONS, make_weighted_scorer
 
@@ -289,21 +324,23 @@ def run_discrimination(args) -> int:
     if args.threshold_step <= 0 or args.threshold_stop < args.threshold_start:
         raise UserError(f"bad threshold grid: --threshold-start {args.threshold_start} --threshold-stop "
                         f"{args.threshold_stop} --threshold-step {args.threshold_step}")
-    specs = _specs(args, DEFAULT_DISCRIMINATION_METRICS)
+    specs = _specs(args, SAI_2020.metrics)
     plain = [s for s in specs if s.name != "delta_bleu"]
     common, vector_info = _common_options(args, specs)
     test = load_split(args.test, "test", args.config, name="test")
     validation = load_split(args.validation, "validation", args.config, name="validation") if args.validation else None
     token_caches: dict = {}
-    delta = [make_weighted_scorer(s, common, token_caches) for s in specs if s.name == "delta_bleu"]
+    delta = [make_weighted_scorer(s, common, token_caches, _per_metric(args)) for s in specs if s.name == "delta_bleu"]
     aggregations = tuple(a for a in AGGREGATIONS if a in (args.aggregation or AGGREGATIONS))
     options = DiscriminationOptions(args.threshold_start, args.threshold_stop, args.threshold_step)
-    result = analyze_discrimination(_scorers(plain, common, token_caches), test, validation, delta, aggregations, options)
+    result = analyze_discrimination(_scorers(args, plain, common, token_caches), test, validation, delta, aggregations,
+                                    options)
     splits = {s.name: {"path": os.path.abspath(s.path), "contexts": len(s.contexts), "empty_responses_dropped":
                        s.empty_dropped, "contexts_skipped_fewer_than_2_positives": s.skipped_contexts}
               for s in (validation, test) if s is not None}
     report = {"command": "discrimination",
-              "options": {"tokenizer": args.tokenizer, "lowercase": args.lowercase, "aggregations": list(aggregations),
+              "options": {"tokenizer": args.tokenizer, "lowercase": args.lowercase, **_metric_options_report(args, SAI_2020),
+                          "aggregations": list(aggregations),
                           "threshold_grid": [args.threshold_start, args.threshold_stop, args.threshold_step],
                           "config": args.config, **vector_info},
               "data": splits, "signatures": result.signatures, "results": result.results}
@@ -337,13 +374,16 @@ def run_regression(args) -> int:
     data = regression.load_scored_references(args.data, regression.ScoredColumns(
         input=args.input_column, reference=args.reference_column, method=args.method_column, score=args.score_column),
         judgments=args.judgments)
-    similarities = args.similarity or ["bleu"]
+    from multiref.analysis.paper_defaults import SUGIYAMA
+
+    similarities = args.similarity or list(SUGIYAMA.similarity)
     results = {}
     for name in similarities:
         config = regression.RegressionConfig(similarity=name, tokenizer=args.tokenizer, lowercase=args.lowercase,
                                              top_m=args.top_m, svr_c=args.svr_c)
         results[name] = regression.leave_one_out(data, config)
-    report = {"command": "regression", "options": {"data": os.path.abspath(args.data), "judgments": args.judgments,
+    report = {"command": "regression", "options": {"paper_defaults": SUGIYAMA.paper, "data": os.path.abspath(args.data),
+                                                   "judgments": args.judgments,
                                                    "tokenizer": args.tokenizer, "lowercase": args.lowercase,
                                                    "top_m": args.top_m, "svr_c": args.svr_c},
               "data": regression.summary(data), "results": {k: v["correlations"] for k, v in results.items()}}

@@ -26,6 +26,9 @@ import time
 DEFAULT_GROUPED = ("maxbleu", "mds", "pds")
 DEFAULT_FLAT = ("bleu",)
 FORMATS = ("table", "json", "csv")
+TIES = ("auto", "first", "lsdscc")
+#: hypotheses with at most this many tokens are reported as very short
+SHORT_TOKENS = 2
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +54,11 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="BLEU family smoothing (default: none for bleu, add1 for maxbleu/mds/pds)")
     parser.add_argument("--brevity-penalty", dest="brevity_penalty", action=argparse.BooleanOptionalAction,
                         default=None, help="BLEU family brevity penalty (default: on for bleu, off for maxbleu/mds/pds)")
+    parser.add_argument("--ties", choices=TIES, default="auto",
+                        help="maxbleu/mds/pds when an output ties between groups: lsdscc = the public LSDSCC scorer "
+                             "(groups by numeric id, 'null' last; its floating-point sums and means), first = the "
+                             "first group in file order; auto (default) = lsdscc for the public LSDSCC JSON format "
+                             "scored with the public scorer's BLEU (add1, no brevity penalty), else first")
     parser.add_argument("--aggregate", choices=AGGREGATES,
                         help="multi-reference aggregation for the metrics that offer it")
     parser.add_argument("--vectors", metavar="PATH", help="word vectors for the embedding metrics (gensim .kv or word2vec)")
@@ -76,7 +84,17 @@ def _parse_weights(text: str):
     return weights
 
 
-def metric_options(name: str, args) -> tuple:
+def resolve_ties(requested: str, reference_kind: str | None, options: dict) -> str:
+    """``--ties auto``: ``lsdscc`` for the public LSDSCC JSON scored with the public scorer's BLEU
+    (add1, no brevity penalty, uniform weights: the metrics' defaults), else ``first``."""
+    if requested != "auto":
+        return requested
+    public_bleu = (options.get("smoothing", "add1") == "add1" and not options.get("brevity_penalty", False)
+                   and options.get("weights") is None)
+    return "lsdscc" if reference_kind == "lsdscc-json" and public_bleu else "first"
+
+
+def metric_options(name: str, args, reference_kind: str | None = None) -> tuple:
     """``(options, skipped)``: the CLI options metric ``name`` accepts, and notes on ignored ones."""
     from multiref.metrics import accepted_options, metric_class
 
@@ -92,6 +110,8 @@ def metric_options(name: str, args) -> tuple:
         "order": args.bleu_order if bleu_family else (args.distinct_order if name.startswith("distinct") else None),
     }
     options = {k: v for k, v in candidates.items() if v is not None and k in names}
+    if "ties" in names:
+        options["ties"] = resolve_ties(getattr(args, "ties", "auto"), reference_kind, options)
     skipped = []
     if args.aggregate is not None and "aggregate" in names:
         allowed = getattr(metric_class(name), "aggregates", ())  # not a recall wrapper: those take no aggregate
@@ -102,14 +122,14 @@ def metric_options(name: str, args) -> tuple:
     return options, skipped
 
 
-def build_metrics(names, args, log) -> list:
+def build_metrics(names, args, log, reference_kind: str | None = None) -> list:
     from multiref.errors import UserError
     from multiref.metrics import get_metric
 
     metrics = []
     for name in names:
         try:
-            options, skipped = metric_options(name, args)
+            options, skipped = metric_options(name, args, reference_kind)
             for note in skipped:
                 log(f"note: {note}")
             metrics.append(get_metric(name, **options))
@@ -118,6 +138,41 @@ def build_metrics(names, args, log) -> list:
         except (ValueError, TypeError, ImportError) as exc:
             raise UserError(f"--metric {name}: {exc}") from None
     return metrics
+
+
+def degenerate_counts(items, tokenize) -> tuple:
+    """``(empty, short, total)``: hypotheses with no token, with 1..SHORT_TOKENS tokens, all."""
+    empty = short = total = 0
+    for item in items:
+        for hypothesis in item.hypotheses:
+            n = len(tokenize(hypothesis))
+            total += 1
+            empty += n == 0
+            short += 0 < n <= SHORT_TOKENS
+    return empty, short, total
+
+
+def degenerate_warning(items, metrics, args) -> str | None:
+    """A warning naming the counts of empty and very short hypotheses and the settings under
+    which they score high (add-one smoothing without brevity penalty, the public LSDSCC
+    scorer's BLEU: an empty output gets 1.0 against every group); None when there are none."""
+    from multiref.tokenizers import get_tokenizer
+
+    empty, short, total = degenerate_counts(items, get_tokenizer(args.tokenizer or "whitespace", bool(args.lowercase)))
+    if not empty and not short:
+        return None
+    rewarding = [m.name for m in metrics
+                 if getattr(m, "smoothing", None) == "add1" and not getattr(m, "brevity_penalty", True)]
+    text = (f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens. "
+            "Add-one smoothing without a brevity penalty (smooth:add1|bp:no, the public LSDSCC scorer's BLEU and "
+            "the maxbleu/mds/pds default) scores an empty hypothesis 1.0 against any references and a one-word "
+            "one 1.0 when its word is in them (0.84 when it is not)")
+    if rewarding:
+        text += (f"; here: {', '.join(rewarding)}. Check the outputs, or compare with --bleu-smoothing nltk1 "
+                 "--brevity-penalty")
+    else:
+        text += "; no metric of this run uses it"
+    return text + "."
 
 
 def _format(results, fmt: str) -> str:
@@ -170,9 +225,12 @@ def handle(args) -> int:
     pairs = match_items(refset, hyps, args.hypotheses, partial=args.partial)
     items = to_items(pairs)
     names = list(dict.fromkeys(args.metric or (DEFAULT_GROUPED if refset.grouped else DEFAULT_FLAT)))
-    metrics = build_metrics(names, args, log)
+    metrics = build_metrics(names, args, log, refset.kind)
     n_hyps = sum(len(item.hypotheses) for item in items)
     log(f"{len(items)} items, {n_hyps} hypotheses, {len(refset.records)} reference items ({refset.kind})")
+    warning = degenerate_warning(items, metrics, args)
+    if warning:
+        print(f"multiref score: warning: {warning}", file=sys.stderr)
     results = []
     for metric in metrics:
         t0 = time.perf_counter()

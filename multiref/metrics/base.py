@@ -5,7 +5,8 @@ Data model:
 - An :class:`Item` is one query (or context) of a test set: its ``hypotheses`` (a system's
   outputs for it; most systems give one, diversity metrics use several), its ``references``
   (a flat list) and, for LSDSCC, its reference ``groups`` (``references`` is then the groups
-  flattened, in order). ``weights`` (one per reference, in [-1, 1]) are for deltaBLEU.
+  flattened, in order) with their ``group_ids``. ``weights`` (one per reference, in [-1, 1])
+  are for deltaBLEU.
 - :meth:`Metric.item_score` scores one item; :meth:`Metric.score_items` aggregates over a
   test set (the mean of item scores, unless the metric has a corpus form: corpus BLEU, the
   corpus Distinct ratio) and returns a :class:`Score` with the signature and per-item values.
@@ -40,6 +41,7 @@ class Item:
     references: Sequence[str] = ()
     groups: Sequence[Sequence[str]] | None = None
     weights: Sequence[float] | None = None
+    group_ids: Sequence[str] | None = None  # the groups' ids as the references name them (LSDSCC tie order)
 
     def __post_init__(self):
         if self.groups is not None and not self.references:

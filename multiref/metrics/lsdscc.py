@@ -16,6 +16,21 @@ The BLEU inside the alignment takes BLEU's options (``order``, ``weights``, ``sm
 defaults an empty hypothesis scores 1.0 against every group (all add-one precisions are
 1/1), exactly as that scorer does.
 
+Ties (option ``ties``, in the signature). ``first`` (default): groups in the order the
+references give them, the first best group wins, BLEU summed exactly (``math.fsum``).
+``lsdscc``: the public scorer's behaviour, to the last digit of MDS, PDS and MaxBLEU. It
+sorts a query's groups by ``int(group_id)``, ids that are not integers (the public file's
+``"null"``) numbered after the others (``len(groups)``, ``len(groups) + 1``, ... in file
+order; so ``"null"`` comes last when the ids are ``1..n``); it sums the weighted log
+precisions left to right in floating point, so two groups with the same BLEU in exact
+arithmetic can differ in the last bit and the larger wins (``numpy.argmax``); a query's
+MaxBLEU is ``numpy.mean`` of its hypotheses' values (pairwise summation), and the test-set
+means are left-to-right sums divided by the count (``numpy.mean(..., axis=0)`` over
+per-query rows). It needs the public scorer's BLEU (``smoothing="add1"``, no brevity
+penalty). This is the behaviour of the scorer under Python 3.11 and earlier; from Python
+3.12 on, the built-in ``sum`` of floats is compensated, and the public scorer itself breaks
+such ties differently there.
+
 Speed (``benchmarks/bench_metrics.py``): a query's references are counted once; n-grams
 become integers; the clipped matches of all (hypothesis, group) pairs come from set
 intersections or, with 8 or more hypotheses per query, from one numpy pass; the alignment
@@ -32,6 +47,7 @@ from typing import Sequence
 from multiref.metrics._ngrams import closest_ref_length
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.bleu import sentence_scorer, set_bleu_options, stat_order
+from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
 from multiref.tokenizers import get_tokenizer
 
 
@@ -189,7 +205,7 @@ _MAX_CELLS = 2_000_000
 
 def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequence[Sequence[str]]],
                     weights: Sequence[float], smoothing: str = "add1", brevity_penalty: bool = False,
-                    use_numpy: bool | None = None) -> list:
+                    use_numpy: bool | None = None, ties: str = "first") -> list:
     """Align tokenized hypotheses to tokenized reference groups.
 
     Returns one ``(group_index, bleu)`` pair per hypothesis: the group with the highest
@@ -202,12 +218,17 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
     from set intersections (:func:`_matches_sets`) or, for many hypotheses, one numpy pass
     (:func:`_matches_numpy`; ``use_numpy`` forces either); the BLEU formula is
     :func:`multiref.metrics.bleu.sentence_scorer` (bit-identical to
-    :func:`multiref.metrics.bleu.bleu_from_stats`).
+    :func:`multiref.metrics.bleu.bleu_from_stats`), or with ``ties="lsdscc"`` the public
+    scorer's left-to-right sum (see the module docstring; groups must already be in its order).
     """
     if not groups:
         raise ValueError("lsdscc: a query has no reference groups")
     k = stat_order(len(weights), smoothing)
-    score = sentence_scorer(weights, smoothing, brevity_penalty)
+    if ties == "lsdscc":
+        check_public_bleu(smoothing, brevity_penalty)
+        score = public_scorer(weights)
+    else:
+        score = sentence_scorer(weights, smoothing, brevity_penalty)
     vocab, base, maxima, group_lengths = _reference_tables(groups, k)
     hypotheses = [list(h) for h in hypotheses]
     if use_numpy is None:
@@ -240,10 +261,10 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
 
 @functools.lru_cache(maxsize=4096)
 def _cached_alignment(config: tuple, hypotheses: tuple, groups: tuple) -> tuple:
-    tokenizer, lowercase, weights, smoothing, bp = config
+    tokenizer, lowercase, weights, smoothing, bp, ties = config
     tok = get_tokenizer(tokenizer, lowercase)
     return tuple(align_tokenized([tok(h) for h in hypotheses], [[tok(r) for r in g] for g in groups],
-                                 weights, smoothing, bp))
+                                 weights, smoothing, bp, ties=ties))
 
 
 def coverage(alignment: Sequence[int], group_sizes: Sequence[int]) -> tuple:
@@ -262,15 +283,21 @@ class _LsdsccMetric(Metric):
 
     def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "add1",
                  brevity_penalty: bool = False, tokenizer: str = "whitespace", lowercase: bool = False,
-                 aggregate: str | None = None):
+                 aggregate: str | None = None, ties: str = "first"):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         set_bleu_options(self, order, weights, smoothing, brevity_penalty)
+        if ties not in TIES:
+            raise ValueError(f"{self.name}: unknown ties {ties!r}; choose one of: {', '.join(TIES)}")
+        if ties == "lsdscc":
+            check_public_bleu(self.smoothing, self.brevity_penalty)
+        self.ties = ties
 
     def signature_fields(self) -> list:
         fields = super().signature_fields() + [("order", self.order)]
         if self.custom_weights:
             fields.append(("weights", ",".join(f"{w:g}" for w in self.weights)))
-        return fields + [("smooth", self.smoothing), ("bp", "yes" if self.brevity_penalty else "no")]
+        return fields + [("smooth", self.smoothing), ("bp", "yes" if self.brevity_penalty else "no"),
+                         ("ties", self.ties)]
 
     def alignment(self, item: Item) -> tuple:
         """``(group_index, bleu)`` per hypothesis of ``item`` (which must have ``groups``)."""
@@ -282,12 +309,19 @@ class _LsdsccMetric(Metric):
         for h in item.hypotheses:
             if not isinstance(h, str):
                 raise TypeError(f"{self.name}: item {item.id!r}: hypotheses must be strings")
-        config = (self.tokenizer_name, self.lowercase, self.weights, self.smoothing, self.brevity_penalty)
-        groups = tuple(tuple(g) for g in item.groups)
+        config = (self.tokenizer_name, self.lowercase, self.weights, self.smoothing, self.brevity_penalty, self.ties)
+        order = list(range(len(item.groups)))
+        if self.ties == "lsdscc" and item.group_ids is not None:
+            if len(item.group_ids) != len(item.groups):
+                raise ValueError(f"{self.name}: item {item.id!r} has {len(item.group_ids)} group ids for "
+                                 f"{len(item.groups)} groups")
+            order = public_group_order(item.group_ids)
+        groups = tuple(tuple(item.groups[i]) for i in order)
         try:
-            return _cached_alignment(config, tuple(item.hypotheses), groups)
+            aligned = _cached_alignment(config, tuple(item.hypotheses), groups)
         except ValueError as exc:
             raise ValueError(f"{exc} (item {item.id!r})") from None
+        return tuple((order[g], value) for g, value in aligned)  # group indexes in the item's own order
 
     def pair_score(self, hypothesis, reference):  # pragma: no cover - not pairwise
         raise NotImplementedError(f"{self.name} scores hypothesis sets against reference groups")
@@ -303,6 +337,9 @@ class _LsdsccMetric(Metric):
         if not items:
             raise ValueError(f"{self.name}: no items to score")
         result = super().score_items(items)
+        if self.ties == "lsdscc":  # the public scorer's mean over queries
+            result = Score(result.name, float(sequential_mean(result.per_item)), result.signature, result.per_item,
+                           result.extra)
         extra = dict(result.extra)
         extra["groups"] = sum(len(item.groups or ()) for item in items)
         extra["hypotheses"] = sum(len(item.hypotheses) for item in items)
@@ -316,6 +353,10 @@ class MaxBLEU(_LsdsccMetric):
 
     def item_score(self, item: Item) -> float:
         values = [v for _, v in self.alignment(item)]
+        if self.ties == "lsdscc":  # numpy.mean of the query's values, as the public scorer
+            import numpy as np
+
+            return float(np.mean(np.asarray(values, dtype=np.float64)))
         return sum(values) / len(values)
 
 

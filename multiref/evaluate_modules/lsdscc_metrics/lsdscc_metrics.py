@@ -50,7 +50,7 @@ Examples:
     >>> print(round(results["maxbleu"], 4), round(results["mds"], 4), round(results["pds"], 4))
     0.7919 0.6667 0.8
     >>> print(results["signature"])
-    maxbleu|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|nrefs:5|version:1-multiref0.1.0
+    maxbleu|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:first|nrefs:5|version:1-multiref0.1.0
 """
 
 
