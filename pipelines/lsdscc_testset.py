@@ -312,6 +312,28 @@ def _retrieve(folder, state, queries, to_expand, config: RetrievalConfig, counts
 # ---------------------------------------------------------------- the stage
 
 
+def _small_corpus_limits(queries, sampling: ts.SamplingConfig, counts: dict) -> dict:
+    """Per-stratum sample sizes (:func:`lsdscc.testset.stratum_limits`); on a corpus too small
+    for ``--per-stratum`` a warning, and a note for the card in ``counts``."""
+    from multiref.errors import UserError
+
+    limits = ts.stratum_limits(queries, sampling)
+    if all(n >= sampling.per_stratum for n in limits.values()):
+        return limits
+    sizes = ", ".join(f"{name} {n}" for name, n in limits.items())
+    if not any(limits.values()):
+        raise UserError(f"the corpus has too few distinct queries ({len(queries)}) for a test set: at most "
+                        f"{sampling.max_share:g} of each response-number stratum may be sampled; build with "
+                        "--skip-testset, or from a larger corpus")
+    note = (f" Small corpus: {sizes} queries were sampled instead of {sampling.per_stratum} per stratum (at most "
+            f"{sampling.max_share:g} of a stratum's {len(queries):,} queries in all, --max-stratum-share), so "
+            "the training data keeps rows.")
+    _progress(f"warning: the corpus is small ({len(queries):,} distinct queries): sampling {sizes} queries instead of "
+              f"{sampling.per_stratum} per stratum (at most {sampling.max_share:g} of each stratum; --max-stratum-share)")
+    counts["small_corpus_note"] = note
+    return limits
+
+
 def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampling: ts.SamplingConfig,
               beam_args: Sequence[str] = ()) -> dict:
     """Build ``test_candidates`` for the corpus in ``folder`` and remove the used pairs from
@@ -335,7 +357,8 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     _progress(f"{len(cols['id']):,} pairs, {len(queries):,} distinct queries")
 
     seconds["read_corpus"] = time.perf_counter() - clock
-    sample = ts.sample_queries(queries, sampling)
+    limits = _small_corpus_limits(queries, sampling, counts)
+    sample = ts.sample_queries(queries, sampling, limits)
     for name, ids in sample.items():
         counts[f"sampled_{name}"] = len(ids)
 
@@ -369,6 +392,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
                   candidates=sum(len(r["candidates"]) for r in rows),
                   own_candidates=sum(c["own"] for r in rows for c in r["candidates"]))
 
+    small_corpus_note = counts.pop("small_corpus_note", "")
     path = hfdata.shard_path(folder, ts.CANDIDATES_CONFIG, "test")
     hfdata.write_parquet(path, rows, ts.candidates_schema())
     options = {"retrieval": retrieval.options(), "doc2vec": d2v.options(), "sampling": sampling.options(),
@@ -378,7 +402,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
         description=("LSDSCC test-set candidates (ALGORITHMS.md section 2): per sampled query, up to "
                      f"{sampling.references} candidate references with their provenance (source pair id, "
                      "source query, Lucene score, Doc2Vec cosine; own responses first). Annotate them with "
-                     "`multiref lsdscc annotate export/import` to get `test_grouped`."),
+                     "`multiref lsdscc annotate export/import` to get `test_grouped`." + small_corpus_note),
         splits={"test": len(rows)}, features=ts.candidates_schema(), options=options,
         counts={k: v for k, v in counts.items() if not k.endswith("_reused")}),
         sections={"LSDSCC test set": CARD_SECTION})
@@ -405,6 +429,7 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
         for reason in marks.values():
             counts[f"removed_{reason}"] += 1
     counts["removed_test_conversation"] = sum(len(m) for m in leaks.values())
+    _check_training_kept(single.get("train"), reasons.get("train", {}), len(used["query_ids"]))
     for config, tables, flags in (("single_turn", single, reasons), ("multi_turn", multi, leaks)):
         original = state["original_meta"][config]
         splits = {}
@@ -435,6 +460,17 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
               f"({json.dumps(counts, sort_keys=True)})")
     counts["beam_counters"] = beam_counters
     return counts
+
+
+def _check_training_kept(train, removed: Mapping, test_queries: int) -> None:
+    """UserError when leak removal would leave single_turn train with no rows."""
+    from multiref.errors import UserError
+
+    if train is not None and train.num_rows and len(removed) >= train.num_rows:
+        raise UserError(f"the test set would leave single_turn train empty: its {test_queries} queries, the pairs "
+                        f"sharing their text and their candidates' source pairs are all {train.num_rows} training "
+                        "pairs; lower --per-stratum or --max-stratum-share (or --references-per-query), or build "
+                        "with --skip-testset")
 
 
 def run(argv=None) -> dict:

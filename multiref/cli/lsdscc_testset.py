@@ -41,6 +41,9 @@ def add_testset_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--doc2vec-threshold", type=float, default=0.9,
                    help="keep similar queries with Doc2Vec cosine >= this (default: %(default)s)")
     g.add_argument("--per-stratum", type=int, default=100, help="queries sampled per response-number stratum (default: %(default)s)")
+    g.add_argument("--max-stratum-share", type=float, default=0.5,
+                   help="at most this share of a stratum's queries is sampled, so a small corpus keeps training "
+                        "rows (default: %(default)s)")
     g.add_argument("--strata-bounds", type=int, nargs=2, metavar=("LOW", "HIGH"), default=[3, 5],
                    help="strata: fewer than LOW, LOW to HIGH, more than HIGH responses (default: 3 5)")
     g.add_argument("--references-per-query", type=int, default=15, help="candidate references per query (default: %(default)s)")
@@ -61,7 +64,8 @@ def configs_from_args(args) -> tuple:
                         min_count=args.doc2vec_min_count, workers=args.doc2vec_workers, dm=args.doc2vec_dm,
                         seed=args.testset_seed, threshold=args.doc2vec_threshold)
     sampling = SamplingConfig(per_stratum=args.per_stratum, bounds=tuple(args.strata_bounds),
-                              references=args.references_per_query, seed=args.testset_seed, drop_short=args.drop_short)
+                              references=args.references_per_query, seed=args.testset_seed, drop_short=args.drop_short,
+                              max_share=args.max_stratum_share)
     return retrieval, d2v, sampling
 
 
@@ -86,8 +90,34 @@ def run_testset_stage(dataset_folder: str, args) -> dict:
     return counts
 
 
+# ---- publish: the files the stage rewrites in place are copied into the staging folder (the
+# rest is hard-linked from the dataset); its cache is reused from the dataset or a cut run.
+TESTSET_REWRITES = ("README.md", "dataset_meta.json", "test_candidates/*", "artifacts/state.json")
+TESTSET_CACHE = ("artifacts/lucene-index-" + "?" * 16, "artifacts/doc2vec-" + "?" * 16)
+
+
+def _existing_local_dataset(folder: str) -> None:
+    import os
+
+    from multiref.errors import UserError
+
+    if "://" in folder:
+        raise UserError(f"the test-set stage needs a local corpus folder, not {folder}: copy it locally first")
+    if not os.path.isdir(folder):
+        raise UserError(f"no such dataset folder: {folder} (build it with `multiref lsdscc build`)")
+
+
 def _testset(args) -> int:
-    counts = run_testset_stage(args.dataset, args)
+    from multiref import publish
+
+    from lsdscc import annotation
+
+    _existing_local_dataset(args.dataset)
+    with publish.publishing(args.dataset, command="multiref lsdscc testset", seed=True, copy=TESTSET_REWRITES) as pub:
+        pub.bring(TESTSET_CACHE)
+        counts = run_testset_stage(pub.staging, args)
+        publish.check_dataset(pub.staging, required=[("single_turn", "train")])
+        pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
     counts.pop("seconds", None)
     print(json.dumps(counts, indent=2, sort_keys=True))
     return 0
@@ -109,9 +139,21 @@ def _export(args) -> int:
 
 
 def _import(args) -> int:
+    import os
+
+    from multiref import publish
+
     from lsdscc import annotation
 
-    counts = annotation.import_annotations(args.dataset, args.annotations, args.output, tie=args.tie)
+    _existing_local_dataset(args.dataset)
+    with publish.publishing(args.dataset, command="multiref lsdscc annotate import", seed=True,
+                            copy=("README.md", "dataset_meta.json")) as pub:
+        output = args.output
+        inside = os.path.relpath(os.path.abspath(output), pub.target)
+        if not inside.startswith(os.pardir):  # --output inside the dataset: published with it
+            output = os.path.normpath(os.path.join(pub.staging, inside))
+        counts = annotation.import_annotations(pub.staging, args.annotations, output, tie=args.tie)
+        publish.check_dataset(pub.staging)
     print(json.dumps(counts, indent=2, sort_keys=True))
     return 0
 
