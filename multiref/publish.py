@@ -283,7 +283,10 @@ class _SignalGuard:
         return self
 
     def _handle(self, signum, frame):
+        import logging
+
         self.received = signal.Signals(signum).name
+        logging.getLogger("apache_beam").setLevel(logging.CRITICAL)  # its tracebacks of the interrupt are noise
         raise KeyboardInterrupt
 
     def __exit__(self, *exc):
@@ -382,13 +385,13 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
                 _remove(staging)
             else:
                 swap_in(staging, target, use_exchange=use_exchange)
-            _remove(leftover)
     except BaseException as exc:
         if guard.received:
             raise Interrupted(f"interrupted by {guard.received}: {target} is unchanged (the partial build in "
                               f"{staging} is cleaned up by the next build)") from exc
         raise
     finally:
+        _remove(leftover)
         lock.release()
     for note in pub.notes:
         if note:
