@@ -129,7 +129,7 @@ def test_sigint_at_many_points_of_a_corpus_build(base, tmp_path):
         assert code != 0 and tree(folder) == before, f"after {delay}s: {err[-2000:]}"
         assert load_rows(folder, "single_turn", tmp_path) == rows
         if "multiref: error:" in err:  # once the command runs (not during Python's start-up)
-            assert err.strip().splitlines()[-1].startswith("multiref: error: interrupted by SIGINT: ")
+            assert err.strip().splitlines()[-1].startswith("multiref: error: interrupted")
         assert ".lsdscc.lock" not in sidecars(tmp_path)
     done = run("lsdscc", "build", "--output", str(folder), *SKIP_TESTSET, *OTHER_OPTIONS)
     assert done.returncode == 0, done.stderr
