@@ -309,3 +309,47 @@ def test_max_stratum_share_must_leave_training_rows():
     for bad in (0, 1, 1.5):
         with pytest.raises(UserError, match="--max-stratum-share"):
             SamplingConfig(max_share=bad)
+
+
+# ---------------------------------------------------------------- remote folders (run on local paths)
+
+
+def test_remote_protocol_publishes_with_a_marker_written_last(tmp_path):
+    """The gs:// protocol through Beam's FileSystems, on a local path (what GCS itself does is untested)."""
+    from multiref import publish_remote as remote
+
+    target = str(tmp_path / "data")
+    make(tmp_path / "data", {"old.parquet": "old", remote.SUCCESS: ""})
+    with pytest.raises(RuntimeError):
+        with remote.publishing_remote(target, command="test") as pub:
+            make(pub.staging, {"a/new.parquet": "new"})
+            raise RuntimeError("failed build")
+    assert sorted(remote.list_files(target)) == ["_SUCCESS", "old.parquet"]
+    with remote.publishing_remote(target, command="test") as pub:
+        assert remote.list_files(pub.staging) == {}  # the failed build's output was removed
+        make(pub.staging, {"a/new.parquet": "new", "card.md": "card"})
+    assert sorted(remote.list_files(target)) == ["_MANIFEST.json", "_SUCCESS", "a/new.parquet", "card.md"]
+    manifest = json.loads((tmp_path / "data" / "_MANIFEST.json").read_text())
+    assert manifest == {"files": [{"path": "a/new.parquet", "size": 3}, {"path": "card.md", "size": 4}]}
+    assert remote.list_files(str(tmp_path / ".data.staging")) == {} and remote.is_complete(target)
+
+
+def test_remote_half_copied_publish_is_finished_by_the_next_run(tmp_path):
+    from multiref import publish_remote as remote
+
+    target = str(tmp_path / "data")
+    make(tmp_path / ".data.staging", {"new.parquet": "new"})
+    remote.write_manifest(str(tmp_path / ".data.staging"))
+    make(tmp_path / "data", {"old.parquet": "old"})  # a crash after _SUCCESS was deleted, mid-copy
+    with remote.publishing_remote(target, command="test") as pub:
+        pub.abandon()
+    assert sorted(remote.list_files(target)) == ["_MANIFEST.json", "_SUCCESS", "new.parquet"]
+
+
+def test_remote_lock_of_another_host_stops_the_build(tmp_path):
+    from multiref import publish_remote as remote
+
+    (tmp_path / ".data.lock").write_text(json.dumps({"pid": 1, "host": "elsewhere", "started": "2026-01-01T00:00:00Z"}))
+    with pytest.raises(publish.FolderLocked, match=r"pid 1 on elsewhere, started 2026-01-01T00:00:00Z .*delete .*\.data\.lock"):
+        with remote.publishing_remote(str(tmp_path / "data"), command="test"):
+            pass
