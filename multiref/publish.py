@@ -372,9 +372,9 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
     guard = _SignalGuard()
     try:
         os.makedirs(os.path.dirname(target), exist_ok=True)
+        lock = Lock(target, command).acquire()
     except OSError as exc:
-        raise UserError(f"cannot create the parent folder of {target}: {exc.strerror or exc}") from None
-    lock = Lock(target, command).acquire()
+        raise UserError(f"cannot write to output folder {target}: {exc.strerror or exc}") from None
     try:
         with guard:
             pub = _prepare(target, staging, leftover, seed, list(copy))

@@ -104,7 +104,8 @@ def _existing_local_dataset(folder: str) -> None:
     if "://" in folder:
         raise UserError(f"the test-set stage needs a local corpus folder, not {folder}: copy it locally first")
     if not os.path.isdir(folder):
-        raise UserError(f"no such dataset folder: {folder} (build it with `multiref lsdscc build`)")
+        raise UserError(f"{folder} has no 'single_turn' config: no such folder; build the corpus first with "
+                        "`multiref lsdscc build`")
 
 
 def _testset(args) -> int:
