@@ -333,7 +333,8 @@ def carry_over(previous: str | None, staging: str, target: str) -> str | None:
     ``staging`` is changed and a new folder created; ``previous`` is read. Returns a message
     for the user, or None when ``previous`` had no annotations."""
     from multiref import hfdata
-    from multiref.publish import link_tree, write_meta
+    from multiref.publish import link_tree
+    from multiref.published import write_meta
 
     from lsdscc import testset as ts
 

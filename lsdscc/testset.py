@@ -173,6 +173,35 @@ def sample_queries(queries: Mapping[str, Query], config: SamplingConfig, limits:
     return out
 
 
+def small_corpus_limits(queries: Mapping[str, Query], sampling: SamplingConfig, counts: dict, progress) -> dict:
+    """Per-stratum sample sizes (:func:`stratum_limits`); on a corpus too small
+    for ``--per-stratum`` a warning (through ``progress``) and a note for the card in ``counts``."""
+    limits = stratum_limits(queries, sampling)
+    if all(n >= sampling.per_stratum for n in limits.values()):
+        return limits
+    sizes = ", ".join(f"{name} {n}" for name, n in limits.items())
+    if not any(limits.values()):
+        raise UserError(f"the corpus has too few distinct queries ({len(queries)}) for a test set: at most "
+                        f"{sampling.max_share:g} of each response-number stratum may be sampled; build with "
+                        "--skip-testset, or from a larger corpus")
+    note = (f" Small corpus: {sizes} queries were sampled instead of {sampling.per_stratum} per stratum (at most "
+            f"{sampling.max_share:g} of a stratum's {len(queries):,} queries in all, --max-stratum-share), so "
+            "the training data keeps rows.")
+    progress(f"warning: the corpus is small ({len(queries):,} distinct queries): sampling {sizes} queries instead of "
+              f"{sampling.per_stratum} per stratum (at most {sampling.max_share:g} of each stratum; --max-stratum-share)")
+    counts["small_corpus_note"] = note
+    return limits
+
+
+def check_training_kept(train, removed: Mapping, test_queries: int) -> None:
+    """UserError when leak removal would leave single_turn train with no rows."""
+    if train is not None and train.num_rows and len(removed) >= train.num_rows:
+        raise UserError(f"the test set would leave single_turn train empty: its {test_queries} queries, the pairs "
+                        f"sharing their text and their candidates' source pairs are all {train.num_rows} training "
+                        "pairs; lower --per-stratum or --max-stratum-share (or --references-per-query), or build "
+                        "with --skip-testset")
+
+
 def assemble_candidates(query: Query, neighbours: Sequence[tuple], limit: int) -> list:
     """The candidate references of one query (module docstring, step 4).
 

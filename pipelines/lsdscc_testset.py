@@ -312,28 +312,6 @@ def _retrieve(folder, state, queries, to_expand, config: RetrievalConfig, counts
 # ---------------------------------------------------------------- the stage
 
 
-def _small_corpus_limits(queries, sampling: ts.SamplingConfig, counts: dict) -> dict:
-    """Per-stratum sample sizes (:func:`lsdscc.testset.stratum_limits`); on a corpus too small
-    for ``--per-stratum`` a warning, and a note for the card in ``counts``."""
-    from multiref.errors import UserError
-
-    limits = ts.stratum_limits(queries, sampling)
-    if all(n >= sampling.per_stratum for n in limits.values()):
-        return limits
-    sizes = ", ".join(f"{name} {n}" for name, n in limits.items())
-    if not any(limits.values()):
-        raise UserError(f"the corpus has too few distinct queries ({len(queries)}) for a test set: at most "
-                        f"{sampling.max_share:g} of each response-number stratum may be sampled; build with "
-                        "--skip-testset, or from a larger corpus")
-    note = (f" Small corpus: {sizes} queries were sampled instead of {sampling.per_stratum} per stratum (at most "
-            f"{sampling.max_share:g} of a stratum's {len(queries):,} queries in all, --max-stratum-share), so "
-            "the training data keeps rows.")
-    _progress(f"warning: the corpus is small ({len(queries):,} distinct queries): sampling {sizes} queries instead of "
-              f"{sampling.per_stratum} per stratum (at most {sampling.max_share:g} of each stratum; --max-stratum-share)")
-    counts["small_corpus_note"] = note
-    return limits
-
-
 def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampling: ts.SamplingConfig,
               beam_args: Sequence[str] = ()) -> dict:
     """Build ``test_candidates`` for the corpus in ``folder`` and remove the used pairs from
@@ -357,7 +335,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     _progress(f"{len(cols['id']):,} pairs, {len(queries):,} distinct queries")
 
     seconds["read_corpus"] = time.perf_counter() - clock
-    limits = _small_corpus_limits(queries, sampling, counts)
+    limits = ts.small_corpus_limits(queries, sampling, counts, _progress)
     sample = ts.sample_queries(queries, sampling, limits)
     for name, ids in sample.items():
         counts[f"sampled_{name}"] = len(ids)
@@ -429,7 +407,7 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
         for reason in marks.values():
             counts[f"removed_{reason}"] += 1
     counts["removed_test_conversation"] = sum(len(m) for m in leaks.values())
-    _check_training_kept(single.get("train"), reasons.get("train", {}), len(used["query_ids"]))
+    ts.check_training_kept(single.get("train"), reasons.get("train", {}), len(used["query_ids"]))
     for config, tables, flags in (("single_turn", single, reasons), ("multi_turn", multi, leaks)):
         original = state["original_meta"][config]
         splits = {}
@@ -460,17 +438,6 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
               f"({json.dumps(counts, sort_keys=True)})")
     counts["beam_counters"] = beam_counters
     return counts
-
-
-def _check_training_kept(train, removed: Mapping, test_queries: int) -> None:
-    """UserError when leak removal would leave single_turn train with no rows."""
-    from multiref.errors import UserError
-
-    if train is not None and train.num_rows and len(removed) >= train.num_rows:
-        raise UserError(f"the test set would leave single_turn train empty: its {test_queries} queries, the pairs "
-                        f"sharing their text and their candidates' source pairs are all {train.num_rows} training "
-                        "pairs; lower --per-stratum or --max-stratum-share (or --references-per-query), or build "
-                        "with --skip-testset")
 
 
 def run(argv=None) -> dict:

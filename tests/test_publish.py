@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from multiref import publish
+from multiref import publish, published
 from multiref.errors import UserError
 
 
@@ -195,7 +195,7 @@ def test_check_dataset_counts_files_and_keeps_every_split_loadable(tmp_path, cap
 
     _dataset(tmp_path, {"train": 3, "validation": 0})
     assert pq.ParquetFile(tmp_path / "c" / "validation-00000-of-00001.parquet").metadata.num_row_groups == 1
-    assert publish.check_dataset(str(tmp_path)) == {"c": {"train": 3}}
+    assert published.check_dataset(str(tmp_path)) == {"c": {"train": 3}}
     assert "c validation has no rows; it is left out of the card" in capsys.readouterr().err
     meta = hfdata.load_meta(str(tmp_path))
     assert meta["configs"]["c"]["splits"] == {"train": 3}  # the card said 99
@@ -207,10 +207,10 @@ def test_check_dataset_counts_files_and_keeps_every_split_loadable(tmp_path, cap
 def test_check_dataset_refuses_an_unusable_dataset(tmp_path):
     _dataset(tmp_path / "a", {"train": 0, "validation": 2})
     with pytest.raises(UserError, match="no usable dataset: c train has no rows"):
-        publish.check_dataset(str(tmp_path / "a"), required=[("c", "train")])
+        published.check_dataset(str(tmp_path / "a"), required=[("c", "train")])
     _dataset(tmp_path / "b", {"train": 0})
     with pytest.raises(UserError, match="no usable dataset: no config has any rows"):
-        publish.check_dataset(str(tmp_path / "b"))
+        published.check_dataset(str(tmp_path / "b"))
 
 
 # ---------------------------------------------------------------- annotations across rebuilds
@@ -240,7 +240,7 @@ def test_annotations_kept_when_the_test_set_is_unchanged(tmp_path):
         publish._remove(str(tmp_path / "new" / item))
     meta = hfdata.load_meta(str(tmp_path / "new"))
     del meta["configs"]["test_grouped"]
-    publish.write_meta(str(tmp_path / "new"), meta)
+    published.write_meta(str(tmp_path / "new"), meta)
     note = carry_over(str(tmp_path / "old"), str(tmp_path / "new"), str(tmp_path / "data"))
     assert note.startswith("kept the annotations")
     new, old = tree(tmp_path / "new"), tree(tmp_path / "old")

@@ -88,7 +88,7 @@ def _build(args) -> int:
     import io
     import os
 
-    from multiref import publish
+    from multiref import publish, published
 
     target = os.path.abspath(args.output)
     printed = io.StringIO()
@@ -100,7 +100,7 @@ def _build(args) -> int:
         finally:
             args.output = target
         if "configs" in stats:
-            publish.check_dataset(pub.staging)
+            published.check_dataset(pub.staging)
         else:  # a remote runner: nothing to publish here
             pub.abandon()
     print(printed.getvalue().replace(pub.staging, target), end="")

@@ -65,7 +65,7 @@ def handle(args) -> int:
     if beam_args and not beam_args[0].startswith("-"):
         raise UserError(f"unexpected argument {beam_args[0]!r} (Beam options start with --)")
     # ---- publish: everything below writes into pub.staging; the target changes only at the swap
-    from multiref import publish
+    from multiref import publish, published
 
     from lsdscc import annotation
 
@@ -85,14 +85,14 @@ def handle(args) -> int:
             print("dry run: the pipeline was built, nothing was run")
             return 0
         if "://" not in target:
-            publish.check_dataset(pub.staging, required=[("single_turn", "train")])
+            published.check_dataset(pub.staging, required=[("single_turn", "train")])
             if not args.skip_testset:
                 from multiref.cli.lsdscc_testset import TESTSET_CACHE, run_testset_stage
 
                 pub.bring(TESTSET_CACHE)
                 print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
                 testset_counts = run_testset_stage(pub.staging, args)
-            summary["splits"] = publish.check_dataset(pub.staging, required=[("single_turn", "train")])
+            summary["splits"] = published.check_dataset(pub.staging, required=[("single_turn", "train")])
             pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
     # ---- published
     print(format_counts(dict(summary, output=target)))

@@ -109,7 +109,7 @@ def _existing_local_dataset(folder: str) -> None:
 
 
 def _testset(args) -> int:
-    from multiref import publish
+    from multiref import publish, published
 
     from lsdscc import annotation
 
@@ -117,7 +117,7 @@ def _testset(args) -> int:
     with publish.publishing(args.dataset, command="multiref lsdscc testset", seed=True, copy=TESTSET_REWRITES) as pub:
         pub.bring(TESTSET_CACHE)
         counts = run_testset_stage(pub.staging, args)
-        publish.check_dataset(pub.staging, required=[("single_turn", "train")])
+        published.check_dataset(pub.staging, required=[("single_turn", "train")])
         pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
     counts.pop("seconds", None)
     print(json.dumps(counts, indent=2, sort_keys=True))
@@ -142,7 +142,7 @@ def _export(args) -> int:
 def _import(args) -> int:
     import os
 
-    from multiref import publish
+    from multiref import publish, published
 
     from lsdscc import annotation
 
@@ -154,7 +154,7 @@ def _import(args) -> int:
         if not inside.startswith(os.pardir):  # --output inside the dataset: published with it
             output = os.path.normpath(os.path.join(pub.staging, inside))
         counts = annotation.import_annotations(pub.staging, args.annotations, output, tie=args.tie)
-        publish.check_dataset(pub.staging)
+        published.check_dataset(pub.staging)
     print(json.dumps(counts, indent=2, sort_keys=True))
     return 0
 
