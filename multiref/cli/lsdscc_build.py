@@ -55,6 +55,12 @@ def format_counts(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def _dry_run(beam_args) -> bool:
+    from apache_beam.options.pipeline_options import PipelineOptions, TestOptions
+
+    return bool(PipelineOptions(list(beam_args)).view_as(TestOptions).dry_run)
+
+
 def handle(args) -> int:
     """Build into a staging folder beside ``--output``; publish it whole (multiref.publish)."""
     from pipelines.lsdscc_corpus import run_parsed
@@ -73,6 +79,10 @@ def handle(args) -> int:
     if "://" in target and not args.skip_testset:
         raise UserError(f"the test-set stage needs a local corpus folder, not {target}: build with --skip-testset, "
                         "copy the folder locally and run `multiref lsdscc testset --dataset FOLDER`")
+    if "://" in target and _dry_run(beam_args):  # builds the job graph only: no lock, nothing written
+        run_parsed(args, beam_args)
+        print("dry run: the pipeline was built, nothing was run")
+        return 0
     testset_counts = None
     with publish.publishing(target, command="multiref lsdscc build") as pub:
         args.output = pub.staging
