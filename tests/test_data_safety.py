@@ -243,3 +243,44 @@ def test_more_shards_than_rows(tiny_dump, tmp_path):
     assert "warning: single_turn validation has no rows; it is left out of the card" in done.stderr
     assert load_rows(folder, "single_turn", tmp_path) == card_splits(folder)["single_turn"] == {"train": 64}
     assert load_rows(folder, "multi_turn", tmp_path) == card_splits(folder)["multi_turn"] == {"train": 38}
+
+
+# ---------------------------------------------------------------- annotations across rebuilds
+
+
+def test_annotations_survive_a_rebuild_and_move_aside_when_the_test_set_changes(tiny_dump, tmp_path):
+    import csv
+
+    folder = tmp_path / "tiny"
+    assert run("lsdscc", "build", *tiny_dump[0], "--output", str(folder), *TESTSET_OPTIONS).returncode == 0
+    exported = tmp_path / "round1.csv"
+    assert run("lsdscc", "annotate", "export", "--dataset", str(folder), "--output", str(exported)).returncode == 0
+    with open(exported, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:  # an annotator: everything relevant, one group per query
+        r["relevant"], r["group"] = "1", "g"
+    with open(tmp_path / "alice.csv", "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    done = run("lsdscc", "annotate", "import", "--dataset", str(folder), "--annotations", str(tmp_path / "alice.csv"),
+               "--output", str(folder / "public"))
+    assert done.returncode == 0, done.stderr
+    assert (folder / "annotations" / "alice.csv").read_bytes() == (tmp_path / "alice.csv").read_bytes()
+    assert (folder / "public" / "test.group.json").exists()  # an --output inside the dataset is published with it
+    grouped = {k: v for k, v in tree(folder).items() if k.startswith(("test_grouped", "annotations"))}
+    assert load_rows(folder, "test_grouped", tmp_path) == {"test": 9}
+
+    same = run("lsdscc", "build", *tiny_dump[0], "--output", str(folder), *TESTSET_OPTIONS)  # same test set
+    assert same.returncode == 0 and "kept the annotations (test_grouped, annotations/)" in same.stderr
+    assert {k: v for k, v in tree(folder).items() if k.startswith(("test_grouped", "annotations"))} == grouped
+    assert load_rows(folder, "test_grouped", tmp_path) == {"test": 9}
+
+    other = run("lsdscc", "testset", "--dataset", str(folder), *TESTSET_OPTIONS, "--testset-seed", "2")
+    assert other.returncode == 0, other.stderr
+    moved = [line for line in other.stderr.splitlines() if "the test set changed" in line]
+    aside = moved[0].rsplit(" ", 1)[1]
+    assert os.path.dirname(aside) == str(tmp_path) and os.path.basename(aside).startswith("tiny.annotations-")
+    assert "test_grouped" not in card_splits(folder) and not (folder / "annotations").exists()
+    assert {k: v for k, v in tree(aside).items() if k.startswith(("test_grouped", "annotations"))} == grouped
+    assert load_rows(aside, "test_grouped", tmp_path) == {"test": 9}
