@@ -161,6 +161,8 @@ def test_sigint_during_the_testset_stage_then_a_full_run(base, tmp_path):
         proc = start("lsdscc", "testset", "--dataset", str(folder), *TESTSET_OPTIONS)
         wait_for(proc, marker)
         code, _, err = interrupt(proc)
+        if code == 0 and marker == "wrote ":  # the leak removal beat the signal: published whole
+            break
         assert code != 0 and tree(folder) == base[1], f"after {marker!r}: {err[-2000:]}"
         assert "test_candidates" not in card_splits(folder)
     assert load_rows(folder, "single_turn", tmp_path) == card_splits(folder)["single_turn"]
