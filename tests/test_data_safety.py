@@ -286,3 +286,18 @@ def test_annotations_survive_a_rebuild_and_move_aside_when_the_test_set_changes(
     assert "test_grouped" not in card_splits(folder) and not (folder / "annotations").exists()
     assert {k: v for k, v in tree(aside).items() if k.startswith(("test_grouped", "annotations"))} == grouped
     assert load_rows(aside, "test_grouped", tmp_path) == {"test": 9}
+
+
+def test_dailydialog_build_is_published_whole(tmp_path):
+    folder = tmp_path / "dd"
+    done = run("dailydialog", "build", "--output", str(folder))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == f"wrote {folder}" and ".dd.staging" not in done.stdout
+    assert sidecars(tmp_path) == []
+    before = tree(folder)
+    assert load_rows(folder, "multiref", tmp_path) == card_splits(folder)["multiref"] == {"test": 37}
+    proc = start("dailydialog", "build", "--output", str(folder), "--seed", "7")
+    wait_for(proc, "running the Beam pipeline")
+    code, _, err = interrupt(proc)
+    assert code == 1 and err.strip().splitlines()[-1].startswith("multiref: error: interrupted by SIGINT: ")
+    assert tree(folder) == before
