@@ -265,9 +265,16 @@ def test_annotations_survive_a_rebuild_and_move_aside_when_the_test_set_changes(
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    done = run("lsdscc", "annotate", "import", "--dataset", str(folder), "--annotations", str(tmp_path / "alice.csv"),
-               "--output", str(folder / "public"))
-    assert done.returncode == 0, done.stderr
+    from multiref.publish import link_tree
+
+    for _ in range(2):  # the second import replaces the first one's files
+        before = tree(folder)
+        link_tree(str(folder), str(tmp_path / "witness"))  # an in-place write would show through these links
+        done = run("lsdscc", "annotate", "import", "--dataset", str(folder), "--annotations",
+                   str(tmp_path / "alice.csv"), "--output", str(folder / "public"))
+        assert done.returncode == 0, done.stderr
+        assert tree(tmp_path / "witness") == before
+        shutil.rmtree(tmp_path / "witness")
     assert (folder / "annotations" / "alice.csv").read_bytes() == (tmp_path / "alice.csv").read_bytes()
     assert (folder / "public" / "test.group.json").exists()  # an --output inside the dataset is published with it
     grouped = {k: v for k, v in tree(folder).items() if k.startswith(("test_grouped", "annotations"))}
