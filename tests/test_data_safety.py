@@ -282,6 +282,7 @@ def test_annotations_survive_a_rebuild_and_move_aside_when_the_test_set_changes(
 
     same = run("lsdscc", "build", *tiny_dump[0], "--output", str(folder), *TESTSET_OPTIONS)  # same test set
     assert same.returncode == 0 and "kept the annotations (test_grouped, annotations/)" in same.stderr
+    assert "reused Lucene index" in same.stderr and "reused Doc2Vec model" in same.stderr  # the cache of the rebuild
     assert {k: v for k, v in tree(folder).items() if k.startswith(("test_grouped", "annotations"))} == grouped
     assert load_rows(folder, "test_grouped", tmp_path) == {"test": 9}
 
