@@ -204,7 +204,8 @@ def _signals_blocked() -> Iterator[None]:
 
 
 def swap_in(staging: str, target: str, *, use_exchange: bool = True) -> None:
-    """Make the complete folder ``staging`` the ``target``; delete the old target."""
+    """Make the complete folder ``staging`` the ``target``; the old target is left in
+    ``PARENT/.NAME.old`` for the caller (or the next run) to delete."""
     old, ready = sidecar(target, "old"), sidecar(target, "ready")
     _remove(old)
     with _signals_blocked():
@@ -218,7 +219,6 @@ def swap_in(staging: str, target: str, *, use_exchange: bool = True) -> None:
             os.rename(staging, target)
             os.remove(ready)
         _fsync_dir(os.path.dirname(os.path.abspath(target)))
-    _remove(old)
 
 
 def repair(target: str) -> list:
@@ -308,6 +308,7 @@ class Publication:
         self.previous = self.target if os.path.isdir(self.target) else None
         self.notes: list = []  # printed on stderr after a successful publish
         self.abandoned = False
+        self.published = False
 
     def abandon(self) -> None:
         """Publish nothing (e.g. a dry run): the staging folder is removed, the target kept."""
@@ -375,6 +376,7 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
         lock = Lock(target, command).acquire()
     except OSError as exc:
         raise UserError(f"cannot write to output folder {target}: {exc.strerror or exc}") from None
+    pub = None
     try:
         with guard:
             pub = _prepare(target, staging, leftover, seed, list(copy))
@@ -385,7 +387,12 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
                 _remove(staging)
             else:
                 swap_in(staging, target, use_exchange=use_exchange)
+                pub.published = True
+                _remove(sidecar(target, "old"))
     except BaseException as exc:
+        if guard.received and pub is not None and pub.published:
+            raise Interrupted(f"interrupted by {guard.received} after {target} was published whole (the previous "
+                              "copy beside it is removed by the next build)") from exc
         if guard.received:
             raise Interrupted(f"interrupted by {guard.received}: {target} is unchanged (the partial build in "
                               f"{staging} is cleaned up by the next build)") from exc
