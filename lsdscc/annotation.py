@@ -28,6 +28,12 @@ Errors (UserError with ``file:line``): unknown row id, a row given twice, a miss
 unreadable label, a relevant row with no group, a row in two groups (``1;2``), an edited
 reference, missing columns, and candidates a file does not label at all.
 
+Rebuilds (:func:`carry_over`): the annotators' files are kept in the dataset folder under
+``annotations/``; a rebuild whose ``test_candidates`` are byte-identical keeps ``test_grouped``
+and ``annotations/``; when the test set changed they are moved aside, with the
+``test_candidates`` they label, into ``NAME.annotations-<UTC time>/`` beside the folder (a
+dataset folder of its own).
+
 Output: the public LSDSCC JSON ``{query: {group_id: [references]}}`` (``test.group.json``,
 formatted like the released file: ``json.dumps(indent=2)``, no final newline) and
 ``test.queries.txt`` in ``--output``, and the ``test_grouped`` config in the dataset folder.
@@ -39,6 +45,7 @@ import csv
 import json
 import os
 import re
+import shutil
 from typing import Iterable, Mapping, Sequence
 
 from multiref.errors import UserError, where
@@ -271,18 +278,102 @@ def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str
     counts["groups"] = sum(len(g["groups"]) for g in grouped)
 
     os.makedirs(output, exist_ok=True)
-    with open(os.path.join(output, "test.group.json"), "w", encoding="utf-8") as fh:
-        fh.write(dumps_public(public))
-    with open(os.path.join(output, "test.queries.txt"), "w", encoding="utf-8") as fh:
-        fh.writelines(q + "\n" for q in public)
+    _replace_file(os.path.join(output, "test.group.json"), dumps_public(public))
+    _replace_file(os.path.join(output, "test.queries.txt"), "".join(q + "\n" for q in public))
+    shutil.rmtree(os.path.join(dataset, ts.GROUPED_CONFIG), ignore_errors=True)  # never rewrite a file in place
     hfdata.write_parquet(hfdata.shard_path(dataset, ts.GROUPED_CONFIG, "test"), grouped, ts.grouped_schema())
+    kept = _keep_annotator_files(dataset, files)
     hfdata.add_config(dataset, hfdata.ConfigInfo(
         name=ts.GROUPED_CONFIG,
         description=("LSDSCC grouped multi-reference test set (ALGORITHMS.md section 2, step 6): the relevant "
                      "candidates by annotator majority, in groups of similar meaning. Score with "
                      "`multiref score --references FOLDER --config test_grouped --split test`."),
         splits={"test": len(grouped)}, features=ts.grouped_schema(),
-        options={"tie": tie, "annotators": len(files),
+        options={"tie": tie, "annotators": len(files), "annotation_files": kept,
                  "relevance_rule": "strict majority of annotators", "group_rule": "majority co-grouping, connected components"},
         counts=counts))
     return counts
+
+
+ANNOTATIONS_DIR = "annotations"
+
+
+def _replace_file(path: str, text: str) -> None:
+    """Write ``text`` to a new file and rename it over ``path``: a reader (or a hard link to
+    the old file) never sees a half-written or modified file."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def _keep_annotator_files(dataset: str, files: Sequence[str]) -> list:
+    """Copy the annotators' CSV files into ``dataset/annotations/``; return their names there."""
+    folder = os.path.join(dataset, ANNOTATIONS_DIR)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    names = []
+    for i, path in enumerate(files, start=1):
+        name = os.path.basename(path)
+        if name in names:
+            name = f"{i}-{name}"
+        shutil.copyfile(path, os.path.join(folder, name))
+        names.append(name)
+    return names
+
+
+def _candidates_digest(folder: str) -> str | None:
+    from multiref import hfdata
+
+    from lsdscc import testset as ts
+
+    if ts.CANDIDATES_CONFIG not in hfdata.load_meta(folder).get("configs", {}):
+        return None
+    paths = [p for ps in ts.config_files(folder, ts.CANDIDATES_CONFIG).values() for p in ps]
+    return ts.fingerprint(paths, folder)
+
+
+def carry_over(previous: str | None, staging: str, target: str) -> str | None:
+    """After a rebuild of ``target`` in ``staging``: keep the annotations of the ``previous``
+    dataset when the test set is unchanged, else set them aside (module docstring). Only
+    ``staging`` is changed and a new folder created; ``previous`` is read. Returns a message
+    for the user, or None when ``previous`` had no annotations."""
+    from multiref import hfdata
+    from multiref.publish import link_tree
+    from multiref.published import write_meta
+
+    from lsdscc import testset as ts
+
+    old_meta = hfdata.load_meta(previous) if previous else {"configs": {}}
+    if ts.GROUPED_CONFIG not in old_meta["configs"]:
+        return None
+    new_meta = hfdata.load_meta(staging)
+    items = [ts.GROUPED_CONFIG, ANNOTATIONS_DIR]
+    if _candidates_digest(previous) == _candidates_digest(staging):
+        for item in items:
+            if os.path.isdir(os.path.join(previous, item)) and not os.path.exists(os.path.join(staging, item)):
+                link_tree(os.path.join(previous, item), os.path.join(staging, item))
+        if new_meta["configs"].get(ts.GROUPED_CONFIG) != old_meta["configs"][ts.GROUPED_CONFIG]:
+            new_meta["configs"][ts.GROUPED_CONFIG] = old_meta["configs"][ts.GROUPED_CONFIG]
+            write_meta(staging, new_meta)
+        return f"kept the annotations ({ts.GROUPED_CONFIG}, {ANNOTATIONS_DIR}/): the test set is unchanged"
+    import datetime
+
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    aside = f"{os.path.abspath(target)}.annotations-{stamp}"
+    tmp = aside + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    for item in items + [ts.CANDIDATES_CONFIG]:
+        if os.path.isdir(os.path.join(previous, item)):
+            link_tree(os.path.join(previous, item), os.path.join(tmp, item))
+    aside_meta = dict(old_meta, configs={c: e for c, e in old_meta["configs"].items()
+                                         if c in (ts.GROUPED_CONFIG, ts.CANDIDATES_CONFIG)})
+    write_meta(tmp, aside_meta)
+    os.rename(tmp, aside)
+    if ts.GROUPED_CONFIG in new_meta["configs"]:
+        del new_meta["configs"][ts.GROUPED_CONFIG]
+        write_meta(staging, new_meta)
+    for item in items:
+        shutil.rmtree(os.path.join(staging, item), ignore_errors=True)
+    return (f"the test set changed: the previous annotations ({ts.GROUPED_CONFIG}, {ANNOTATIONS_DIR}/, with the "
+            f"test_candidates they label) were moved to {aside}")

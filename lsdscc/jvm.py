@@ -71,7 +71,8 @@ def start_jvm(heap: str = "2g"):
     else:
         jnius_config.add_classpath(anserini_jar())
         # Quiet: Anserini's log4j at WARN, no SLF4J banner, no java.util.logging INFO lines.
-        jnius_config.add_options(f"-Xmx{heap}", "-Dlog4j2.level=warn", "-Dslf4j.internal.verbosity=WARN",
+        # -Xrs: the JVM leaves SIGINT/SIGTERM to Python, so an interrupted build exits through its cleanup
+        jnius_config.add_options(f"-Xmx{heap}", "-Xrs", "-Dlog4j2.level=warn", "-Dslf4j.internal.verbosity=WARN",
                                  f"-Djava.util.logging.config.file={os.devnull}", "-Djava.awt.headless=true")
         import jnius
     try:

@@ -17,6 +17,9 @@ Rules (each a default that an option changes, every option recorded in the card)
   id), then the responses of the kept similar queries, most similar (Doc2Vec cosine) first,
   each query's responses in the same order; never the same string twice, never the query's
   own text, never an empty string; at most ``references`` (15).
+- **Small corpora**: at most ``max_share`` (0.5) of a stratum's queries are sampled, so the
+  test set never takes a whole stratum and the training data keeps rows; when that is fewer
+  than ``per_stratum``, the stage warns and the card says so (:func:`stratum_limits`).
 - **Short queries**: a query with fewer than ``references`` candidates is kept with what it
   has and counted (``short_queries``); ``drop_short`` drops it instead (no replacement).
 - **No leakage** (step 5): a single-turn pair is removed from train and validation when its
@@ -52,6 +55,7 @@ class SamplingConfig:
     references: int = 15
     seed: int = 1
     drop_short: bool = False
+    max_share: float = 0.5
 
     def __post_init__(self):
         low, high = self.bounds
@@ -59,6 +63,8 @@ class SamplingConfig:
             raise UserError(f"strata bounds must satisfy 1 <= low <= high, got {low} {high}")
         if self.per_stratum < 1 or self.references < 1:
             raise UserError("per-stratum and references per query must be at least 1")
+        if not 0 < self.max_share < 1:
+            raise UserError(f"--max-stratum-share must be above 0 and below 1, got {self.max_share}")
 
     def stratum(self, response_number: int) -> str:
         """The stratum name of a query with ``response_number`` responses."""
@@ -76,7 +82,7 @@ class SamplingConfig:
 
     def options(self) -> dict:
         return {"per_stratum": self.per_stratum, "bounds": list(self.bounds), "references": self.references,
-                "seed": self.seed, "drop_short": self.drop_short}
+                "seed": self.seed, "drop_short": self.drop_short, "max_stratum_share": self.max_share}
 
 
 @dataclass
@@ -131,17 +137,32 @@ def _rank(seed: int, query_id: str) -> str:
     return hashlib.sha256(f"{seed}:{query_id}".encode("utf-8")).hexdigest()
 
 
-def sample_queries(queries: Mapping[str, Query], config: SamplingConfig) -> dict:
-    """Stratified sample: ``{stratum: [query_id, ...]}`` in sampling order (module docstring)."""
+def _by_stratum(queries: Mapping[str, Query], config: SamplingConfig) -> dict:
     by_stratum: dict = {name: [] for name in config.strata}
     for query_id, q in queries.items():
         by_stratum[config.stratum(len(q.pairs))].append(query_id)
+    return by_stratum
+
+
+def stratum_limits(queries: Mapping[str, Query], config: SamplingConfig) -> dict:
+    """``{stratum: queries to sample}``: ``per_stratum``, or fewer on a small corpus, where at
+    most ``max_share`` of a stratum's queries may become test queries (module docstring)."""
+    return {name: min(config.per_stratum, int(len(ids) * config.max_share))
+            for name, ids in _by_stratum(queries, config).items()}
+
+
+def sample_queries(queries: Mapping[str, Query], config: SamplingConfig, limits: Mapping[str, int] | None = None) -> dict:
+    """Stratified sample: ``{stratum: [query_id, ...]}`` in sampling order (module docstring).
+
+    ``limits`` (from :func:`stratum_limits`) caps each stratum; default ``per_stratum``."""
+    by_stratum = _by_stratum(queries, config)
     taken_texts: set = set()
     out = {}
     for name in config.strata:
         chosen = []
+        limit = config.per_stratum if limits is None else limits[name]
         for query_id in sorted(by_stratum[name], key=lambda qid: _rank(config.seed, qid)):
-            if len(chosen) == config.per_stratum:
+            if len(chosen) >= limit:
                 break
             text = queries[query_id].text
             if not text.strip() or text in taken_texts:
@@ -150,6 +171,35 @@ def sample_queries(queries: Mapping[str, Query], config: SamplingConfig) -> dict
             chosen.append(query_id)
         out[name] = chosen
     return out
+
+
+def small_corpus_limits(queries: Mapping[str, Query], sampling: SamplingConfig, counts: dict, progress) -> dict:
+    """Per-stratum sample sizes (:func:`stratum_limits`); on a corpus too small
+    for ``--per-stratum`` a warning (through ``progress``) and a note for the card in ``counts``."""
+    limits = stratum_limits(queries, sampling)
+    if all(n >= sampling.per_stratum for n in limits.values()):
+        return limits
+    sizes = ", ".join(f"{name} {n}" for name, n in limits.items())
+    if not any(limits.values()):
+        raise UserError(f"the corpus has too few distinct queries ({len(queries)}) for a test set: at most "
+                        f"{sampling.max_share:g} of each response-number stratum may be sampled; build with "
+                        "--skip-testset, or from a larger corpus")
+    note = (f" Small corpus: {sizes} queries were sampled instead of {sampling.per_stratum} per stratum (at most "
+            f"{sampling.max_share:g} of a stratum's {len(queries):,} queries in all, --max-stratum-share), so "
+            "the training data keeps rows.")
+    progress(f"warning: the corpus is small ({len(queries):,} distinct queries): sampling {sizes} queries instead of "
+              f"{sampling.per_stratum} per stratum (at most {sampling.max_share:g} of each stratum; --max-stratum-share)")
+    counts["small_corpus_note"] = note
+    return limits
+
+
+def check_training_kept(train, removed: Mapping, test_queries: int) -> None:
+    """UserError when leak removal would leave single_turn train with no rows."""
+    if train is not None and train.num_rows and len(removed) >= train.num_rows:
+        raise UserError(f"the test set would leave single_turn train empty: its {test_queries} queries, the pairs "
+                        f"sharing their text and their candidates' source pairs are all {train.num_rows} training "
+                        "pairs; lower --per-stratum or --max-stratum-share (or --references-per-query), or build "
+                        "with --skip-testset")
 
 
 def assemble_candidates(query: Query, neighbours: Sequence[tuple], limit: int) -> list:

@@ -211,7 +211,8 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     _progress(f"{len(cols['id']):,} pairs, {len(queries):,} distinct queries")
 
     seconds["read_corpus"] = time.perf_counter() - clock
-    sample = ts.sample_queries(queries, sampling)
+    limits = ts.small_corpus_limits(queries, sampling, counts, _progress)
+    sample = ts.sample_queries(queries, sampling, limits)
     for name, ids in sample.items():
         counts[f"sampled_{name}"] = len(ids)
 
@@ -245,6 +246,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
                   candidates=sum(len(r["candidates"]) for r in rows),
                   own_candidates=sum(c["own"] for r in rows for c in r["candidates"]))
 
+    small_corpus_note = counts.pop("small_corpus_note", "")
     path = hfdata.shard_path(folder, ts.CANDIDATES_CONFIG, "test")
     hfdata.write_parquet(path, rows, ts.candidates_schema())
     options = {"retrieval": retrieval.options(), "doc2vec": d2v.options(), "sampling": sampling.options(),
@@ -254,7 +256,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
         description=("LSDSCC test-set candidates (ALGORITHMS.md section 2): per sampled query, up to "
                      f"{sampling.references} candidate references with their provenance (source pair id, "
                      "source query, Lucene score, Doc2Vec cosine; own responses first). Annotate them with "
-                     "`multiref lsdscc annotate export/import` to get `test_grouped`."),
+                     "`multiref lsdscc annotate export/import` to get `test_grouped`." + small_corpus_note),
         splits={"test": len(rows)}, features=ts.candidates_schema(), options=options,
         counts={k: v for k, v in counts.items() if not k.endswith("_reused")}),
         sections={"LSDSCC test set": CARD_SECTION})
@@ -281,6 +283,7 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
         for reason in marks.values():
             counts[f"removed_{reason}"] += 1
     counts["removed_test_conversation"] = sum(len(m) for m in leaks.values())
+    ts.check_training_kept(single.get("train"), reasons.get("train", {}), len(used["query_ids"]))
     for config, tables, flags in (("single_turn", single, reasons), ("multi_turn", multi, leaks)):
         original = state["original_meta"][config]
         splits = {}

@@ -39,6 +39,9 @@ def add_testset_arguments(parser: argparse.ArgumentParser) -> None:
     add("--doc2vec-threshold", type=float, default=0.9,
         help="keep similar queries with Doc2Vec cosine >= this (default: %(default)s)")
     add("--per-stratum", type=int, default=100, help="queries sampled per response-number stratum (default: %(default)s)")
+    add("--max-stratum-share", type=float, default=0.5,
+        help="at most this share of a stratum's queries is sampled, so a small corpus keeps training "
+        "rows (default: %(default)s)")
     add("--strata-bounds", type=int, nargs=2, metavar=("LOW", "HIGH"), default=[3, 5],
         help="strata: fewer than LOW, LOW to HIGH, more than HIGH responses (default: 3 5)")
     add("--references-per-query", type=int, default=15, help="candidate references per query (default: %(default)s)")
@@ -59,7 +62,8 @@ def configs_from_args(args) -> tuple:
                         min_count=args.doc2vec_min_count, workers=args.doc2vec_workers, dm=args.doc2vec_dm,
                         seed=args.testset_seed, threshold=args.doc2vec_threshold)
     sampling = SamplingConfig(per_stratum=args.per_stratum, bounds=tuple(args.strata_bounds),
-                              references=args.references_per_query, seed=args.testset_seed, drop_short=args.drop_short)
+                              references=args.references_per_query, seed=args.testset_seed, drop_short=args.drop_short,
+                              max_share=args.max_stratum_share)
     return retrieval, d2v, sampling
 
 

@@ -30,7 +30,28 @@ def _build(args) -> int:
     beam_args = list(args.beam_args or [])
     if beam_args and beam_args[0] == "--":
         beam_args = beam_args[1:]
-    build(args, beam_args)
+    # ---- publish: build into a staging folder beside --output, swap it in whole (multiref.publish);
+    # the job's summary is held back and printed once the folder is published, naming it
+    import contextlib
+    import io
+    import os
+
+    from multiref import publish, published
+
+    target = os.path.abspath(args.output)
+    printed = io.StringIO()
+    with publish.publishing(target, command="multiref dailydialog build") as pub:
+        args.output = pub.staging
+        try:
+            with contextlib.redirect_stdout(printed):
+                stats = build(args, beam_args)
+        finally:
+            args.output = target
+        if "configs" in stats:
+            published.check_dataset(pub.staging)
+        else:  # a remote runner: nothing to publish here
+            pub.abandon()
+    print(printed.getvalue().replace(pub.staging, target), end="")
     return 0
 
 

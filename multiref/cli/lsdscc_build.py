@@ -55,7 +55,14 @@ def format_counts(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def _dry_run(beam_args) -> bool:
+    from apache_beam.options.pipeline_options import PipelineOptions, TestOptions
+
+    return bool(PipelineOptions(list(beam_args)).view_as(TestOptions).dry_run)
+
+
 def handle(args) -> int:
+    """Build into a staging folder beside ``--output``; publish it whole (multiref.publish)."""
     from pipelines.lsdscc_corpus import run_parsed
 
     from multiref.errors import UserError
@@ -63,20 +70,45 @@ def handle(args) -> int:
     beam_args = list(args.beam_args or [])
     if beam_args and not beam_args[0].startswith("-"):
         raise UserError(f"unexpected argument {beam_args[0]!r} (Beam options start with --)")
-    summary = run_parsed(args, beam_args)
-    if summary.get("dry_run"):
+    # ---- publish: everything below writes into pub.staging; the target changes only at the swap
+    from multiref import publish, published
+
+    from lsdscc import annotation
+
+    target = args.output
+    if "://" in target and not args.skip_testset:
+        raise UserError(f"the test-set stage needs a local corpus folder, not {target}: build with --skip-testset, "
+                        "copy the folder locally and run `multiref lsdscc testset --dataset FOLDER`")
+    if "://" in target and _dry_run(beam_args):  # builds the job graph only: no lock, nothing written
+        run_parsed(args, beam_args)
         print("dry run: the pipeline was built, nothing was run")
         return 0
-    print(format_counts(summary))
+    testset_counts = None
+    with publish.publishing(target, command="multiref lsdscc build") as pub:
+        args.output = pub.staging
+        try:
+            summary = run_parsed(args, beam_args)
+        finally:
+            args.output = target
+        if summary.get("dry_run"):
+            pub.abandon()
+            print("dry run: the pipeline was built, nothing was run")
+            return 0
+        if "://" not in target:
+            published.check_dataset(pub.staging, required=[("single_turn", "train")])
+            if not args.skip_testset:
+                from multiref.cli.lsdscc_testset import TESTSET_CACHE, run_testset_stage
+
+                pub.bring(TESTSET_CACHE)
+                print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
+                testset_counts = run_testset_stage(pub.staging, args)
+            summary["splits"] = published.check_dataset(pub.staging, required=[("single_turn", "train")])
+            pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
+    # ---- published
+    print(format_counts(dict(summary, output=target)))
     truncated = summary["counts"].get("rejected-truncated-file", 0)
     if truncated:
         print(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl", file=sys.stderr)
-    if args.skip_testset:
-        return 0
-    from pipelines.lsdscc_testset import run_testset_stage
-
-    print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
-    counts = run_testset_stage(args.output, args)
-    if counts:
-        print("test set: " + ", ".join(f"{k} {v}" for k, v in sorted(dict(counts).items())))
+    if testset_counts:
+        print("test set: " + ", ".join(f"{k} {v}" for k, v in sorted(dict(testset_counts).items())))
     return 0

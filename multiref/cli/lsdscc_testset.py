@@ -25,8 +25,35 @@ def run_testset_stage(dataset_folder: str, args) -> dict:
     return run_stage(dataset_folder, args)
 
 
+# ---- publish: the files the stage rewrites in place are copied into the staging folder (the
+# rest is hard-linked from the dataset); its cache is reused from the dataset or a cut run.
+TESTSET_REWRITES = ("README.md", "dataset_meta.json", "test_candidates/*", "artifacts/state.json")
+TESTSET_CACHE = ("artifacts/lucene-index-" + "?" * 16, "artifacts/doc2vec-" + "?" * 16)
+
+
+def _existing_local_dataset(folder: str) -> None:
+    import os
+
+    from multiref.errors import UserError
+
+    if "://" in folder:
+        raise UserError(f"the test-set stage needs a local corpus folder, not {folder}: copy it locally first")
+    if not os.path.isdir(folder):
+        raise UserError(f"{folder} has no 'single_turn' config: no such folder; build the corpus first with "
+                        "`multiref lsdscc build`")
+
+
 def _testset(args) -> int:
-    counts = run_testset_stage(args.dataset, args)
+    from multiref import publish, published
+
+    from lsdscc import annotation
+
+    _existing_local_dataset(args.dataset)
+    with publish.publishing(args.dataset, command="multiref lsdscc testset", seed=True, copy=TESTSET_REWRITES) as pub:
+        pub.bring(TESTSET_CACHE)
+        counts = run_testset_stage(pub.staging, args)
+        published.check_dataset(pub.staging, required=[("single_turn", "train")])
+        pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
     counts.pop("seconds", None)
     print(json.dumps(counts, indent=2, sort_keys=True))
     return 0
@@ -48,9 +75,21 @@ def _export(args) -> int:
 
 
 def _import(args) -> int:
+    import os
+
+    from multiref import publish, published
+
     from lsdscc import annotation
 
-    counts = annotation.import_annotations(args.dataset, args.annotations, args.output, tie=args.tie)
+    _existing_local_dataset(args.dataset)
+    with publish.publishing(args.dataset, command="multiref lsdscc annotate import", seed=True,
+                            copy=("README.md", "dataset_meta.json")) as pub:
+        output = args.output
+        inside = os.path.relpath(os.path.abspath(output), pub.target)
+        if not inside.startswith(os.pardir):  # --output inside the dataset: published with it
+            output = os.path.normpath(os.path.join(pub.staging, inside))
+        counts = annotation.import_annotations(pub.staging, args.annotations, output, tie=args.tie)
+        published.check_dataset(pub.staging)
     print(json.dumps(counts, indent=2, sort_keys=True))
     return 0
 
