@@ -34,34 +34,22 @@ import fnmatch
 import json
 import os
 import shutil
-import signal
 import socket
 import sys
-import threading
 from typing import Iterable, Iterator, Sequence
 
 from multiref.errors import UserError
+from multiref.publish_guard import FolderLocked, Interrupted, SignalGuard as _SignalGuard  # noqa: F401
+from multiref.publish_guard import signals_blocked as _signals_blocked, warn as _warn
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
-
-
-class FolderLocked(UserError):
-    """Another build holds the folder's lock."""
-
-
-class Interrupted(UserError):
-    """SIGINT or SIGTERM stopped a build; the target folder is unchanged."""
 
 
 def sidecar(target: str, kind: str) -> str:
     """``PARENT/.NAME.<kind>``: the staging, old, ready, lock and leftover paths of ``target``."""
     target = os.path.abspath(target)
     return os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{kind}")
-
-
-def _warn(message: str) -> None:
-    print(f"[publish] {message}", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------- lock
@@ -191,18 +179,6 @@ def exchange(a: str, b: str) -> bool:
     raise OSError(err, os.strerror(err), a)
 
 
-@contextlib.contextmanager
-def _signals_blocked() -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def swap_in(staging: str, target: str, *, use_exchange: bool = True) -> None:
     """Make the complete folder ``staging`` the ``target``; the old target is left in
     ``PARENT/.NAME.old`` for the caller (or the next run) to delete."""
@@ -262,37 +238,6 @@ def _remove(path: str) -> None:
         shutil.rmtree(path, ignore_errors=True)
     elif os.path.lexists(path):
         os.remove(path)
-
-
-# ---------------------------------------------------------------- signals
-
-
-class _SignalGuard:
-    """SIGINT/SIGTERM -> KeyboardInterrupt in the main thread, remembering which one came."""
-
-    def __init__(self):
-        self.received = None
-        self._old = {}
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                if signal.getsignal(sig) is signal.SIG_IGN:
-                    continue  # e.g. nohup or a background job: keep the user's choice
-                self._old[sig] = signal.signal(sig, self._handle)
-        return self
-
-    def _handle(self, signum, frame):
-        import logging
-
-        self.received = signal.Signals(signum).name
-        logging.getLogger("apache_beam").setLevel(logging.CRITICAL)  # its tracebacks of the interrupt are noise
-        raise KeyboardInterrupt
-
-    def __exit__(self, *exc):
-        for sig, handler in self._old.items():
-            signal.signal(sig, handler)
-        return False
 
 
 # ---------------------------------------------------------------- the context

@@ -130,7 +130,7 @@ class RemoteLock:
         self.target, self.path, self.command, self.held = target, sidecar(target, "lock"), command, False
 
     def acquire(self) -> "RemoteLock":
-        from multiref.publish import FolderLocked, _warn
+        from multiref.publish_guard import FolderLocked, warn as _warn
 
         if _fs().exists(self.path):
             try:
@@ -186,7 +186,7 @@ class RemotePublication:
 @contextlib.contextmanager
 def publishing_remote(target: str, *, command: str) -> Iterator[RemotePublication]:
     """:func:`multiref.publish.publishing` for an object-store ``target`` (module docstring)."""
-    from multiref.publish import Interrupted, _SignalGuard, _warn
+    from multiref.publish_guard import Interrupted, SignalGuard as _SignalGuard, warn as _warn
 
     target = target.rstrip("/")
     if "/" not in target.split("://", 1)[-1]:
