@@ -69,7 +69,8 @@ def build_arg_parser(parser: argparse.ArgumentParser | None = None) -> argparse.
                    help=f"drop pairs with longer responses (default {d.max_response_tokens})")
     p.add_argument("--validation-fraction", type=float, default=d.validation_fraction,
                    help=f"share of threads in validation, by hash of the thread id (default {d.validation_fraction})")
-    p.add_argument("--no-lowercase", dest="lowercase", action="store_false", help="keep the original case")
+    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=d.lowercase,
+                   help="lowercase the text, as the public LSDSCC set is (default: yes; --no-lowercase keeps the case)")
     p.add_argument("--tokenizer", choices=("treebank", "nltk"), default=d.tokenizer,
                    help="NLTK tokenizer: TreebankWordTokenizer or NLTKWordTokenizer (default treebank)")
     p.add_argument("--min-turns", type=int, default=d.min_turns, help=f"shortest multi-turn conversation (default {d.min_turns})")

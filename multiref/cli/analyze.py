@@ -5,10 +5,10 @@ Only the standard library is imported here; each handler imports what it needs.
 Examples::
 
     multiref analyze correlation --ratings mturk_rating_processed_output.csv \\
-        --metric bleu1 --metric bleu4:smoothing=nltk1 --metric rouge_l --output-dir out/corr
+        --metric bleu1 --metric bleu4:smoothing=nltk1 --metric rouge_l --output out/corr
     multiref analyze discrimination --validation dev.json --test test.json --metric bleu2 --metric delta_bleu
-    multiref analyze refcount --ratings mturk_rating_processed_output.csv --multiref-test multireftest.json
-    multiref analyze regression --data scored_references.jsonl --similarity bleu
+    multiref analyze refcount --ratings mturk_rating_processed_output.csv --multiref-references multireftest.json
+    multiref analyze regression --ratings scored_references.jsonl --similarity bleu
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ def _add_metric_options(p: argparse.ArgumentParser, defaults, tokenizer: str, lo
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("output")
-    g.add_argument("--output-dir", metavar="DIR", help="write the JSON report, the Markdown report and PNG plots here")
+    g.add_argument("--output", dest="output_dir", metavar="DIR",
+                   help="write the JSON report, the Markdown report and PNG plots into this folder")
     g.add_argument("--format", choices=("table", "json"), default="table", help="what to print (default: table)")
 
 
@@ -61,8 +62,9 @@ def _add_ratings_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--references-column", default="all_references",
                    help="the other references, joined by --references-separator or a JSON list ('' for none)")
     g.add_argument("--references-separator", default="\\t", help="separator of --references-column (default: \\t)")
-    g.add_argument("--id-column", default="context_id", help="context id, used by --multiref-test (default: context_id)")
-    g.add_argument("--multiref-test", metavar="PATH",
+    g.add_argument("--id-column", default="context_id",
+                   help="context id, used by --multiref-references (default: context_id)")
+    g.add_argument("--multiref-references", dest="multiref_test", metavar="PATH",
                    help="multireftest.json or a dataset folder with the multiref config: add the 5 references of "
                         "each context (joined by context id)")
     g.add_argument("--exclude-system", action="append", default=[], metavar="NAME", help="leave out this system")
@@ -107,7 +109,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--validation", metavar="PATH",
                    help="DD++ JSON lines file or dataset folder to choose the threshold on (default: the test split)")
     g.add_argument("--config", default="dailydialog_pp", help="config of a dataset folder (default: dailydialog_pp)")
-    g.add_argument("--aggregation", action="append", choices=("single", "mean", "max", "standard"),
+    g.add_argument("--aggregate", dest="aggregation", action="append", choices=("single", "mean", "max", "standard"),
                    help="aggregations to report (repeatable; default: all four)")
     _add_metric_options(p, DEFAULT_DISCRIMINATION_METRICS, "nltk", True)
     g = p.add_argument_group("threshold search (DD++: 0 to 1 in steps of 0.01)")
@@ -121,13 +123,13 @@ def register(parser: argparse.ArgumentParser) -> None:
                        description="Leave-one-out evaluation of the AM, WS and SVR evaluators on references scored "
                                    "by people (ALGORITHMS.md section 7).")
     g = p.add_argument_group("data")
-    g.add_argument("--data", required=True, metavar="FILE",
+    g.add_argument("--ratings", dest="data", required=True, metavar="FILE",
                    help="JSON lines or CSV: one scored reference per row (input, reference, method, score)")
     g.add_argument("--input-column", default="input")
     g.add_argument("--reference-column", default="reference")
     g.add_argument("--method-column", default="method")
     g.add_argument("--score-column", default="score")
-    g.add_argument("--judgments", metavar="FILE",
+    g.add_argument("--pairwise-ratings", dest="judgments", metavar="FILE",
                    help="pairwise judgments (JSON lines/CSV: input, winner, loser); scores become winning rates")
     g = p.add_argument_group("model")
     g.add_argument("--similarity", choices=("bleu", "ribes", "wer", "wer2"), action="append",
@@ -136,7 +138,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     from multiref.tokenizers import TOKENIZER_NAMES  # stdlib-only module
 
     g.add_argument("--tokenizer", default="whitespace", choices=TOKENIZER_NAMES, help="tokenizer (default: whitespace)")
-    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False)
+    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
+                   help="lowercase before tokenizing (default: no)")
     g.add_argument("--top-m", type=int, default=3, help="M of AM and WS (default: 3)")
     g.add_argument("--svr-c", type=float, default=5.0, help="C of the RBF SVR (default: 5)")
     _add_output_options(p)

@@ -43,8 +43,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", "-m", action="append", metavar="NAME",
                         help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
                              "bleu otherwise); see `multiref metrics list`")
-    parser.add_argument("--tokenizer", choices=TOKENIZER_NAMES, help="tokenizer (default: whitespace)")
-    parser.add_argument("--lowercase", action="store_true", default=None, help="lowercase before tokenizing")
+    parser.add_argument("--tokenizer", choices=TOKENIZER_NAMES, default="whitespace",
+                        help="tokenizer (default: whitespace, the public LSDSCC scorer's)")
+    parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
+                        help="lowercase before tokenizing (default: no)")
     parser.add_argument("--bleu-order", type=int, metavar="N", help="BLEU family: max n-gram order (default 4)")
     parser.add_argument("--bleu-weights", metavar="W1,W2,..", help="BLEU family: custom n-gram weights (override the order)")
     parser.add_argument("--bleu-smoothing", choices=SMOOTHINGS,
