@@ -159,3 +159,22 @@ def check_remote_paths(args) -> None:
             for s in _strings(value) if "://" in s]
     urls += [a.split("=", 1)[-1] for a in beam if "://" in a]
     check_reachable(urls)
+
+
+def require_writable(path: str, what: str = "output") -> str:
+    """Return ``path`` if it can be created or overwritten; else a one-line UserError.
+
+    Checked before work starts: the nearest existing ancestor must be a writable folder.
+    Remote paths (``gs://``...) are left to :func:`check_remote_paths`.
+    """
+    if not path or "://" in path:
+        return path
+    target = os.path.abspath(path)
+    existing = target
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if existing != target and not os.path.isdir(existing):
+        raise UserError(f"{what} {path}: cannot be written, {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK):
+        raise UserError(f"{what} {path}: no permission to write {existing}")
+    return path

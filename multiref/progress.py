@@ -36,6 +36,20 @@ def configure(*, quiet: bool = False, force: bool = False) -> None:
     os.environ[ENV] = "off" if quiet else ("on" if force else "auto")
 
 
+@contextlib.contextmanager
+def configured(*, quiet: bool = False, force: bool = False):
+    """:func:`configure` for the duration of a ``with`` block (one CLI command)."""
+    before = os.environ.get(ENV)
+    configure(quiet=quiet, force=force)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = before
+
+
 def enabled(stream=None) -> bool:
     """Whether progress goes to ``stream`` (default stderr) in the configured mode."""
     mode = os.environ.get(ENV, "auto")

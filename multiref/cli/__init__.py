@@ -241,17 +241,17 @@ def main(argv: list[str] | None = None) -> int:
     command, _depth = _command_parser(parser, argv)
     if _takes_beam_options(command):
         args.beam_args = check_beam_options(command, args.beam_args)
-    progress.configure(quiet=getattr(args, "quiet", False), force=getattr(args, "progress", False))
-    try:
-        from multiref.io import check_remote_paths
+    with progress.configured(quiet=getattr(args, "quiet", False), force=getattr(args, "progress", False)):
+        try:
+            from multiref.io import check_remote_paths
 
-        check_remote_paths(args)
-    except Exception as exc:  # noqa: BLE001
-        mapped = _exit_status(exc)
-        if mapped is None:
-            raise
-        return _fail(mapped[1], mapped[0])
-    return _run(func, args)
+            check_remote_paths(args)
+        except Exception as exc:  # noqa: BLE001
+            mapped = _exit_status(exc)
+            if mapped is None:
+                raise
+            return _fail(mapped[1], mapped[0])
+        return _run(func, args)
 
 
 def group(parser: argparse.ArgumentParser, title: str = "subcommands") -> argparse._SubParsersAction:

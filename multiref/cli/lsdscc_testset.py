@@ -65,6 +65,41 @@ def configs_from_args(args) -> tuple:
     return retrieval, d2v, sampling
 
 
+def check_corpus(folder: str) -> None:
+    """UserError if the single_turn corpus in ``folder`` has no pairs.
+
+    Checked from the parquet footers before the JVM or Doc2Vec start. A corpus whose
+    test set was built before keeps its full copy under artifacts/corpus-full.
+    """
+    import glob
+    import os
+
+    from multiref.errors import UserError
+
+    files = []
+    for base in (os.path.join(folder, "artifacts", "corpus-full"), folder):
+        files = sorted(glob.glob(os.path.join(base, "single_turn", "*.parquet")))
+        if files:
+            break
+    if not files:
+        return  # the stage names what is missing
+    import pyarrow.parquet as pq
+
+    try:
+        rows = sum(pq.read_metadata(name).num_rows for name in files)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+        raise UserError(f"{folder}: unreadable parquet file in single_turn/ ({one_line(exc)})") from None
+    if rows == 0:
+        raise UserError(f"{folder}: the single_turn corpus has no pairs, so there is nothing to build a test set "
+                        "from (build the corpus from more input)")
+
+
+def one_line(exc) -> str:
+    from multiref.cli import one_line as first
+
+    return first(exc)
+
+
 def run_testset_stage(dataset_folder: str, args) -> dict:
     """Run the test-set stage on a corpus folder; return its counts (also in the card)."""
     from multiref.beam_utils import is_local
@@ -76,6 +111,7 @@ def run_testset_stage(dataset_folder: str, args) -> dict:
         raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
                         "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
     retrieval, d2v, sampling = configs_from_args(args)
+    check_corpus(dataset_folder)
     beam_args = list(getattr(args, "beam_args", None) or [])
     if not is_local(beam_args):
         print("[lsdscc testset] the test-set stage runs locally (the JVM and Doc2Vec run on this machine); "
@@ -109,7 +145,13 @@ def _export(args) -> int:
 
 
 def _import(args) -> int:
+    import os
+
     from lsdscc import annotation
+    from multiref.errors import UserError
+
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise UserError(f"--output {args.output}: exists and is a file; expected a folder for test.group.json")
 
     counts = annotation.import_annotations(args.dataset, args.annotations, args.output, tie=args.tie)
     print(json.dumps(counts, indent=2, sort_keys=True))
