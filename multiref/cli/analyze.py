@@ -204,7 +204,11 @@ def _rows(args):
                             reference=args.reference_column, references=args.references_column or None,
                             references_separator=_separator(args.references_separator), id=args.id_column)
     join = load_multiref_test(args.multiref_test) if args.multiref_test else None
-    return load_ratings(args.ratings, columns, join=join, exclude_systems=args.exclude_system)
+    rows, stats = load_ratings(args.ratings, columns, join=join, exclude_systems=args.exclude_system)
+    if stats.blank_ratings_dropped and not getattr(args, "quiet", False):
+        print(f"multiref analyze: note: {stats.blank_ratings_dropped} row(s) without a rating left out "
+              f"(first at {stats.first_blank_rating})", file=sys.stderr)
+    return rows, stats
 
 
 def _ratings_options(args) -> dict:
@@ -232,7 +236,10 @@ def run_correlation(args) -> int:
     common, vector_info = _common_options(args, specs)
     options = CorrelationOptions(aggregate=args.aggregate, bootstrap=args.bootstrap, seed=args.seed,
                                  confidence=args.confidence)
-    results, scores = analyze_correlation(_scorers(specs, common), rows, options)
+    from multiref import progress
+
+    with progress.step(f"correlation: {len(specs)} metrics x {len(rows):,} responses, {args.bootstrap} resamples"):
+        results, scores = analyze_correlation(_scorers(specs, common), rows, options)
     report = {"command": "correlation", "options": {**_ratings_options(args), "bootstrap": args.bootstrap,
                                                     "seed": args.seed, "confidence": args.confidence, **vector_info},
               "data": {**load_stats.to_dict(), **ratings_summary(rows)}, "results": results}
@@ -265,8 +272,10 @@ def run_refcount(args) -> int:
     rows, load_stats = _rows(args)
     common, vector_info = _common_options(args, specs)
     options = RefcountOptions(orders=args.orders, seed=args.seed, aggregate=args.aggregate)
+    from multiref import progress
+
     curves, signatures = {}, {}
-    for scorer in _scorers(specs, common):
+    for scorer in progress.iterate(_scorers(specs, common), f"refcount: {args.orders} orders", unit="metrics"):
         curves[scorer.label] = refcount_curve(scorer, rows, options)
         signatures[scorer.label] = scorer.signature
     report = {"command": "refcount", "options": {**_ratings_options(args), "orders": args.orders, "seed": args.seed,
@@ -301,7 +310,11 @@ def run_discrimination(args) -> int:
     delta = [make_weighted_scorer(s, common, token_caches) for s in specs if s.name == "delta_bleu"]
     aggregations = tuple(a for a in AGGREGATIONS if a in (args.aggregation or AGGREGATIONS))
     options = DiscriminationOptions(args.threshold_start, args.threshold_stop, args.threshold_step)
-    result = analyze_discrimination(_scorers(plain, common, token_caches), test, validation, delta, aggregations, options)
+    from multiref import progress
+
+    with progress.step(f"discrimination: {len(specs)} metrics, {len(test.contexts):,} test contexts"):
+        result = analyze_discrimination(_scorers(plain, common, token_caches), test, validation, delta, aggregations,
+                                        options)
     splits = {s.name: {"path": os.path.abspath(s.path), "contexts": len(s.contexts), "empty_responses_dropped":
                        s.empty_dropped, "contexts_skipped_fewer_than_2_positives": s.skipped_contexts}
               for s in (validation, test) if s is not None}
@@ -341,8 +354,10 @@ def run_regression(args) -> int:
         input=args.input_column, reference=args.reference_column, method=args.method_column, score=args.score_column),
         judgments=args.judgments)
     similarities = args.similarity or ["bleu"]
+    from multiref import progress
+
     results = {}
-    for name in similarities:
+    for name in progress.iterate(similarities, "regression: leave-one-out", unit="similarities"):
         config = regression.RegressionConfig(similarity=name, tokenizer=args.tokenizer, lowercase=args.lowercase,
                                              top_m=args.top_m, svr_c=args.svr_c)
         results[name] = regression.leave_one_out(data, config)
@@ -351,6 +366,10 @@ def run_regression(args) -> int:
                                                    "top_m": args.top_m, "svr_c": args.svr_c},
               "data": regression.summary(data), "results": {k: v["correlations"] for k, v in results.items()}}
     if args.output_dir:
+        human, methods = [r.score for r in data], [r.method for r in data]
+        for name, result in results.items():  # leave-one-out prediction against the human score
+            reports.scatter_plot(os.path.join(args.output_dir, f"plots/regression_{reports.safe_name(name)}.png"),
+                                 f"{name} estimate", human, methods, result["predictions"])
         reports.write_json(os.path.join(args.output_dir, "regression.json"), report)
         reports.write_text(os.path.join(args.output_dir, "regression.md"), regression_markdown(report))
     _emit(args, regression_table(report), report["results"])
