@@ -48,9 +48,12 @@ def test_console_script_help():
         assert command in out.stdout
 
 
-def test_group_without_subcommand_shows_help_and_exits_2(capsys):
-    assert main(["lsdscc"]) == 2
-    assert "SUBCOMMAND" in capsys.readouterr().err
+def test_group_without_subcommand_is_a_one_line_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["lsdscc"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("multiref: error: 'multiref lsdscc' needs a command: build, crawl") and err.count("\n") == 1
 
 
 @pytest.mark.parametrize(

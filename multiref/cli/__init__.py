@@ -48,7 +48,14 @@ class Parser(argparse.ArgumentParser):
 def one_line(message) -> str:
     """The first non-blank line of ``message`` (a wrapped Beam or library error)."""
     lines = [line.strip() for line in str(message).splitlines() if line.strip()]
-    return lines[0] if lines else "unknown error"
+    if not lines:
+        return "unknown error"
+    text = lines[0]
+    for line in lines[1:]:  # "Pipeline has validation errors:" says nothing without the next line
+        if not text.endswith(":"):
+            break
+        text = f"{text} {line}"
+    return text
 
 
 # (name, module, one-line help). Order is the order shown by --help.
@@ -156,7 +163,7 @@ def check_beam_options(command: argparse.ArgumentParser, beam_args: list) -> lis
         return beam_args
     if not beam_args[0].startswith("-"):
         command.error(f"unexpected argument {beam_args[0]!r} for '{command.prog}' (Beam options start with --)")
-    beam = beam_option_parser(command)
+    beam = beam_option_parser(command, beam_args)
     _known, unknown = beam.parse_known_args(beam_args)
     options = [t for t in unknown if t.startswith("-")]
     if options:
@@ -226,6 +233,7 @@ def _run(func, args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     from multiref import progress
+    from multiref.cli import flags
 
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -233,11 +241,10 @@ def main(argv: list[str] | None = None) -> int:
     if extras:
         _unknown_arguments(parser, argv, extras)
     func = getattr(args, "func", None)
-    if func is None:
-        # A command group given without its subcommand: show that group's help.
-        help_parser = getattr(args, "_group_parser", parser)
-        help_parser.print_help(sys.stderr)
-        return EXIT_USAGE
+    if func is None:  # a command group without its subcommand
+        group_parser = getattr(args, "_group_parser", parser)
+        names = ", ".join(flags.subcommands(group_parser))
+        group_parser.error(f"'{group_parser.prog}' needs a command: {names}")
     command, _depth = _command_parser(parser, argv)
     if _takes_beam_options(command):
         args.beam_args = check_beam_options(command, args.beam_args)

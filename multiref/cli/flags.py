@@ -272,11 +272,30 @@ def pipeline_options_classes() -> list:
     return list(found.values())
 
 
-def beam_option_parser(command: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def _import_runner(beam_args: list) -> None:
+    """Import the module of a ``--runner package.module.Class``: its options register on import."""
+    import importlib
+
+    from multiref.errors import UsageError
+
+    for i, token in enumerate(beam_args):
+        value = token.split("=", 1)[1] if token.startswith("--runner=") else (
+            beam_args[i + 1] if token == "--runner" and i + 1 < len(beam_args) else None)
+        if value and "." in value:
+            module = value.rsplit(".", 1)[0]
+            try:
+                importlib.import_module(module)
+            except ImportError as exc:
+                raise UsageError(f"--runner {value}: cannot import {module} ({exc})") from None
+
+
+def beam_option_parser(command: argparse.ArgumentParser, beam_args: list = ()) -> argparse.ArgumentParser:
     """A parser of every Apache Beam pipeline option; its errors are usage errors."""
     from apache_beam.options.pipeline_options import _BeamArgumentParser
 
     from multiref.errors import UsageError
+
+    _import_runner(list(beam_args))
 
     class _Strict(_BeamArgumentParser):
         def error(self, message):
