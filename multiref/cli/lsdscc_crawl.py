@@ -93,6 +93,9 @@ def config_from_args(args: argparse.Namespace):
                             ("--limit", args.limit)):
             if value is not None:
                 raise UserError(f"{flag} applies to a listing and cannot be used with --ids")
+        from multiref.io import read_text
+
+        read_text(args.ids, "--ids file")  # a missing, binary or empty file: one line naming it
         return CrawlConfig(output=args.output, ids=read_ids(args.ids), comment_sort=args.comment_sort)
     listing = args.listing or "top"
     if args.time_filter is not None and listing not in ("top", "controversial"):
