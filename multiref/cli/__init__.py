@@ -23,6 +23,7 @@ Every error is one line on stderr, ``multiref: error: ...``, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
@@ -68,7 +69,10 @@ SUBCOMMANDS = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``multiref`` parser. With ``command`` (e.g. ``"score"``), only that command's
+    module is imported and registered; the others are listed by name (start-up stays short
+    for the command that runs). Without it, the whole tree (``--help``, the flag test)."""
     from multiref.cli import flags
 
     parser = Parser(
@@ -77,10 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"multiref-dialog {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    names = [name for name, _module, _help in SUBCOMMANDS]
     for name, module_name, help_text in SUBCOMMANDS:
-        module = importlib.import_module(module_name)
         p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
-        module.register(p)
+        if command not in names or command == name:
+            importlib.import_module(module_name).register(p)
     flags.install_common(parser, f"multiref-dialog {__version__}")
     flags.install_aliases(parser)
     return parser
@@ -202,11 +207,27 @@ def _exit_status(exc: BaseException):
     return None
 
 
+BEAM_COMMANDS = ("lsdscc", "dailydialog")  # the commands that run Apache Beam pipelines
+
+
+class _NoLogs:
+    def discard(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _no_logs():
+    yield _NoLogs()
+
+
 def _run(func, args) -> int:
     """Run a handler; turn every user mistake into one line and its exit status."""
     import os
 
-    from multiref.cli.beam_logs import captured_beam_logs
+    if getattr(args, "command", None) in BEAM_COMMANDS:
+        from multiref.cli.beam_logs import captured_beam_logs
+    else:  # no Beam here: skip importing logging
+        captured_beam_logs = _no_logs
 
     with captured_beam_logs() as logs:
         try:
@@ -235,8 +256,8 @@ def main(argv: list[str] | None = None) -> int:
     from multiref import progress
     from multiref.cli import flags
 
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args, extras = parser.parse_known_args(route_beam_options(parser, argv))
     if extras:
         _unknown_arguments(parser, argv, extras)
