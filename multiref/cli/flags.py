@@ -55,14 +55,14 @@ TABLE = (
     Flag("where results go", "--output", ("score", "lsdscc build", "lsdscc crawl", "lsdscc annotate export",
                                           "lsdscc annotate import", "dailydialog build") + ANALYZE,
          default=None,
-         exceptions={"lsdscc build": ("out/lsdscc", "the bundled sample's dataset folder (README quick start)"),
-                     "lsdscc crawl": (REQUIRED, "a crawl must name its folder (it resumes there)"),
-                     "lsdscc annotate export": (REQUIRED, "the annotators' CSV"),
-                     "lsdscc annotate import": (REQUIRED, "the folder of test.group.json"),
-                     "dailydialog build": (REQUIRED, "the dataset folder to write")},
+         exceptions={"lsdscc build": ("out/lsdscc", "the quick start's folder"),
+                     "lsdscc crawl": (REQUIRED, "the crawl resumes there"),
+                     "lsdscc annotate export": (REQUIRED, "a CSV for annotators"),
+                     "lsdscc annotate import": (REQUIRED, "a folder for test.group.json"),
+                     "dailydialog build": (REQUIRED, "a dataset folder")},
          old={"--output-dir": ANALYZE},
          doc="score: a file (default: standard output); analyze: a folder for the JSON and Markdown "
-             "reports and PNG plots (default: print only); builds: the dataset folder"),
+             "reports and PNG plots (default: print only)"),
     Flag("print nothing but results and errors", "--quiet", ALL, default=False,
          doc="no progress or notes on standard error"),
     Flag("progress on stderr", "--progress", ALL, default=False,
@@ -222,16 +222,29 @@ def install_common(root: argparse.ArgumentParser, version: str) -> None:
             parser.add_argument("--version", action="version", version=version, help=argparse.SUPPRESS)
 
 
+def _value(value) -> str:
+    return {True: "yes", False: "no", None: "-"}.get(value, str(value)) if not isinstance(value, str) else value
+
+
+def _commands(commands) -> str:
+    if tuple(commands) == ALL:
+        return "all"
+    names = [c for c in commands if c not in ANALYZE]
+    analyze = [c for c in commands if c in ANALYZE]
+    names.append("analyze (all four)" if tuple(analyze) == ANALYZE else ", ".join(analyze))
+    return ", ".join(n for n in names if n)
+
+
 def markdown_table() -> str:
     """The table as Markdown (the README's "Command-line conventions" table)."""
-    lines = ["| concept | flag | default | commands | old spellings |", "|---|---|---|---|---|"]
+    lines = ["| concept | flag | default | commands | old spellings (hidden, deprecated) |", "|---|---|---|---|---|"]
     for f in TABLE:
-        default = "-" if f.default is None else str(f.default)
+        default = _value(f.default)
         for command, (value, why) in f.exceptions.items():
-            default += f"; {command}: {value} ({why})"
-        commands = "all" if f.commands == ALL else ", ".join(f.commands)
-        old = ", ".join(f"`{o}` ({', '.join(c)})" for o, c in f.old.items()) or "-"
-        lines.append(f"| {f.concept} | `{f.flag}` | {default} | {commands} | {old} |")
+            default += f"; {command}: {_value(value)} ({why})"
+        old = ", ".join(f"`{o}` ({_commands(c)})" for o, c in f.old.items()) or "-"
+        concept = f"{f.concept}: {f.doc}" if f.doc else f.concept
+        lines.append(f"| {concept} | `{f.flag}` | {default} | {_commands(f.commands)} | {old} |")
     return "\n".join(lines) + "\n"
 
 
