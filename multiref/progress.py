@@ -168,9 +168,27 @@ def iterate(iterable, label: str, total: float | None = None, unit: str = "items
 
 @contextlib.contextmanager
 def step(label: str):
-    """A step without a count: its elapsed time is shown while it runs and at the end."""
+    """A step without a count: its elapsed time is shown while it runs and at the end.
+
+    A background thread redraws the line (terminal: twice a second; --progress into a
+    file: every PLAIN_INTERVAL seconds), so a long call that reports nothing still shows life.
+    """
+    import threading
+
     with Progress(label, None, "") as bar:
-        yield bar
+        stop = threading.Event()
+        if bar.active:
+            interval = TTY_INTERVAL if bar.tty else PLAIN_INTERVAL
+            threading.Thread(target=_tick, args=(bar, stop, interval), daemon=True).start()
+        try:
+            yield bar
+        finally:
+            stop.set()
+
+
+def _tick(bar: Progress, stop, interval: float) -> None:
+    while not stop.wait(interval):
+        bar.update(0)
 
 
 class ByteReader:

@@ -103,7 +103,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("discrimination", help="positives against negatives (DailyDialog++)",
                        description="Score DailyDialog++ candidates against the other positives; report the "
                                    "point-biserial correlation with the label and the accuracy at a threshold "
-                                   "chosen on the validation split, for random and adversarial negatives.")
+                                   "chosen on the validation split, for random and adversarial negatives. "
+                                   "The embedding metrics (e.g. --metric greedy_matching) need word vectors: "
+                                   "--vectors PATH, or --train-vectors-from DIALOGUES_FILE as for correlation.")
     g = p.add_argument_group("data")
     g.add_argument("--test", required=True, metavar="PATH", help="DD++ JSON lines file, or a dataset folder")
     g.add_argument("--validation", metavar="PATH",
@@ -303,9 +305,9 @@ def run_discrimination(args) -> int:
                         f"{args.threshold_stop} --threshold-step {args.threshold_step}")
     specs = _specs(args, DEFAULT_DISCRIMINATION_METRICS)
     plain = [s for s in specs if s.name != "delta_bleu"]
-    common, vector_info = _common_options(args, specs)
-    test = load_split(args.test, "test", args.config, name="test")
+    test = load_split(args.test, "test", args.config, name="test")  # inputs first: vectors may take a while
     validation = load_split(args.validation, "validation", args.config, name="validation") if args.validation else None
+    common, vector_info = _common_options(args, specs)
     token_caches: dict = {}
     delta = [make_weighted_scorer(s, common, token_caches) for s in specs if s.name == "delta_bleu"]
     aggregations = tuple(a for a in AGGREGATIONS if a in (args.aggregation or AGGREGATIONS))

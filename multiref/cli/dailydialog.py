@@ -99,7 +99,10 @@ def _build(args) -> int:
     beam_args = list(args.beam_args or [])
     if beam_args and beam_args[0] == "--":
         beam_args = beam_args[1:]
-    build(args, beam_args)
+    from multiref import progress
+
+    with progress.step("dailydialog build"):
+        build(args, beam_args)
     return 0
 
 
