@@ -100,34 +100,28 @@ def train(sentences_path: str, config: Doc2VecConfig):
     with progress.task("Doc2Vec training", total=config.epochs, unit="epochs") as bar:
         model = Doc2Vec(
             corpus_file=sentences_path,
-        vector_size=config.vector_size,
-        epochs=config.epochs,
-        window=config.window,
-        min_count=config.min_count,
-        workers=config.workers,
+            vector_size=config.vector_size,
+            epochs=config.epochs,
+            window=config.window,
+            min_count=config.min_count,
+            workers=config.workers,
             dm=config.dm,
             seed=config.seed,
-            callbacks=[_EpochTicks(bar)],
+            callbacks=[_epoch_ticks(bar)],
         )
     model.callbacks = ()  # the progress bar is not part of the saved model
     return model
 
 
-def _epoch_ticks_class():
+def _epoch_ticks(bar):
+    """A gensim callback that advances ``bar`` once per epoch (gensim imported here, lazily)."""
     from gensim.models.callbacks import CallbackAny2Vec
 
     class EpochTicks(CallbackAny2Vec):
-        def __init__(self, bar):
-            self.bar = bar
-
         def on_epoch_end(self, model):
-            self.bar.update()
+            bar.update()
 
-    return EpochTicks
-
-
-def _EpochTicks(bar):  # noqa: N802 - builds the gensim callback lazily (gensim is heavy)
-    return _epoch_ticks_class()(bar)
+    return EpochTicks()
 
 
 def load(path: str):

@@ -87,21 +87,14 @@ def test_cli_progress_only_when_asked():
     assert _regression("--progress", "--quiet").stderr == ""
 
 
-def test_step_ticks_while_a_silent_call_runs():
+def test_step_ticks_while_a_silent_call_runs(monkeypatch):
     import time
 
-    stream = _Tty()
-    with progress.configured():
-        old = progress.TTY_INTERVAL
-        progress.TTY_INTERVAL = 0.05
-        try:
-            bar = progress.Progress("silent", None, "", stream=stream)
-            import threading
-
-            stop = threading.Event()
-            threading.Thread(target=progress._tick, args=(bar, stop, 0.05), daemon=True).start()
-            time.sleep(0.3)
-            stop.set()
-        finally:
-            progress.TTY_INTERVAL = old
-    assert stream.getvalue().count("silent: ") >= 2  # redrawn with the elapsed time
+    monkeypatch.setattr(progress, "PLAIN_INTERVAL", 0.05)
+    monkeypatch.setattr(progress.sys, "stderr", io.StringIO())
+    with progress.configured(force=True):
+        with progress.step("silent"):
+            time.sleep(0.4)  # a call that reports nothing
+    lines = progress.sys.stderr.getvalue().splitlines()
+    assert lines[0] == "silent ..." and lines[-1].endswith("(done)")
+    assert len(lines) >= 4  # redrawn with the elapsed time while it ran

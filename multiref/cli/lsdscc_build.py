@@ -60,12 +60,9 @@ def handle(args) -> int:
 
     from multiref.errors import UserError
 
-    from multiref.io import require_writable
-
     beam_args = list(args.beam_args or [])
     if beam_args and not beam_args[0].startswith("-"):
         raise UserError(f"unexpected argument {beam_args[0]!r} (Beam options start with --)")
-    require_writable(args.output, "--output")
     summary = run_parsed(args, beam_args)
     if summary.get("dry_run"):
         print("dry run: the pipeline was built, nothing was run")

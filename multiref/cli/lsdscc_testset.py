@@ -88,16 +88,12 @@ def check_corpus(folder: str) -> None:
     try:
         rows = sum(pq.read_metadata(name).num_rows for name in files)
     except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+        from multiref.cli import one_line
+
         raise UserError(f"{folder}: unreadable parquet file in single_turn/ ({one_line(exc)})") from None
     if rows == 0:
         raise UserError(f"{folder}: the single_turn corpus has no pairs, so there is nothing to build a test set "
                         "from (build the corpus from more input)")
-
-
-def one_line(exc) -> str:
-    from multiref.cli import one_line as first
-
-    return first(exc)
 
 
 def run_testset_stage(dataset_folder: str, args) -> dict:
