@@ -110,6 +110,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             importlib.import_module(module_name).register(p)
     flags.install_common(parser, f"multiref-dialog {__version__}")
     flags.install_aliases(parser)
+    flags.annotate_defaults(parser)
     return parser
 
 

@@ -208,6 +208,20 @@ def install_aliases(root: argparse.ArgumentParser) -> None:
 
 # -- options every command takes ------------------------------------------------------------
 
+def annotate_defaults(root: argparse.ArgumentParser) -> None:
+    """Append to a flag's help the reason the table gives for this command's own default.
+
+    So ``analyze discrimination --help`` says why its tokenizer default is not score's.
+    """
+    for command, parser in leaf_parsers(root):
+        shown = visible_options(parser)
+        for flag in flags_of(command):
+            why = flag.exceptions.get(command, (None, ""))[1]
+            action = shown.get(flag.flag)
+            if why and action is not None and why not in (action.help or ""):
+                action.help = f"{action.help or ''} [this default: {why}]".strip().replace("%", "%%")
+
+
 def install_common(root: argparse.ArgumentParser, version: str) -> None:
     """Add ``--quiet``, ``--progress`` and a hidden ``--version`` to every leaf command."""
     for _command, parser in leaf_parsers(root):
