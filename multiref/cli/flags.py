@@ -72,14 +72,18 @@ TABLE = (
                                             "analyze discrimination"), default=None,
          doc="repeatable; each command documents its default set"),
     Flag("tokenizer", "--tokenizer", ("score", "lsdscc build") + ANALYZE, default="whitespace",
-         exceptions={"analyze discrimination": ("nltk", "DailyDialog++ (Sai et al. 2020) tokenizes with NLTK"),
+         exceptions={"analyze discrimination": ("nltk", "the DailyDialog++ release (Sai et al. 2020) mixes tokenization "
+                                                             "conventions; NLTK splits punctuation either way"),
                      "lsdscc build": ("treebank", "LSDSCC (Xu et al. 2018, ALGORITHMS.md s.1) tokenizes with "
                                                   "NLTK's Treebank tokenizer")}),
     Flag("lowercase text", "--lowercase", ("score", "lsdscc build", "dailydialog build") + ANALYZE, default=False,
          exceptions={"lsdscc build": (True, "the public LSDSCC set (Xu et al. 2018) is lowercased"),
-                     "analyze correlation": (True, "multirefeval (Gupta et al. 2019) lowercases before scoring"),
-                     "analyze refcount": (True, "multirefeval (Gupta et al. 2019) lowercases before scoring"),
-                     "analyze discrimination": (True, "DailyDialog++ (Sai et al. 2020) lowercases before scoring")},
+                     "analyze correlation": (True, "the multi-reference DailyDialog references (Gupta et al. 2019) "
+                                                   "are lowercased"),
+                     "analyze refcount": (True, "the multi-reference DailyDialog references (Gupta et al. 2019) "
+                                                "are lowercased"),
+                     "analyze discrimination": (True, "the DailyDialog++ release (Sai et al. 2020) mixes case "
+                                                      "conventions")},
          doc="--lowercase / --no-lowercase"),
     Flag("word vectors", "--vectors", ("score", "analyze correlation", "analyze refcount", "analyze discrimination"),
          default=None, doc="gensim .kv, word2vec .txt/.vec/.bin; needed by the embedding metrics"),
