@@ -131,3 +131,26 @@ def test_readme_states_the_table():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
         readme = fh.read()
     assert flags.markdown_table() in readme, "README's flag table differs from flags.markdown_table()"
+
+
+def test_beam_options_of_any_pipeline_options_subclass_are_known(leaves):
+    # A PipelineOptions subclass registers itself when defined, as the project's own will in
+    # pipelines/: its options pass the check without any list to update.
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    from multiref.cli import check_beam_options
+    from multiref.errors import UsageError
+
+    class _ProbeOptions(PipelineOptions):
+        @classmethod
+        def _add_argparse_args(cls, parser):
+            parser.add_argument("--probe_only_option", type=int)
+
+    build = leaves["lsdscc build"]
+    assert check_beam_options(build, ["--", "--probe_only_option", "3", "--direct_num_workers", "2"]) == \
+        ["--probe_only_option", "3", "--direct_num_workers", "2"]
+    parser = flags.beam_option_parser(build)
+    with pytest.raises(UsageError, match="probe_only_option"):
+        parser.parse_known_args(["--probe_only_option", "three"])
+    with pytest.raises(SystemExit):
+        check_beam_options(build, ["--probe_only_optoin", "3"])
