@@ -308,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
 def group(parser: argparse.ArgumentParser, title: str = "subcommands") -> argparse._SubParsersAction:
     """Make ``parser`` a command group whose subcommands are added to the returned action.
 
-    Running the group without a subcommand prints its help and exits 2.
+    Running the group without a subcommand is a one-line usage error naming them (exit 2).
     """
     parser.set_defaults(func=None, _group_parser=parser)
     return parser.add_subparsers(dest=f"{parser.prog.replace(' ', '_')}_command", metavar="SUBCOMMAND", title=title)
