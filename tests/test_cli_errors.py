@@ -168,3 +168,53 @@ def test_blank_rating_is_left_out_and_said(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"1 row(s) without a rating left out (first at {path}:{first + 1})" in proc.stderr
     json.loads(proc.stdout)
+
+
+def _raiser(exc):
+    def handler(args):
+        raise exc
+    return handler
+
+
+@pytest.mark.parametrize("exc, status, text", [
+    (KeyboardInterrupt(), 130, "interrupted"),
+    (RuntimeError("boom\nsecond line"), 3, "internal error"),
+    (ValueError("Pipeline has validation errors:\nInvalid Project ID (BAD PROJECT)."), 1,
+     "Pipeline has validation errors: Invalid Project ID (BAD PROJECT)."),
+    (FileExistsError(17, "File exists", "out.csv"), 1, "already exists: out.csv"),
+])
+def test_exit_statuses_in_process(capsys, monkeypatch, exc, status, text):
+    import argparse
+
+    from multiref.cli import _run
+
+    monkeypatch.delenv("MULTIREF_DEBUG", raising=False)
+    assert _run(_raiser(exc), argparse.Namespace(command="score")) == status
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("multiref: error: ") and text in err and "Traceback" not in err
+
+
+def test_a_bug_shows_its_traceback_when_asked(monkeypatch):
+    import argparse
+
+    from multiref.cli import _run
+
+    monkeypatch.setenv("MULTIREF_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="boom"):
+        _run(_raiser(RuntimeError("boom")), argparse.Namespace(command="score"))
+
+
+def test_beam_failure_on_user_input_drops_beams_log(capsys):
+    # Beam logs a failing step's exception before re-raising it; for a user mistake only our line remains.
+    import argparse
+    import logging
+
+    from multiref.cli import _run
+    from multiref.errors import UserError
+
+    def handler(args):
+        logging.getLogger("apache_beam.runners.worker").error("Traceback (most recent call last): ...")
+        raise UserError("data.txt:3: not valid UTF-8")
+
+    assert _run(handler, argparse.Namespace(command="dailydialog")) == 1
+    assert capsys.readouterr().err == "multiref: error: data.txt:3: not valid UTF-8\n"
