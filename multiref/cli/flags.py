@@ -241,7 +241,9 @@ def install_common(root: argparse.ArgumentParser, version: str) -> None:
 
 
 def _value(value) -> str:
-    return {True: "yes", False: "no", None: "-"}.get(value, str(value)) if not isinstance(value, str) else value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "-" if value is None else str(value)
 
 
 def _commands(commands) -> str:
