@@ -54,7 +54,8 @@ def test_flag_spelling_and_default(leaves, row):
             assert action.required, f"{command} {row.flag}: the table says required"
         else:
             assert not action.required, f"{command} {row.flag}: required, the table says default {expected!r}"
-            assert action.default == expected, f"{command} {row.flag}: default {action.default!r}, table {expected!r}"
+            same = action.default == expected and type(action.default) is type(expected)  # 0 is not False
+            assert same, f"{command} {row.flag}: default {action.default!r}, table {expected!r}"
 
 
 def test_table_flags_are_used_only_where_the_table_says(leaves):
