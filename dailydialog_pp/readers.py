@@ -316,3 +316,59 @@ def parse_ddpp(raw: RawLine) -> ReleasedContext:
         adversarial = _strings(record.get("adversarial_negative_responses"), "adversarial_negative_responses", raw)
         random = _strings(record.get("random_negative_responses"), "random_negative_responses", raw)
     return ReleasedContext(raw.kind, release_id, context, positives, adversarial, random, raw.line, raw.path)
+
+
+# --- shape checks before a build starts ------------------------------------------------------
+
+MULTIREF_SHAPE = ('JSON lines, one test dialogue per line: {"index": N, "dialogue": [{"text": "...", '
+                  '"responses": ["...", ...]}, ...]}')
+DDPP_SHAPE = 'JSON lines, one context per line: {"id": N, "context": [...], "positive_responses": [...], ...}'
+
+
+def _first_record(path: str, kind: str = "") -> RawLine:
+    """The first non-blank line of ``path``; UserError if the file has none."""
+    for raw in _lines(path, kind):
+        if raw.text.strip():
+            return raw
+    raise UserError(f"{path}: file is empty")
+
+
+def check_dailydialog_shape(folder: str) -> None:
+    """UserError unless each dialogues file starts like DailyDialog's (utterances + ``__eou__``)."""
+    for _split, (text_path, act_path, emotion_path) in check_dailydialog(folder):
+        first = _first_record(text_path)
+        if EOU not in first.text:
+            raise UserError(f"{first.path}:{first.line}: not a DailyDialog dialogues file: expected utterances "
+                            f"each ended by '{EOU}' on one line per dialogue")
+        for label_path in (act_path, emotion_path):
+            label = _first_record(label_path)
+            if not all(code.isdigit() for code in label.text.split()):
+                raise UserError(f"{label.path}:{label.line}: expected one integer label per utterance, "
+                                f"separated by spaces")
+
+
+def check_multiref_shape(path: str) -> None:
+    """UserError unless ``path`` is multireftest.json-shaped (its first record parses).
+
+    Later malformed lines are rejected one by one (dead letters); a file whose first record
+    is of another shape (a JSON array, a list per line, other fields) stops here instead of
+    building a multiref config with one reference per context.
+    """
+    check_file(path, "multi-reference file")
+    first = _first_record(path, "multiref")
+    try:
+        parse_multiref(first, 0)
+    except RejectedRecord as exc:
+        raise UserError(f"{first.path}:{first.line}: not a multireftest.json file ({exc.detail}); "
+                        f"expected {MULTIREF_SHAPE}") from None
+
+
+def check_ddpp_shape(folder: str) -> None:
+    """UserError unless each DD++ file's first record parses (see :func:`parse_ddpp`)."""
+    for path, source in check_ddpp(folder):
+        first = _first_record(path, source)
+        try:
+            parse_ddpp(first)
+        except RejectedRecord as exc:
+            raise UserError(f"{first.path}:{first.line}: not a DailyDialog++ file ({exc.detail}); "
+                            f"expected {DDPP_SHAPE}") from None

@@ -85,19 +85,43 @@ def write_sentences(path: str, query_texts: Sequence[str], response_texts: Itera
 
 
 def train(sentences_path: str, config: Doc2VecConfig):
-    """Train a gensim Doc2Vec model on ``sentences_path`` (one document per line)."""
+    """Train a gensim Doc2Vec model on ``sentences_path`` (one document per line).
+
+    Progress (one tick per epoch) goes to stderr when enabled (:mod:`multiref.progress`);
+    an empty file is a UserError (gensim cannot build a vocabulary from nothing).
+    """
     from gensim.models.doc2vec import Doc2Vec
 
-    return Doc2Vec(
-        corpus_file=sentences_path,
-        vector_size=config.vector_size,
-        epochs=config.epochs,
-        window=config.window,
-        min_count=config.min_count,
-        workers=config.workers,
-        dm=config.dm,
-        seed=config.seed,
-    )
+    from multiref import progress
+
+    if not os.path.exists(sentences_path) or os.path.getsize(sentences_path) == 0:
+        raise UserError(f"Doc2Vec has no sentences to train on ({sentences_path} is empty): the corpus has no "
+                        "pairs; build it from more input")
+    with progress.task("Doc2Vec training", total=config.epochs, unit="epochs") as bar:
+        model = Doc2Vec(
+            corpus_file=sentences_path,
+            vector_size=config.vector_size,
+            epochs=config.epochs,
+            window=config.window,
+            min_count=config.min_count,
+            workers=config.workers,
+            dm=config.dm,
+            seed=config.seed,
+            callbacks=[_epoch_ticks(bar)],
+        )
+    model.callbacks = ()  # the progress bar is not part of the saved model
+    return model
+
+
+def _epoch_ticks(bar):
+    """A gensim callback that advances ``bar`` once per epoch (gensim imported here, lazily)."""
+    from gensim.models.callbacks import CallbackAny2Vec
+
+    class EpochTicks(CallbackAny2Vec):
+        def on_epoch_end(self, model):
+            bar.update()
+
+    return EpochTicks()
 
 
 def load(path: str):

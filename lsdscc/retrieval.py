@@ -110,8 +110,11 @@ def build_index(docs: Iterable[tuple[str, str]], index_dir: str, config: Retriev
     args = ["-collection", "JsonCollection", "-input", collection, "-index", tmp,
             "-threads", str(config.threads), "-optimize", "-quiet"]
     args += {"english": [], "plain": ["-stemmer", "none", "-keepStopwords"], "whitespace": ["-pretokenized"]}[config.analyzer]
+    from multiref import progress
+
     try:
-        java_class("io.anserini.index.IndexCollection").main(args)
+        with progress.step(f"Lucene indexing {count:,} queries"):
+            java_class("io.anserini.index.IndexCollection").main(args)
     except Exception as exc:  # noqa: BLE001 - a Java exception
         raise UserError(f"Lucene indexing into {index_dir} failed: {str(exc).splitlines()[0]}") from None
     finally:
@@ -199,9 +202,11 @@ class QuerySearcher:
         Returns ``{query_id: [Hit, ...]}`` best first (score, then doc id). A query whose
         text analyzes to nothing (e.g. only stop words) gets no hits.
         """
+        from multiref import progress
+
         depth = self.config.depth
         out: dict = {}
-        for query_id, text in queries:
+        for query_id, text in progress.iterate(queries, f"Lucene top-{depth} search", unit="queries"):
             query = self._generator.buildQuery("contents", self._analyzer, text)
             top = self._searcher.search(query, depth + 1, self._sort, True)
             found = []

@@ -1,4 +1,8 @@
-"""Exceptions that the CLI turns into a one-line message and a non-zero exit."""
+"""Exceptions that the CLI turns into a one-line message and a non-zero exit.
+
+Exit statuses (see :mod:`multiref.cli`): 1 for a :class:`UserError` (bad input), 2 for a
+:class:`UsageError` (a bad option), 3 for anything else (a bug).
+"""
 
 
 class UserError(ValueError):
@@ -7,6 +11,10 @@ class UserError(ValueError):
     The message must say what is wrong and where (file and line when there is one).
     The CLI prints it as ``multiref: error: <message>`` and exits with status 1.
     """
+
+
+class UsageError(UserError):
+    """A bad command line (an unknown option, a malformed option value): exit status 2."""
 
 
 def where(path, line=None) -> str:

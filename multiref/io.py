@@ -71,3 +71,110 @@ def read_json(path: str, what: str = "JSON file"):
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{where(path, exc.lineno)}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+
+
+# -- remote paths ---------------------------------------------------------------------------
+
+REMOTE_TIMEOUT = 5.0
+_ENDPOINTS = {"gs": ("storage.googleapis.com", 443), "s3": ("s3.amazonaws.com", 443)}
+
+
+def remote_endpoint(url: str):
+    """``(host, port)`` that reading ``url`` contacts first, or None for a local path.
+
+    gs:// honours ``STORAGE_EMULATOR_HOST`` as the Google Cloud Storage client does.
+    """
+    from urllib.parse import urlsplit
+
+    if "://" not in url:
+        return None
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "gs" and os.environ.get("STORAGE_EMULATOR_HOST"):
+        emulator = urlsplit(os.environ["STORAGE_EMULATOR_HOST"])
+        return emulator.hostname, emulator.port or (443 if emulator.scheme == "https" else 80)
+    if scheme in _ENDPOINTS:
+        return _ENDPOINTS[scheme]
+    if scheme in ("http", "https") and parts.hostname:
+        return parts.hostname, parts.port or (443 if scheme == "https" else 80)
+    return None
+
+
+def _connect(endpoint, timeout: float):
+    """None if a TCP connection to ``endpoint`` opens within ``timeout`` s, else the reason."""
+    import socket
+    import threading
+
+    result = ["timed out"]
+
+    def attempt():
+        try:
+            socket.create_connection(endpoint, timeout=timeout).close()
+            result[0] = None
+        except OSError as exc:
+            result[0] = exc.strerror or str(exc) or type(exc).__name__
+
+    thread = threading.Thread(target=attempt, daemon=True)  # name resolution has no timeout of its own
+    thread.start()
+    thread.join(timeout + 0.5)
+    return result[0]
+
+
+def check_reachable(urls, timeout: float = REMOTE_TIMEOUT) -> None:
+    """UserError naming the first URL whose service cannot be reached within ``timeout`` s.
+
+    Run before a pipeline starts, so an offline machine fails in seconds instead of after
+    the cloud client's retries.
+    """
+    checked = {}
+    for url in urls:
+        endpoint = remote_endpoint(url)
+        if endpoint is None:
+            continue
+        if endpoint not in checked:
+            checked[endpoint] = _connect(endpoint, timeout)
+        if checked[endpoint] is not None:
+            host, port = endpoint
+            raise UserError(f"cannot reach {url}: {host}:{port} did not answer ({checked[endpoint]}); "
+                            "check the network, or copy the data to a local path")
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def check_remote_paths(args) -> None:
+    """:func:`check_reachable` for every URL among parsed command-line arguments.
+
+    Skipped for a Beam ``--dry_run`` (it only builds the job graph, offline).
+    """
+    beam = list(getattr(args, "beam_args", None) or [])
+    if any(a == "--dry_run" or (a.startswith("--dry_run=") and a.split("=", 1)[1].lower() != "false") for a in beam):
+        return
+    urls = [s for name, value in sorted(vars(args).items()) if not name.startswith("_") and name != "func"
+            for s in _strings(value) if "://" in s]
+    urls += [a.split("=", 1)[-1] for a in beam if "://" in a]
+    check_reachable(urls)
+
+
+def require_writable(path: str, what: str = "output") -> str:
+    """Return ``path`` if it can be created or overwritten; else a one-line UserError.
+
+    Checked before work starts: the nearest existing ancestor must be a writable folder.
+    Remote paths (``gs://``...) are left to :func:`check_remote_paths`.
+    """
+    if not path or "://" in path:
+        return path
+    target = os.path.abspath(path)
+    existing = target
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if existing != target and not os.path.isdir(existing):
+        raise UserError(f"{what} {path}: cannot be written, {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK):
+        raise UserError(f"{what} {path}: no permission to write {existing}")
+    return path

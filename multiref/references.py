@@ -161,11 +161,27 @@ def _groups(value, location: str) -> tuple:
     return groups, ids
 
 
+class _KeyLines:
+    """Line numbers of a document's keys, found in document order (one pass over the text)."""
+
+    def __init__(self, text: str):
+        self.text, self.pos, self.line = text, 0, 1
+
+    def of(self, needle: str) -> int | None:
+        pos = self.text.find(needle, self.pos)
+        if pos < 0:  # not after the previous key: search from the start
+            return _line_of(self.text, needle)
+        self.line += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.line
+
+
 def parse_lsdscc_json(document: dict, path: str = "<json>", text: str = "") -> ReferenceSet:
     """The public LSDSCC test set ``{query: {group_id: [refs]}}`` as a grouped ReferenceSet."""
     refset = ReferenceSet(path, "lsdscc-json", [])
+    lines = _KeyLines(text)
     for query, value in document.items():
-        location = where(path, _line_of(text, json.dumps(query, ensure_ascii=False)) if text else None)
+        location = where(path, lines.of(json.dumps(query, ensure_ascii=False)) if text else None)
         if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
             value = [value]  # a flat list of references: one group
         groups, ids = _groups(value, location)

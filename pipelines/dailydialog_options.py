@@ -44,7 +44,8 @@ def add_build_arguments(parser, *, output_required: bool = False) -> None:
     text.add_argument("--curly-quotes", action="store_true", help="map curly quotes to ASCII ' and \"")
     text.add_argument("--detokenize", action="store_true",
                       help="remove spaces before punctuation and re-join split contractions")
-    text.add_argument("--lowercase", action="store_true", help="lowercase DailyDialog text")
+    text.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
+                      help="lowercase DailyDialog text (default: no, the release's case)")
     mr = parser.add_argument_group("multiref config")
     mr.add_argument("--multiref-splits", nargs="+", default=["test"], choices=["train", "validation", "test"],
                     help="DailyDialog splits cut into multiref contexts (default: test; only test has extra references)")

@@ -58,7 +58,8 @@ def add_corpus_arguments(parser) -> None:
         help=f"drop pairs with longer responses (default {d.max_response_tokens})")
     add("--validation-fraction", type=float, default=d.validation_fraction,
         help=f"share of threads in validation, by hash of the thread id (default {d.validation_fraction})")
-    add("--no-lowercase", dest="lowercase", action="store_false", help="keep the original case")
+    add("--lowercase", action=argparse.BooleanOptionalAction, default=d.lowercase,
+        help="lowercase the text, as the public LSDSCC set is (default: yes; --no-lowercase keeps the case)")
     add("--tokenizer", choices=("treebank", "nltk"), default=d.tokenizer,
         help="NLTK tokenizer: TreebankWordTokenizer or NLTKWordTokenizer (default treebank)")
     add("--text-convention", choices=d.text_conventions, default=d.text_convention,

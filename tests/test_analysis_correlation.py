@@ -89,7 +89,7 @@ def test_refcount_curve_with_hand_made_metric():
 def _run(tmp_path, *extra, name="out"):
     out = tmp_path / name
     code = main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "bleu2:smoothing=nltk1", "--metric",
-                 "rouge_l", "--bootstrap", "50", "--seed", "3", "--output-dir", str(out), *extra])
+                 "rouge_l", "--bootstrap", "50", "--seed", "3", "--output", str(out), *extra])
     return code, out
 
 
@@ -145,7 +145,7 @@ def test_correlation_cli_table_and_options_change_numbers(tmp_path, capsys):
     table = capsys.readouterr().out
     assert "response-level" in table and "system-level" in table and "rouge_l" in table
     assert main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "rouge_l", "--bootstrap", "0",
-                 "--multiref-test", MULTIREF, "--format", "json"]) == 0
+                 "--multiref-references", MULTIREF, "--format", "json"]) == 0
     joined = json.loads(capsys.readouterr().out)
     assert main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "rouge_l", "--bootstrap", "0",
                  "--aggregate", "mean", "--format", "json"]) == 0
@@ -176,8 +176,8 @@ def test_correlation_cli_errors(args, message, capsys):
 
 def test_refcount_cli(tmp_path, capsys):
     out = tmp_path / "rc"
-    assert main(["analyze", "refcount", "--ratings", RATINGS, "--multiref-test", MULTIREF, "--metric", "rouge_l",
-                 "--orders", "3", "--output-dir", str(out), "--format", "json"]) == 0
+    assert main(["analyze", "refcount", "--ratings", RATINGS, "--multiref-references", MULTIREF, "--metric", "rouge_l",
+                 "--orders", "3", "--output", str(out), "--format", "json"]) == 0
     curves = json.loads(capsys.readouterr().out)
     assert [p["references"] for p in curves["rouge_l"]] == [1, 2, 3, 4, 5]
     assert sorted(os.listdir(out / "plots")) == ["refcount_kendall.png", "refcount_pearson.png",
@@ -191,7 +191,7 @@ def test_refcount_cli(tmp_path, capsys):
     (["correlation", "--ratings", RATINGS, "--bootstrap", "-1"], "--bootstrap must be 0 or more"),
     (["discrimination", "--test", str(data_path("analysis", "ddpp_test.jsonl")), "--threshold-step", "0"],
      "bad threshold grid"),
-    (["regression", "--data", str(data_path("analysis", "regression_synthetic.jsonl")), "--top-m", "0"],
+    (["regression", "--ratings", str(data_path("analysis", "regression_synthetic.jsonl")), "--top-m", "0"],
      "--top-m must be at least 1"),
     (["correlation", "--ratings", RATINGS, "--metric", "bleu2", "--metric", "bleu2"], "--metric given twice: bleu2"),
 ])

@@ -103,7 +103,7 @@ def test_evaluate_point_biserial_and_threshold_with_hand_made_metric():
 def test_discrimination_cli(tmp_path, capsys):
     out = tmp_path / "d"
     argv = ["analyze", "discrimination", "--validation", DEV, "--test", TEST, "--metric", "bleu2:smoothing=nltk1",
-            "--metric", "rouge_l", "--metric", "delta_bleu:order=2,smoothing=nltk1", "--output-dir", str(out)]
+            "--metric", "rouge_l", "--metric", "delta_bleu:order=2,smoothing=nltk1", "--output", str(out)]
     assert main(argv + ["--format", "json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert set(printed["rouge_l"]) == {"random", "adversarial"}
@@ -136,7 +136,7 @@ def test_discrimination_defaults_are_sai_2020(tmp_path, capsys):
 
 
 def test_discrimination_cli_without_validation_says_so(capsys):
-    assert main(["analyze", "discrimination", "--test", TEST, "--metric", "rouge_l", "--aggregation", "max",
+    assert main(["analyze", "discrimination", "--test", TEST, "--metric", "rouge_l", "--aggregate", "max",
                  "--format", "json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["rouge_l"]["random"]["max"]["threshold_chosen_on"] == "test"

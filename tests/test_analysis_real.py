@@ -39,7 +39,7 @@ def test_real_correlation(ratings, tmp_path, capsys):
     dialogues = str(real_data("dailydialog", "train", "dialogues_train.txt"))
     metrics = ["bleu1", "bleu2", "bleu3", "bleu4", "rouge_l", "embedding_average", "vector_extrema", "greedy_matching"]
     argv = ["analyze", "correlation", "--ratings", ratings, "--train-vectors-from", dialogues,
-            "--output-dir", str(tmp_path), "--format", "json"]
+            "--output", str(tmp_path), "--format", "json"]
     for m in metrics:
         argv += ["--metric", m]
     start = time.perf_counter()
@@ -84,7 +84,7 @@ def test_real_meteor_or_its_clear_error(ratings, capsys):
 
 def test_real_refcount_with_five_references(ratings, capsys):
     multiref = str(real_data("multiref-dailydialog", "multireftest.json"))
-    assert main(["analyze", "refcount", "--ratings", ratings, "--multiref-test", multiref, "--metric", "bleu2",
+    assert main(["analyze", "refcount", "--ratings", ratings, "--multiref-references", multiref, "--metric", "bleu2",
                  "--orders", "5", "--format", "json"]) == 0
     curve = json.loads(capsys.readouterr().out)["bleu2"]
     assert [p["references"] for p in curve] == [1, 2, 3, 4, 5]
@@ -96,7 +96,7 @@ def test_real_discrimination(tmp_path, capsys):
     dev = str(real_data("dailydialog-plusplus", "dev.json"))
     test = str(real_data("dailydialog-plusplus", "test.json"))
     start = time.perf_counter()
-    assert main(["analyze", "discrimination", "--validation", dev, "--test", test, "--output-dir", str(tmp_path),
+    assert main(["analyze", "discrimination", "--validation", dev, "--test", test, "--output", str(tmp_path),
                  "--format", "json"]) == 0
     elapsed = time.perf_counter() - start
     printed = json.loads(capsys.readouterr().out)

@@ -125,16 +125,18 @@ def test_load_with_judgments_gives_winning_rates():
 
 def test_regression_cli(tmp_path, capsys):
     out = tmp_path / "r"
-    assert main(["analyze", "regression", "--data", DATA, "--similarity", "bleu", "--similarity", "wer",
-                 "--output-dir", str(out), "--format", "json"]) == 0
+    assert main(["analyze", "regression", "--ratings", DATA, "--similarity", "bleu", "--similarity", "wer",
+                 "--output", str(out), "--format", "json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert set(printed) == {"bleu", "wer"} and set(printed["bleu"]) == {"AM", "WS", "SVR"}
     assert printed["wer"]["SVR"]["sentence"]["value"] > printed["wer"]["AM"]["sentence"]["value"]
     assert "SVR" in (out / "regression.md").read_text()
+    for name in ("bleu", "wer"):  # the README promises PNG plots from every analyze command
+        assert (out / "plots" / f"regression_{name}.png").read_bytes().startswith(b"\x89PNG")
     report = json.loads((out / "regression.json").read_text())
     assert report["data"] == {"inputs": 4, "references": 60, "methods": 3}
     # C changes the SVR numbers and nothing else
-    assert main(["analyze", "regression", "--data", DATA, "--similarity", "wer", "--svr-c", "0.1",
+    assert main(["analyze", "regression", "--ratings", DATA, "--similarity", "wer", "--svr-c", "0.1",
                  "--format", "json"]) == 0
     low_c = json.loads(capsys.readouterr().out)
     assert low_c["wer"]["AM"] == printed["wer"]["AM"] and low_c["wer"]["SVR"] != printed["wer"]["SVR"]
@@ -143,5 +145,5 @@ def test_regression_cli(tmp_path, capsys):
 def test_regression_cli_bad_score(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"input": "i", "reference": "r", "method": "m", "score": "high"}\n')
-    assert main(["analyze", "regression", "--data", str(bad)]) == 1
+    assert main(["analyze", "regression", "--ratings", str(bad)]) == 1
     assert "bad.jsonl:1: score 'high' is not a number" in capsys.readouterr().err

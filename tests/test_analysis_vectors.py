@@ -58,7 +58,7 @@ def test_errors():
 def test_correlation_with_trained_vectors(tmp_path, capsys):
     out = tmp_path / "emb"
     argv = ["analyze", "correlation", "--ratings", RATINGS, "--metric", "embedding_average", "--metric",
-            "greedy_matching", "--train-vectors-from", DIALOGUES, "--bootstrap", "0", "--output-dir", str(out),
+            "greedy_matching", "--train-vectors-from", DIALOGUES, "--bootstrap", "0", "--output", str(out),
             "--format", "json"]
     assert main(argv) == 0
     printed = json.loads(capsys.readouterr().out)

@@ -43,7 +43,8 @@ def _flat_nltk_corpus_bleu(smoothing=None, weights=(0.25,) * 4):
 def test_grouped_defaults_to_maxbleu_mds_pds_json(capsys):
     # lsdscc_small.json: query 1 is the paper's Figure 4 (MDS 3/4, PDS 7/8, one group id "null");
     # query 2 has two one-reference groups and one hypothesis (MDS 1/2, PDS 1/2).
-    code, out, err = run(capsys, "--references", LSDSCC, "--hypotheses", HYPS_LSDSCC, "--format", "json")
+    code, out, err = run(capsys, "--references", LSDSCC, "--hypotheses", HYPS_LSDSCC, "--format", "json",
+                         "--progress")
     assert code == 0
     result = json.loads(out)
     assert list(result) == ["maxbleu", "mds", "pds"]

@@ -56,10 +56,13 @@ class LoadStats:
     empty_references_dropped: int = 0
     duplicate_references_merged: int = 0
     joined_rows: int = 0
+    blank_ratings_dropped: int = 0
+    first_blank_rating: str | None = None  # path:line of the first row left out for a blank rating
 
     def to_dict(self) -> dict:
         return {"rows": self.rows, "empty_references_dropped": self.empty_references_dropped,
-                "duplicate_references_merged": self.duplicate_references_merged, "joined_rows": self.joined_rows}
+                "duplicate_references_merged": self.duplicate_references_merged, "joined_rows": self.joined_rows,
+                "blank_ratings_dropped": self.blank_ratings_dropped}
 
 
 def _records(path: str):
@@ -74,10 +77,14 @@ def _records(path: str):
     delimiter = "\t" if lower.endswith(".tsv") else ","
     with open(path, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter=delimiter)
-        if not reader.fieldnames:
-            raise UserError(f"{path}: file is empty")
-        for record in reader:
-            yield reader.line_num, record
+        try:
+            if not reader.fieldnames:
+                raise UserError(f"{path}: file is empty")
+            for record in reader:
+                yield reader.line_num, record
+        except UnicodeDecodeError as exc:
+            raise UserError(f"{where(path, reader.line_num + 1)}: not valid UTF-8 ({exc.reason}); expected a "
+                            f"{'TSV' if delimiter == chr(9) else 'CSV'} text file") from None
 
 
 def _field(record: dict, column: str, path: str, line: int, what: str):
@@ -150,7 +157,12 @@ def load_ratings(path: str, columns: RatingColumns = RatingColumns(), join: dict
         if system in excluded:
             continue
         response = str(_field(record, columns.response, path, line, "response"))
-        raw_rating = _field(record, columns.rating, path, line, "rating")
+        raw_rating = record.get(columns.rating, "") if columns.rating in record else \
+            _field(record, columns.rating, path, line, "rating")
+        if raw_rating is None or (isinstance(raw_rating, str) and not raw_rating.strip()):
+            stats.blank_ratings_dropped += 1  # a response nobody rated: left out, and said so
+            stats.first_blank_rating = stats.first_blank_rating or where(path, line)
+            continue
         try:
             rating = float(raw_rating)
         except (TypeError, ValueError):

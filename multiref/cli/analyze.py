@@ -5,10 +5,10 @@ Only the standard library is imported here; each handler imports what it needs.
 Examples::
 
     multiref analyze correlation --ratings mturk_rating_processed_output.csv \\
-        --metric bleu1 --metric bleu4:smoothing=nltk1 --metric rouge_l --output-dir out/corr
+        --metric bleu1 --metric bleu4:smoothing=nltk1 --metric rouge_l --output out/corr
     multiref analyze discrimination --validation dev.json --test test.json --metric bleu2 --metric delta_bleu
-    multiref analyze refcount --ratings mturk_rating_processed_output.csv --multiref-test multireftest.json
-    multiref analyze regression --data scored_references.jsonl --similarity bleu
+    multiref analyze refcount --ratings mturk_rating_processed_output.csv --multiref-references multireftest.json
+    multiref analyze regression --ratings scored_references.jsonl --similarity bleu
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def _add_metric_options(p: argparse.ArgumentParser, paper) -> None:
 
 def _add_output_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("output")
-    g.add_argument("--output-dir", metavar="DIR", help="write the JSON report, the Markdown report and PNG plots here")
+    g.add_argument("--output", dest="output_dir", metavar="DIR",
+                   help="write the JSON report, the Markdown report and PNG plots into this folder")
     g.add_argument("--format", choices=("table", "json"), default="table", help="what to print (default: table)")
 
 
@@ -70,8 +71,9 @@ def _add_ratings_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--references-column", default="all_references",
                    help="the other references, joined by --references-separator or a JSON list ('' for none)")
     g.add_argument("--references-separator", default="\\t", help="separator of --references-column (default: \\t)")
-    g.add_argument("--id-column", default="context_id", help="context id, used by --multiref-test (default: context_id)")
-    g.add_argument("--multiref-test", metavar="PATH",
+    g.add_argument("--id-column", default="context_id",
+                   help="context id, used by --multiref-references (default: context_id)")
+    g.add_argument("--multiref-references", dest="multiref_test", metavar="PATH",
                    help="multireftest.json or a dataset folder with the multiref config: add the 5 references of "
                         "each context (joined by context id)")
     g.add_argument("--exclude-system", action="append", default=[], metavar="NAME", help="leave out this system")
@@ -115,13 +117,15 @@ def register(parser: argparse.ArgumentParser) -> None:
                        description="Score DailyDialog++ candidates against the other positives; report the "
                                    "point-biserial correlation with the label and the accuracy at a threshold "
                                    "chosen on the validation split, for random and adversarial negatives. Defaults "
-                                   f"follow {SAI_2020.paper} ({SAI_2020.study}).")
+                                   f"follow {SAI_2020.paper} ({SAI_2020.study}). "
+                                   "The embedding metrics (e.g. --metric greedy_matching) need word vectors: "
+                                   "--vectors PATH, or --train-vectors-from DIALOGUES_FILE as for correlation.")
     g = p.add_argument_group("data")
     g.add_argument("--test", required=True, metavar="PATH", help="DD++ JSON lines file, or a dataset folder")
     g.add_argument("--validation", metavar="PATH",
                    help="DD++ JSON lines file or dataset folder to choose the threshold on (default: the test split)")
     g.add_argument("--config", default="dailydialog_pp", help="config of a dataset folder (default: dailydialog_pp)")
-    g.add_argument("--aggregation", action="append", choices=("single", "mean", "max", "standard"),
+    g.add_argument("--aggregate", dest="aggregation", action="append", choices=("single", "mean", "max", "standard"),
                    help="aggregations to report (repeatable; default: all four)")
     _add_metric_options(p, SAI_2020)
     g = p.add_argument_group("threshold search (DD++: 0 to 1 in steps of 0.01)")
@@ -135,13 +139,13 @@ def register(parser: argparse.ArgumentParser) -> None:
                        description="Leave-one-out evaluation of the AM, WS and SVR evaluators on references scored "
                                    f"by people (ALGORITHMS.md section 7). Defaults follow {SUGIYAMA.paper} ({SUGIYAMA.study}).")
     g = p.add_argument_group("data")
-    g.add_argument("--data", required=True, metavar="FILE",
+    g.add_argument("--ratings", dest="data", required=True, metavar="FILE",
                    help="JSON lines or CSV: one scored reference per row (input, reference, method, score)")
     g.add_argument("--input-column", default="input")
     g.add_argument("--reference-column", default="reference")
     g.add_argument("--method-column", default="method")
     g.add_argument("--score-column", default="score")
-    g.add_argument("--judgments", metavar="FILE",
+    g.add_argument("--pairwise-ratings", dest="judgments", metavar="FILE",
                    help="pairwise judgments (JSON lines/CSV: input, winner, loser); scores become winning rates")
     g = p.add_argument_group("model")
     g.add_argument("--similarity", choices=("bleu", "ribes", "wer", "wer2"), action="append",
@@ -151,7 +155,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
     g.add_argument("--tokenizer", default=SUGIYAMA.tokenizer, choices=TOKENIZER_NAMES,
                    help=f"tokenizer (default: {SUGIYAMA.tokenizer})")
-    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=SUGIYAMA.lowercase)
+    g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=SUGIYAMA.lowercase,
+                   help=f"lowercase before tokenizing (default: {'yes' if SUGIYAMA.lowercase else 'no'})")
     g.add_argument("--top-m", type=int, default=SUGIYAMA.top_m,
                    help=f"M of AM and WS (default: {SUGIYAMA.top_m}, as {SUGIYAMA.paper})")
     g.add_argument("--svr-c", type=float, default=SUGIYAMA.svr_c,
@@ -231,7 +236,11 @@ def _rows(args):
                             reference=args.reference_column, references=args.references_column or None,
                             references_separator=_separator(args.references_separator), id=args.id_column)
     join = load_multiref_test(args.multiref_test) if args.multiref_test else None
-    return load_ratings(args.ratings, columns, join=join, exclude_systems=args.exclude_system)
+    rows, stats = load_ratings(args.ratings, columns, join=join, exclude_systems=args.exclude_system)
+    if stats.blank_ratings_dropped and not getattr(args, "quiet", False):
+        print(f"multiref analyze: note: {stats.blank_ratings_dropped} row(s) without a rating left out "
+              f"(first at {stats.first_blank_rating})", file=sys.stderr)
+    return rows, stats
 
 
 def _ratings_options(args) -> dict:
@@ -260,7 +269,10 @@ def run_correlation(args) -> int:
     common, vector_info = _common_options(args, specs)
     options = CorrelationOptions(aggregate=args.aggregate, bootstrap=args.bootstrap, seed=args.seed,
                                  confidence=args.confidence)
-    results, scores = analyze_correlation(_scorers(args, specs, common), rows, options)
+    from multiref import progress
+
+    with progress.step(f"correlation: {len(specs)} metrics x {len(rows):,} responses, {args.bootstrap} resamples"):
+        results, scores = analyze_correlation(_scorers(args, specs, common), rows, options)
     report = {"command": "correlation", "options": {**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
                                                     "bootstrap": args.bootstrap,
                                                     "seed": args.seed, "confidence": args.confidence, **vector_info},
@@ -295,8 +307,10 @@ def run_refcount(args) -> int:
     rows, load_stats = _rows(args)
     common, vector_info = _common_options(args, specs)
     options = RefcountOptions(orders=args.orders, seed=args.seed, aggregate=args.aggregate)
+    from multiref import progress
+
     curves, signatures = {}, {}
-    for scorer in _scorers(args, specs, common):
+    for scorer in progress.iterate(_scorers(args, specs, common), f"refcount: {args.orders} orders", unit="metrics"):
         curves[scorer.label] = refcount_curve(scorer, rows, options)
         signatures[scorer.label] = scorer.signature
     report = {"command": "refcount", "options": {**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
@@ -326,15 +340,18 @@ def run_discrimination(args) -> int:
                         f"{args.threshold_stop} --threshold-step {args.threshold_step}")
     specs = _specs(args, SAI_2020.metrics)
     plain = [s for s in specs if s.name != "delta_bleu"]
-    common, vector_info = _common_options(args, specs)
-    test = load_split(args.test, "test", args.config, name="test")
+    test = load_split(args.test, "test", args.config, name="test")  # inputs first: vectors may take a while
     validation = load_split(args.validation, "validation", args.config, name="validation") if args.validation else None
+    common, vector_info = _common_options(args, specs)
     token_caches: dict = {}
     delta = [make_weighted_scorer(s, common, token_caches, _per_metric(args)) for s in specs if s.name == "delta_bleu"]
     aggregations = tuple(a for a in AGGREGATIONS if a in (args.aggregation or AGGREGATIONS))
     options = DiscriminationOptions(args.threshold_start, args.threshold_stop, args.threshold_step)
-    result = analyze_discrimination(_scorers(args, plain, common, token_caches), test, validation, delta, aggregations,
-                                    options)
+    from multiref import progress
+
+    with progress.step(f"discrimination: {len(specs)} metrics, {len(test.contexts):,} test contexts"):
+        result = analyze_discrimination(_scorers(args, plain, common, token_caches), test, validation, delta,
+                                        aggregations, options)
     splits = {s.name: {"path": os.path.abspath(s.path), "contexts": len(s.contexts), "empty_responses_dropped":
                        s.empty_dropped, "contexts_skipped_fewer_than_2_positives": s.skipped_contexts}
               for s in (validation, test) if s is not None}
@@ -374,11 +391,12 @@ def run_regression(args) -> int:
     data = regression.load_scored_references(args.data, regression.ScoredColumns(
         input=args.input_column, reference=args.reference_column, method=args.method_column, score=args.score_column),
         judgments=args.judgments)
+    from multiref import progress
     from multiref.analysis.paper_defaults import SUGIYAMA
 
     similarities = args.similarity or list(SUGIYAMA.similarity)
     results = {}
-    for name in similarities:
+    for name in progress.iterate(similarities, "regression: leave-one-out", unit="similarities"):
         config = regression.RegressionConfig(similarity=name, tokenizer=args.tokenizer, lowercase=args.lowercase,
                                              top_m=args.top_m, svr_c=args.svr_c)
         results[name] = regression.leave_one_out(data, config)
@@ -388,6 +406,10 @@ def run_regression(args) -> int:
                                                    "top_m": args.top_m, "svr_c": args.svr_c},
               "data": regression.summary(data), "results": {k: v["correlations"] for k, v in results.items()}}
     if args.output_dir:
+        human, methods = [r.score for r in data], [r.method for r in data]
+        for name, result in results.items():  # leave-one-out prediction against the human score
+            reports.scatter_plot(os.path.join(args.output_dir, f"plots/regression_{reports.safe_name(name)}.png"),
+                                 f"{name} estimate", human, methods, result["predictions"])
         reports.write_json(os.path.join(args.output_dir, "regression.json"), report)
         reports.write_text(os.path.join(args.output_dir, "regression.md"), regression_markdown(report))
     _emit(args, regression_table(report), report["results"])

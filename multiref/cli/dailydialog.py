@@ -24,9 +24,25 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
                         "(e.g. --runner DataflowRunner --project P)")
 
 
+def check_inputs(args) -> None:
+    """Check the given releases by shape before the pipeline starts (UserError naming the file)."""
+    from dailydialog_pp import readers
+
+    if args.dailydialog:
+        readers.check_dailydialog_shape(args.dailydialog)
+    if args.multiref_references:
+        readers.check_multiref_shape(args.multiref_references)
+    if args.ddpp:
+        readers.check_ddpp_shape(args.ddpp)
+
+
 def _build(args) -> int:
     from pipelines.dailydialog import build
 
+    from multiref.io import require_writable
+
+    check_inputs(args)
+    require_writable(args.output, "--output")
     beam_args = list(args.beam_args or [])
     if beam_args and beam_args[0] == "--":
         beam_args = beam_args[1:]
@@ -36,14 +52,14 @@ def _build(args) -> int:
     import io
     import os
 
-    from multiref import publish, published
+    from multiref import progress, publish, published
 
     target = os.path.abspath(args.output)
     printed = io.StringIO()
     with publish.publishing(target, command="multiref dailydialog build") as pub:
         args.output = pub.staging
         try:
-            with contextlib.redirect_stdout(printed):
+            with contextlib.redirect_stdout(printed), progress.step("dailydialog build"):
                 stats = build(args, beam_args)
         finally:
             args.output = target

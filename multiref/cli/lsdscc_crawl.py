@@ -76,7 +76,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--comment-sort", default="confidence",
                         choices=("confidence", "top", "new", "controversial", "old", "qa"),
                         help="order Reddit is asked for; the files are sorted by time anyway (default: %(default)s)")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no per-thread counts or summary on stderr")
     # For tests and API mirrors: the token URL base and the API URL base handed to praw.
     parser.add_argument("--reddit-url", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--oauth-url", default=None, help=argparse.SUPPRESS)
@@ -93,6 +94,9 @@ def config_from_args(args: argparse.Namespace):
                             ("--limit", args.limit)):
             if value is not None:
                 raise UserError(f"{flag} applies to a listing and cannot be used with --ids")
+        from multiref.io import read_text
+
+        read_text(args.ids, "--ids file")  # a missing, binary or empty file: one line naming it
         return CrawlConfig(output=args.output, ids=read_ids(args.ids), comment_sort=args.comment_sort)
     listing = args.listing or "top"
     if args.time_filter is not None and listing not in ("top", "controversial"):
@@ -116,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     logger.setLevel(logging.INFO)
     try:
         crawl_mod.crawl(config, site=args.site, retry_policy=policy, reddit_url=args.reddit_url,
-                        oauth_url=args.oauth_url, progress=None if args.quiet else crawl_mod._stderr_progress)
+                        oauth_url=args.oauth_url,
+                        progress=None if args.quiet else crawl_mod._stderr_progress)  # counts and summary
     finally:
         logger.removeHandler(handler)
         logger.setLevel(old_level)

@@ -18,10 +18,42 @@ from multiref.cli import group
 from pipelines.testset_options import add_testset_arguments, configs_from_args  # noqa: F401  (re-exported)
 
 
+def check_corpus(folder: str) -> None:
+    """UserError if the single_turn corpus in ``folder`` has no pairs.
+
+    Checked from the parquet footers before the JVM or Doc2Vec start. A corpus whose
+    test set was built before keeps its full copy under artifacts/corpus-full.
+    """
+    import glob
+    import os
+
+    from multiref.errors import UserError
+
+    files = []
+    for base in (os.path.join(folder, "artifacts", "corpus-full"), folder):
+        files = sorted(glob.glob(os.path.join(base, "single_turn", "*.parquet")))
+        if files:
+            break
+    if not files:
+        return  # the stage names what is missing
+    import pyarrow.parquet as pq
+
+    try:
+        rows = sum(pq.read_metadata(name).num_rows for name in files)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+        from multiref.cli import one_line
+
+        raise UserError(f"{folder}: unreadable parquet file in single_turn/ ({one_line(exc)})") from None
+    if rows == 0:
+        raise UserError(f"{folder}: the single_turn corpus has no pairs, so there is nothing to build a test set "
+                        "from (build the corpus from more input)")
+
+
 def run_testset_stage(dataset_folder: str, args) -> dict:
     """:func:`pipelines.lsdscc_testset.run_testset_stage` (imported here, when used: it needs Beam)."""
     from pipelines.lsdscc_testset import run_testset_stage as run_stage
 
+    check_corpus(dataset_folder)
     return run_stage(dataset_folder, args)
 
 
@@ -80,6 +112,10 @@ def _import(args) -> int:
     from multiref import publish, published
 
     from lsdscc import annotation
+    from multiref.errors import UserError
+
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise UserError(f"--output {args.output}: exists and is a file; expected a folder for test.group.json")
 
     _existing_local_dataset(args.dataset)
     with publish.publishing(args.dataset, command="multiref lsdscc annotate import", seed=True,

@@ -46,8 +46,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", "-m", action="append", metavar="NAME",
                         help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
                              "bleu otherwise); see `multiref metrics list`")
-    parser.add_argument("--tokenizer", choices=TOKENIZER_NAMES, help="tokenizer (default: whitespace)")
-    parser.add_argument("--lowercase", action="store_true", default=None, help="lowercase before tokenizing")
+    parser.add_argument("--tokenizer", choices=TOKENIZER_NAMES, default="whitespace",
+                        help="tokenizer (default: whitespace, the public LSDSCC scorer's)")
+    parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
+                        help="lowercase before tokenizing (default: no)")
     parser.add_argument("--bleu-order", type=int, metavar="N", help="BLEU family: max n-gram order (default 4)")
     parser.add_argument("--bleu-weights", metavar="W1,W2,..", help="BLEU family: custom n-gram weights (override the order)")
     parser.add_argument("--bleu-smoothing", choices=SMOOTHINGS,
@@ -68,7 +70,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", "-o", metavar="PATH", help="write the scores here instead of standard output")
     parser.add_argument("--partial", action="store_true",
                         help="score only the reference items that have outputs (default: all must have one)")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress messages on standard error")
+    parser.add_argument("--quiet", "-q", action="store_true", help="nothing on standard error but errors")
     parser.set_defaults(func=handle)
 
 
@@ -212,20 +214,28 @@ def _write_per_item(path: str, pairs, results) -> None:
 
 
 def handle(args) -> int:
+    from multiref import progress
     from multiref.errors import UserError
+    from multiref.io import require_writable
     from multiref.references import load_hypotheses, load_references, match_items, to_items
 
-    def log(message: str) -> None:
+    def note(message: str) -> None:  # something the user should know: shown unless --quiet
         if not args.quiet:
             print(f"multiref score: {message}", file=sys.stderr)
 
+    def log(message: str) -> None:  # timings: progress, shown on a terminal or with --progress
+        if progress.enabled():
+            print(f"multiref score: {message}", file=sys.stderr)
+
+    require_writable(args.output, "--output")
+    require_writable(args.per_item, "--per-item")
     start = time.perf_counter()
     refset = load_references(args.references, args.config, args.split)
     hyps = load_hypotheses(args.hypotheses)
     pairs = match_items(refset, hyps, args.hypotheses, partial=args.partial)
     items = to_items(pairs)
     names = list(dict.fromkeys(args.metric or (DEFAULT_GROUPED if refset.grouped else DEFAULT_FLAT)))
-    metrics = build_metrics(names, args, log, refset.kind)
+    metrics = build_metrics(names, args, note, refset.kind)
     n_hyps = sum(len(item.hypotheses) for item in items)
     log(f"{len(items)} items, {n_hyps} hypotheses, {len(refset.records)} reference items ({refset.kind})")
     warning = degenerate_warning(items, metrics, args)

@@ -1,0 +1,157 @@
+"""The real ``multiref`` parser against the flag table (multiref/cli/flags.py).
+
+Each check names the command and the flag that drifted, so after a merge the failures list
+what to reconcile: a concept spelled differently, another default without a paper named,
+an old spelling that is no longer a hidden alias, a new command missing from the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+
+import pytest
+
+from multiref.cli import build_parser, flags
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def leaves():
+    return dict(flags.leaf_parsers(build_parser()))
+
+
+def test_every_command_is_in_the_table(leaves):
+    assert sorted(leaves) == sorted(flags.ALL), "commands and flags.ALL differ"
+    for row in flags.TABLE:
+        unknown = set(row.commands) - set(flags.ALL)
+        assert not unknown, f"{row.concept}: no such command {unknown}"
+
+
+def test_each_concept_has_one_flag_and_a_flag_one_concept_per_command():
+    seen = {}
+    for row in flags.TABLE:
+        for command in row.commands:
+            key = (command, row.flag)
+            assert key not in seen, f"{command} {row.flag}: both {seen[key]!r} and {row.concept!r}"
+            seen[key] = row.concept
+        for command, (_default, why) in row.exceptions.items():
+            assert command in row.commands, f"{row.concept}: exception for {command}, which does not take it"
+            assert why.strip(), f"{row.concept}: {command} has another default without saying why"
+
+
+@pytest.mark.parametrize("row", flags.TABLE, ids=lambda r: f"{r.flag}:{r.concept}")
+def test_flag_spelling_and_default(leaves, row):
+    for command in row.commands:
+        shown = flags.visible_options(leaves[command])
+        assert row.flag in shown, f"{command}: {row.concept} is not spelled {row.flag}"
+        action = shown[row.flag]
+        expected = row.default_for(command)
+        if expected == flags.REQUIRED:
+            assert action.required, f"{command} {row.flag}: the table says required"
+        else:
+            assert not action.required, f"{command} {row.flag}: required, the table says default {expected!r}"
+            same = action.default == expected and type(action.default) is type(expected)  # 0 is not False
+            assert same, f"{command} {row.flag}: default {action.default!r}, table {expected!r}"
+
+
+def test_table_flags_are_used_only_where_the_table_says(leaves):
+    table_flags = {row.flag for row in flags.TABLE}
+    for command, parser in leaves.items():
+        listed = {row.flag for row in flags.flags_of(command)}
+        for option in flags.visible_options(parser):
+            if option in table_flags and option not in listed:
+                pytest.fail(f"{command} takes {option}, but the table does not list {command} for it")
+
+
+def test_old_spellings_are_hidden_aliases_of_the_new_flag(leaves):
+    olds = {old for row in flags.TABLE for old in row.old}
+    for command, parser in leaves.items():
+        visible = flags.visible_options(parser)
+        for old in olds:
+            assert old not in visible, f"{command} still shows the old spelling {old}"
+    for row in flags.TABLE:
+        for old, commands in row.old.items():
+            for command in commands:
+                parser = leaves[command]
+                assert old in parser._option_string_actions, f"{command}: {old} is no longer accepted"
+                assert parser._option_string_actions[old] is parser._option_string_actions[row.flag], \
+                    f"{command}: {old} does not act as {row.flag}"
+                assert old not in parser.format_help(), f"{command}: --help shows {old}"
+
+
+def _sample_value(action):
+    if action.nargs == 0:
+        return None
+    if action.choices:
+        return list(action.choices)[0] if action.nargs is None else [list(action.choices)[0]]
+    return "x" if action.nargs is None else ["x"]
+
+
+@pytest.mark.parametrize("row", [r for r in flags.TABLE if r.old], ids=lambda r: r.flag)
+def test_an_old_spelling_notes_the_new_one_and_sets_the_same_value(leaves, row, capsys):
+    for old, commands in row.old.items():
+        for command in commands:
+            action = leaves[command]._option_string_actions[old]
+            value = _sample_value(action)
+            given, expected = argparse.Namespace(), argparse.Namespace()
+            action(leaves[command], given, value, old)
+            note = capsys.readouterr().err
+            assert note == f"multiref: note: {old} is deprecated; use {row.flag}\n"
+            action(leaves[command], expected, value, row.flag)
+            assert capsys.readouterr().err == ""
+            assert vars(given) == vars(expected) and vars(given), f"{command} {old}"
+
+
+def test_abbreviation_prefers_the_current_spelling(leaves):
+    args, _ = leaves["analyze correlation"].parse_known_args(["--ratings", "r.csv", "--out", "folder"])
+    assert args.output_dir == "folder"
+
+
+def test_every_command_takes_quiet_progress_and_version(leaves):
+    for command, parser in leaves.items():
+        known = parser._option_string_actions
+        for option in ("--quiet", "--progress", "--version"):
+            assert option in known, f"{command} lacks {option}"
+
+
+def test_old_spelling_in_a_real_process(tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "multiref", "analyze", "regression", "--data", str(missing)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "multiref: note: --data is deprecated; use --ratings"
+    assert lines[1].startswith("multiref: error: ") and str(missing) in lines[1]
+    assert len(lines) == 2 and proc.returncode == 1
+
+
+def test_readme_states_the_table():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
+        readme = fh.read()
+    assert flags.markdown_table() in readme, "README's flag table differs from flags.markdown_table()"
+
+
+def test_beam_options_of_any_pipeline_options_subclass_are_known(leaves):
+    # A PipelineOptions subclass registers itself when defined, as the project's own will in
+    # pipelines/: its options pass the check without any list to update.
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    from multiref.cli import check_beam_options
+    from multiref.errors import UsageError
+
+    class _ProbeOptions(PipelineOptions):
+        @classmethod
+        def _add_argparse_args(cls, parser):
+            parser.add_argument("--probe_only_option", type=int)
+
+    build = leaves["lsdscc build"]
+    assert check_beam_options(build, ["--", "--probe_only_option", "3", "--direct_num_workers", "2"]) == \
+        ["--probe_only_option", "3", "--direct_num_workers", "2"]
+    parser = flags.beam_option_parser(build)
+    with pytest.raises(UsageError, match="probe_only_option"):
+        parser.parse_known_args(["--probe_only_option", "three"])
+    with pytest.raises(SystemExit):
+        check_beam_options(build, ["--probe_only_optoin", "3"])
