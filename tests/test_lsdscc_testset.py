@@ -329,3 +329,12 @@ def test_remote_folder_is_a_user_error():
 
     with pytest.raises(UserError, match="needs a local corpus folder"):
         run_testset_stage("gs://bucket/lsdscc", stage_args())
+
+
+def test_build_prints_the_test_set_counts_on_one_line_with_its_total_time():
+    from multiref.cli.lsdscc_build import format_testset_counts
+
+    line = format_testset_counts({"candidates": 3036, "lucene_index_reused": False, "test_queries": 300,
+                                  "seconds": {"lucene_index": 1.6, "total": 5.24}})
+    assert line == "test set: candidates 3,036, lucene_index_reused false, test_queries 300 (5.2 s)"
+    assert format_testset_counts({"test_queries": 3}) == "test set: test_queries 3"

@@ -55,6 +55,19 @@ def format_counts(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def format_testset_counts(counts: dict) -> str:
+    """The test-set stage's counts as one line (its timings as the total only)."""
+    counts = dict(counts)
+    seconds = counts.pop("seconds", {}) or {}
+
+    def value(v):
+        return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v).lower()
+
+    line = "test set: " + ", ".join(f"{k} {value(v)}" for k, v in sorted(counts.items()))
+    total = seconds.get("total") if isinstance(seconds, dict) else None
+    return line + (f" ({total:.1f} s)" if total is not None else "")
+
+
 def _dry_run(beam_args) -> bool:
     from apache_beam.options.pipeline_options import PipelineOptions, TestOptions
 
@@ -110,5 +123,5 @@ def handle(args) -> int:
     if truncated:
         print(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl", file=sys.stderr)
     if testset_counts:
-        print("test set: " + ", ".join(f"{k} {v}" for k, v in sorted(dict(testset_counts).items())))
+        print(format_testset_counts(testset_counts))
     return 0
