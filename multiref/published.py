@@ -38,8 +38,9 @@ def check_dataset(folder: str, *, required: Sequence[tuple] = ()) -> dict:
     for config, split in ([("any", "")] if empty else []) + list(required):
         if counts.get(config, {}).get(split, 0) == 0:
             what = "no config has any rows" if config == "any" else f"{config} {split} has no rows"
-            raise UserError(f"no usable dataset: {what} (see the dropped counts in stats.json of the partial "
-                            "build); nothing was published")
+            stats = os.path.join(folder, "stats.json")
+            where = f"the dropped and rejected counts in {stats}" if os.path.exists(stats) else "the messages above"
+            raise UserError(f"no usable dataset: {what} (see {where}); nothing was published")
     changed = False
     for name, rows in counts.items():
         entry = meta["configs"][name]

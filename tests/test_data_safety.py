@@ -235,9 +235,11 @@ def test_empty_corpus_publishes_nothing(base, tiny_dump, tmp_path):
     folder = copy_of(base, tmp_path)
     done = run("lsdscc", "build", *tiny_dump[1], "--output", str(folder), *SKIP_TESTSET)
     assert done.returncode == 1 and tree(folder) == base[1]
+    staging = tmp_path / ".lsdscc.staging"
     assert done.stderr.strip().splitlines()[-1] == (
-        "multiref: error: no usable dataset: no config has any rows (see the dropped counts in stats.json of the "
-        "partial build); nothing was published")
+        "multiref: error: no usable dataset: no config has any rows (see the dropped and rejected counts in "
+        f"{staging / 'stats.json'}); nothing was published")
+    assert json.loads((staging / "stats.json").read_text())["counts"]["kept-single-turn-train"] == 0  # kept for a look
 
 
 def test_more_shards_than_rows(tiny_dump, tmp_path):
