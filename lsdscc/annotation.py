@@ -170,11 +170,12 @@ def export(dataset: str, output: str, overlap_threshold: float = 0.2) -> int:
 # ---------------------------------------------------------------- import
 
 
-def read_annotator_file(path: str, candidates: Mapping[str, str]) -> dict:
+def read_annotator_file(path: str, candidates: Mapping[str, str], partial: bool = False) -> dict:
     """One annotator's labels: ``{row_id: (relevant: bool, group: str | None)}``.
 
     ``candidates`` maps every row id to its reference text. Raises UserError (file:line) on
-    every error listed in the module docstring.
+    every error listed in the module docstring. With ``partial``, rows not labelled yet (an
+    empty ``relevant``, or missing from the file) are left out instead of being errors.
     """
     from multiref.io import require_file
 
@@ -200,7 +201,10 @@ def read_annotator_file(path: str, candidates: Mapping[str, str]) -> dict:
                     raise UserError(f"{where(path, line)}: reference text of row {rid} differs from test_candidates")
                 value = (record.get("relevant") or "").strip().lower()
                 if value == "":
-                    raise UserError(f"{where(path, line)}: missing relevance label for row {rid}")
+                    if partial:
+                        continue
+                    raise UserError(f"{where(path, line)}: missing relevance label for row {rid} (an unfinished "
+                                    "file: finish it, or import the finished queries with --partial)")
                 if value not in _TRUE and value not in _FALSE:
                     raise UserError(f"{where(path, line)}: relevance of row {rid} must be 1/0 (yes/no), got {value!r}")
                 relevant = value in _TRUE
@@ -216,7 +220,7 @@ def read_annotator_file(path: str, candidates: Mapping[str, str]) -> dict:
     except csv.Error as exc:
         raise UserError(f"{path}: bad CSV ({exc})") from None
     unlabelled = [rid for rid in candidates if rid not in labels]
-    if unlabelled:
+    if unlabelled and not partial:
         raise UserError(f"{path}: missing labels for {len(unlabelled)} candidate row(s), first {unlabelled[0]}")
     return labels
 
@@ -245,9 +249,15 @@ def dumps_public(public: Mapping) -> str:
     return json.dumps(public, indent=2)
 
 
-def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str = "irrelevant") -> dict:
+def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str = "irrelevant",
+                       partial: bool = False) -> dict:
     """Merge annotator files into ``test_grouped`` (in ``dataset``) and the public JSON (in
-    ``output``). Returns counts (also written to the card)."""
+    ``output``). Returns counts (also written to the card).
+
+    With ``partial``, unfinished files are accepted: only the queries whose every candidate
+    every annotator has labelled are imported; the others are counted as
+    ``queries_unfinished`` and left out (a round still under way can be checked this way).
+    """
     from multiref import hfdata
 
     from lsdscc import testset as ts
@@ -256,15 +266,18 @@ def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str
         raise UserError(f"--tie must be relevant or irrelevant, got {tie!r}")
     rows = ts.read_candidates(dataset)
     texts = {row_id(r["id"], k): c["text"] for r in rows for k, c in enumerate(r["candidates"], start=1)}
-    annotations = [read_annotator_file(path, texts) for path in files]
+    annotations = [read_annotator_file(path, texts, partial) for path in files]
     grouped, public = [], {}
     counts = {"annotators": len(files), "candidates": len(texts), "relevant": 0, "queries_without_relevant": 0,
               "unanimous_relevance": 0}
-    for rid in texts:
-        votes = {a[rid][0] for a in annotations}
-        counts["unanimous_relevance"] += len(votes) == 1
+    if partial:
+        counts["queries_unfinished"] = 0
     for r in rows:
         ids = [row_id(r["id"], k) for k in range(1, len(r["candidates"]) + 1)]
+        if not all(rid in a for rid in ids for a in annotations):  # only with partial
+            counts["queries_unfinished"] += 1
+            continue
+        counts["unanimous_relevance"] += sum(len({a[rid][0] for a in annotations}) == 1 for rid in ids)
         groups = reconcile(ids, annotations, tie)
         if not groups:
             counts["queries_without_relevant"] += 1
@@ -289,7 +302,7 @@ def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str
                      "candidates by annotator majority, in groups of similar meaning. Score with "
                      "`multiref score --references FOLDER --config test_grouped --split test`."),
         splits={"test": len(grouped)}, features=ts.grouped_schema(),
-        options={"tie": tie, "annotators": len(files), "annotation_files": kept,
+        options={"tie": tie, "annotators": len(files), "annotation_files": kept, "partial": partial,
                  "relevance_rule": "strict majority of annotators", "group_rule": "majority co-grouping, connected components"},
         counts=counts))
     return counts

@@ -129,6 +129,15 @@ def test_labelled_file_imports_and_resumes(annotate, dataset, tmp_path):
     # an unfinished file is well-formed, but import refuses it until every query is done
     with pytest.raises(UserError, match=r"missing relevance label for row t3_qa#3"):
         import_annotations(dataset, [out], str(tmp_path / "public"))
+    # ... or imports the queries finished so far with partial=True: none while the first is half done,
+    counts = import_annotations(dataset, [out], str(tmp_path / "partial"), partial=True)
+    assert (counts["queries_unfinished"], counts["queries"]) == (3, 0)
+    # the first one once it is done
+    assert request(url + "/api/label", "POST", changes({q: LABELS[q] for q in QA}))[0] == 200
+    counts = import_annotations(dataset, [out], str(tmp_path / "partial"), partial=True)
+    assert (counts["queries_unfinished"], counts["queries"]) == (2, 1)
+    public = json.loads((tmp_path / "partial" / "test.group.json").read_text())
+    assert public == {"what is the best batman movie": EXPECTED_PUBLIC["what is the best batman movie"]}
     assert request(url + "/api/label", "POST", changes(LABELS))[1]["progress"] == {"done": 3, "total": 3}
     import_annotations(dataset, [out], str(tmp_path / "public"))
     assert json.loads((tmp_path / "public" / "test.group.json").read_text()) == EXPECTED_PUBLIC

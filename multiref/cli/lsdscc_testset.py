@@ -124,7 +124,8 @@ def _import(args) -> int:
         inside = os.path.relpath(os.path.abspath(output), pub.target)
         if not inside.startswith(os.pardir):  # --output inside the dataset: published with it
             output = os.path.normpath(os.path.join(pub.staging, inside))
-        counts = annotation.import_annotations(pub.staging, args.annotations, output, tie=args.tie)
+        counts = annotation.import_annotations(pub.staging, args.annotations, output, tie=args.tie,
+                                               partial=args.partial)
         published.check_dataset(pub.staging)
     print(json.dumps(counts, indent=2, sort_keys=True))
     return 0
@@ -152,5 +153,8 @@ def register_annotate(parser: argparse.ArgumentParser) -> None:
     im.add_argument("--output", required=True, metavar="FOLDER", help="where test.group.json and test.queries.txt go")
     im.add_argument("--tie", choices=("relevant", "irrelevant"), default="irrelevant",
                     help="relevance when the annotators' votes tie (default: %(default)s)")
+    im.add_argument("--partial", action="store_true",
+                    help="accept unfinished annotator files: import only the queries every annotator has finished "
+                         "(the others are counted as queries_unfinished; default: an unlabelled row is an error)")
     im.set_defaults(func=_import)
     lsdscc_annotate.register(sub)
