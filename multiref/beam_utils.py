@@ -92,3 +92,20 @@ def check_output_for_runner(options, folder: str) -> None:
     name = runner if isinstance(runner, str) else type(runner).__name__
     if "dataflow" in str(name or "").lower() and "://" not in folder:
         raise UserError(f"Dataflow workers cannot write to a local folder: give --output gs://BUCKET/..., got {folder}")
+
+
+def options_class(module_name: str, name: str, add_arguments, doc: str):
+    """A Beam ``PipelineOptions`` subclass called ``name`` whose flags are those that
+    ``add_arguments(parser)`` adds, made on first use (it needs Beam) and cached in module
+    ``module_name``: a job's options module serves it from its ``__getattr__``, so importing
+    the module (as the CLI does for ``--help``) stays free of Beam."""
+    import sys
+
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    cls = type(name, (PipelineOptions,), {
+        "__doc__": doc, "__module__": module_name, "__qualname__": name,
+        "_add_argparse_args": classmethod(lambda cls, parser: add_arguments(parser)),
+    })
+    setattr(sys.modules[module_name], name, cls)
+    return cls

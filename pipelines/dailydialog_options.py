@@ -146,16 +146,7 @@ def _ratio(value):
 
 def __getattr__(name):
     if name == "DailyDialogOptions":
-        from apache_beam.options.pipeline_options import PipelineOptions
+        from multiref.beam_utils import options_class
 
-        class DailyDialogOptions(PipelineOptions):
-            """The DailyDialog job's flags as Beam pipeline options."""
-
-            @classmethod
-            def _add_argparse_args(cls, parser):
-                add_build_arguments(parser)
-
-        DailyDialogOptions.__module__, DailyDialogOptions.__qualname__ = __name__, name
-        globals()[name] = DailyDialogOptions
-        return DailyDialogOptions
+        return options_class(__name__, name, add_build_arguments, "The DailyDialog job's flags as Beam pipeline options.")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

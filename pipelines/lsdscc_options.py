@@ -78,18 +78,9 @@ def add_corpus_arguments(parser) -> None:
 
 def __getattr__(name):
     if name == "LsdsccCorpusOptions":
-        from apache_beam.options.pipeline_options import PipelineOptions
+        from multiref.beam_utils import options_class
 
-        class LsdsccCorpusOptions(PipelineOptions):
-            """The corpus job's flags as Beam pipeline options."""
-
-            @classmethod
-            def _add_argparse_args(cls, parser):
-                add_corpus_arguments(parser)
-
-        LsdsccCorpusOptions.__module__, LsdsccCorpusOptions.__qualname__ = __name__, name
-        globals()[name] = LsdsccCorpusOptions
-        return LsdsccCorpusOptions
+        return options_class(__name__, name, add_corpus_arguments, "The corpus job's flags as Beam pipeline options.")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

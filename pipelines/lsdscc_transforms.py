@@ -31,7 +31,7 @@ from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc import records, sources, threads
 from lsdscc.threads import MULTI_FIELDS, SINGLE_FIELDS
-from multiref.beam_writer import COUNTS, CountingDoFn
+from multiref.beam_writer import COUNTS, CountingDoFn, SumCounts
 
 NAMESPACE = "lsdscc"
 REJECTED = "rejected"
@@ -152,22 +152,13 @@ class Clean(beam.PTransform):
 _TEXT = threads.Node._fields.index("text")
 
 
-class CountWords(beam.CombineFn):
+class CountWords(SumCounts):
     """The corpus's token counts from ``(link_id, nodes)`` threads (each post counted once)."""
-
-    def create_accumulator(self):
-        return Counter()
 
     def add_input(self, acc, thread):
         for node in thread[1]:
             acc.update(node[_TEXT].split())
         return acc
-
-    def merge_accumulators(self, accs):
-        out = Counter()
-        for a in accs:
-            out.update(a)
-        return out
 
     def extract_output(self, acc):
         return dict(acc)

@@ -67,20 +67,15 @@ def configs_from_args(args) -> tuple:
     return retrieval, d2v, sampling
 
 
+def _add_stage_arguments(parser) -> None:
+    add_once(parser, "--dataset", default=None, metavar="FOLDER", help="corpus folder written by `multiref lsdscc build`")
+    add_testset_arguments(parser)
+
+
 def __getattr__(name):
     if name == "TestsetOptions":
-        from apache_beam.options.pipeline_options import PipelineOptions
+        from multiref.beam_utils import options_class
 
-        class TestsetOptions(PipelineOptions):
-            """The test-set stage's flags (and ``--dataset``) as Beam pipeline options."""
-
-            @classmethod
-            def _add_argparse_args(cls, parser):
-                add_once(parser, "--dataset", default=None, metavar="FOLDER",
-                         help="corpus folder written by `multiref lsdscc build`")
-                add_testset_arguments(parser)
-
-        TestsetOptions.__module__, TestsetOptions.__qualname__ = __name__, name
-        globals()[name] = TestsetOptions
-        return TestsetOptions
+        return options_class(__name__, name, _add_stage_arguments,
+                             "The test-set stage's flags (and ``--dataset``) as Beam pipeline options.")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
