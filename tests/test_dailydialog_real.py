@@ -85,7 +85,7 @@ def test_real_multiref_scores_with_the_cli(real, tmp_path):
             fh.write(json.dumps({"id": key, "hypothesis": hred[line - 1].strip()}) + "\n")
     exe = os.path.join(os.path.dirname(sys.executable), "multiref")
     out = subprocess.run([exe, "score", "--references", folder, "--config", "multiref", "--split", "test",
-                          "--hypotheses", str(hyp), "--metric", "bleu", "--lowercase", "--format", "json"],
+                          "--hypotheses", str(hyp), "--metric", "bleu", "--lowercase", "--format", "json", "--progress"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "6740 items" in out.stderr and '"bleu' in out.stdout
