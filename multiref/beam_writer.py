@@ -193,13 +193,30 @@ class WriteShards(beam.PTransform):
         self.summarize = summarize
 
     def expand(self, examples):
+        """``examples``: one PCollection, or ``{name: PCollection}`` (one GroupByShard per lane:
+        no Flatten before the grouping, which the local runner would materialize)."""
         args = (self.folder, self.schemas, self.num_shards, self.sort_key, self.finish, self.summarize)
-        written = (examples
-                   | "ShardOf" >> beam.ParDo(_ShardOf(self.num_shards))
-                   | "GroupByShard" >> beam.GroupByKey()
-                   | "WriteShard" >> beam.ParDo(_WriteShard(*args)))
+        if isinstance(examples, dict):
+            lanes = [lane | name >> _WriteLane(self.num_shards, args) for name, lane in sorted(examples.items())]
+            written = tuple(lanes) | "Written" >> beam.Flatten()
+            pipeline = lanes[0].pipeline
+        else:
+            written, pipeline = _WriteLane(self.num_shards, args).expand(examples), examples.pipeline
         every = [(c, s, i) for c, s in self.splits for i in range(self.num_shards)]
-        empty = (examples.pipeline
+        empty = (pipeline
                  | "EveryShard" >> beam.Create([None], reshuffle=False)
                  | "WriteEmptyShards" >> beam.ParDo(_WriteEmptyShards(every, *args), beam.pvalue.AsList(written)))
         return (written, empty) | "AllShards" >> beam.Flatten()
+
+
+class _WriteLane(beam.PTransform):
+    def __init__(self, num_shards, args):
+        super().__init__()
+        self.num_shards = num_shards
+        self.args = args
+
+    def expand(self, examples):
+        return (examples
+                | "ShardOf" >> beam.ParDo(_ShardOf(self.num_shards))
+                | "GroupByShard" >> beam.GroupByKey()
+                | "WriteShard" >> beam.ParDo(_WriteShard(*self.args)))

@@ -61,7 +61,8 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
     vocabulary = cleaned | "Vocabulary" >> t.Vocabulary(config)
     pairs = vocabulary["threads"] | "Pairs" >> t.Pairs(config)
     conversations = vocabulary["threads"] | "Conversations" >> t.Conversations(config)
-    deduped = (pairs["rows"], conversations["rows"]) | "Examples" >> beam.Flatten() | "Dedup" >> t.Dedup()
+    # One lane per config from here to the writer: a Flatten would be materialized locally.
+    deduped = {"single_turn": pairs["rows"], "multi_turn": conversations["rows"]} | "Dedup" >> t.Dedup()
     splits = [(c, s) for c in outputs.CONFIGS for s in outputs.SPLITS
               if not (s == "validation" and config.validation_fraction == 0)]
     shards = (deduped["rows"]

@@ -333,9 +333,7 @@ class DropDuplicates(_Counting):
         yield best
 
 
-class Dedup(beam.PTransform):
-    """Dedup: ``(kind, thread_id, row)`` examples -> the same without exact duplicates."""
-
+class _DedupLane(beam.PTransform):
     def expand(self, examples):
         out = (examples
                | "ContentKey" >> beam.Map(lambda e: (threads.dedup_key(e[0], e[2]), e))
@@ -344,11 +342,29 @@ class Dedup(beam.PTransform):
         return {"rows": out.rows, "counts": out[COUNTS]}
 
 
-class Split(beam.PTransform):
-    """Split: ``(kind, thread_id, row)`` -> ``(config, split, shard key, row)`` for the writer;
-    the split is a hash of the thread id, which is also the shard key (a query's responses
-    share a shard, so ``response_number`` is computed per shard)."""
+def _lanes(examples, make):
+    """``make`` applied to one PCollection, or to each lane of ``{config: PCollection}``
+    (labelled by config): lanes need no Flatten, which the local runner would
+    materialize (one more copy of every row)."""
+    if not isinstance(examples, dict):
+        return make().expand(examples)
+    return {name: lane | name >> make() for name, lane in sorted(examples.items())}
 
+
+class Dedup(beam.PTransform):
+    """Dedup: ``(kind, thread_id, row)`` examples -> ``{"rows": the same without exact
+    duplicates, "counts"}``. ``examples``: one PCollection, or ``{config: PCollection}`` (then
+    ``rows`` is a dict too: duplicates never cross configs, the content key holds the kind)."""
+
+    def expand(self, examples):
+        out = _lanes(examples, _DedupLane)
+        if not isinstance(examples, dict):
+            return out
+        counts = tuple(lane["counts"] for lane in out.values()) | "Counts" >> beam.Flatten()
+        return {"rows": {name: lane["rows"] for name, lane in out.items()}, "counts": counts}
+
+
+class _SplitLane(beam.PTransform):
     def __init__(self, validation_fraction: float):
         super().__init__()
         self.validation_fraction = validation_fraction
@@ -357,6 +373,20 @@ class Split(beam.PTransform):
         fraction = self.validation_fraction
         return examples | "HashThreadId" >> beam.MapTuple(
             lambda kind, thread_id, row: (kind, threads.split_of(thread_id, fraction), thread_id, row))
+
+
+class Split(beam.PTransform):
+    """Split: ``(kind, thread_id, row)`` -> ``(config, split, shard key, row)`` for the writer;
+    the split is a hash of the thread id, which is also the shard key (a query's responses
+    share a shard, so ``response_number`` is computed per shard). One PCollection, or
+    ``{config: PCollection}`` lane by lane."""
+
+    def __init__(self, validation_fraction: float):
+        super().__init__()
+        self.validation_fraction = validation_fraction
+
+    def expand(self, examples):
+        return _lanes(examples, lambda: _SplitLane(self.validation_fraction))
 
 
 def finish_shard(config, rows):
