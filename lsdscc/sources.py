@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import itertools
 import json
@@ -255,7 +256,24 @@ def _item(line_no: int, raw: bytes) -> tuple | None:
     return ("rejected", line_no, parsed[1], parsed[2], raw.decode("utf-8", "replace"))
 
 
-def read_items(path: str, subreddits=None) -> Iterator[tuple]:
+@contextlib.contextmanager
+def _metered(fh, path: str, label: str | None):
+    """``fh``, or when ``label`` is given and progress is on (:mod:`multiref.progress`), ``fh``
+    counting the bytes read (of the file as stored) for a progress line on stderr."""
+    from multiref import progress
+
+    if label is None or not progress.enabled():
+        yield fh
+        return
+    total = None if _is_remote(path) else os.path.getsize(path)
+    meter = progress.ByteReader(fh, label, total=total, count_lines=False)
+    try:
+        yield meter
+    finally:
+        meter.bar.close()
+
+
+def read_items(path: str, subreddits=None, progress_label: str | None = None) -> Iterator[tuple]:
     """Every record of one dump file, in file order, as items (line numbers count from 1):
 
     - ``("ok", line, record)``: a JSON object (``dict``), to be checked by ``normalize``;
@@ -274,11 +292,15 @@ def read_items(path: str, subreddits=None) -> Iterator[tuple]:
     like one object but is not valid JSON inside counts as ``other-subreddit``, not as
     ``malformed-json``; so does a record whose only ``"subreddit"`` key is nested in
     another object (``missing-field`` on the exact path).
+
+    ``progress_label``: show reading progress on stderr under this label (bytes of the file,
+    lines/s) when progress is on (``MULTIREF_PROGRESS``); when it is off nothing is wrapped.
     """
     if isinstance(subreddits, (str, bytes)):
         raise TypeError(f"subreddits should be an iterable of names, not one string: {subreddits!r}")
     wanted = _wanted(subreddits)
-    with _open(path) as fh:
+    with _open(path) as stored, _metered(stored, path, progress_label) as fh:
+        meter = fh if fh is not stored else None
         chunks = _chunks(fh)
         line_no = 0
         try:
@@ -287,10 +309,12 @@ def read_items(path: str, subreddits=None) -> Iterator[tuple]:
                 yield from _read_array(path, first, chunks)
                 return
             for block in _blocks(itertools.chain([first], chunks)):
+                if meter is not None:
+                    meter.lines_read(line_no)
                 if wanted is None:
-                    for raw in block.split(b"\n"):
+                    for line in block.split(b"\n"):
                         line_no += 1
-                        item = _item(line_no, raw)
+                        item = _item(line_no, line)
                         if item is not None:
                             yield item
                     continue
@@ -302,6 +326,8 @@ def read_items(path: str, subreddits=None) -> Iterator[tuple]:
                 line_no += count
                 if skipped:
                     yield ("skipped", skipped)
+            if meter is not None:
+                meter.lines_read(line_no)
         except TruncatedFile as exc:
             yield (
                 "rejected",

@@ -35,6 +35,7 @@ on GCS; workers install this package from setup.py)::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -105,7 +106,10 @@ def _run_with_gc_tuned(p):
 
 
 def _log(message: str, quiet: bool) -> None:
-    if not quiet:
+    """A note on stderr, unless ``quiet`` or the user asked for ``--quiet`` (multiref.progress)."""
+    from multiref import progress
+
+    if not (quiet or progress.quiet()):
         print(f"[lsdscc] {message}", file=sys.stderr, flush=True)
 
 
@@ -167,10 +171,18 @@ def finalize(folder: str, quiet: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
+    """``python -m pipelines.lsdscc_corpus``: also takes ``--quiet`` (no notes, no progress)
+    and ``--progress`` (progress on stderr even when it is not a terminal)."""
+    from multiref import progress
     from multiref.errors import UserError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    flags = {flag: flag in argv for flag in ("--quiet", "--progress")}
+    argv = [a for a in argv if a not in flags]
     try:
-        summary = run(argv)
+        mode = progress.configured(quiet=flags["--quiet"], force=flags["--progress"]) if any(flags.values()) else None
+        with mode or contextlib.nullcontext():
+            summary = run(argv)
     except UserError as exc:
         print(f"lsdscc_corpus: error: {exc}", file=sys.stderr)
         return 1

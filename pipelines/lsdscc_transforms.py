@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 from collections import Counter
 
 import apache_beam as beam
@@ -47,10 +48,13 @@ class _Counting(CountingDoFn):
 
 def _items_reader(subreddits):
     """``read_items(path)``, told the subreddits when it takes them (so it can skip other
-    subreddits' lines before parsing them)."""
-    if "subreddits" in inspect.signature(sources.read_items).parameters:
-        return lambda path: sources.read_items(path, subreddits=tuple(subreddits))
-    return sources.read_items
+    subreddits' lines before parsing them) and a progress label (shown only when progress
+    is on: ``MULTIREF_PROGRESS``, set by ``--progress`` / ``--quiet``)."""
+    parameters = inspect.signature(sources.read_items).parameters
+    kwargs = {"subreddits": tuple(subreddits)} if "subreddits" in parameters else {}
+    if "progress_label" in parameters:
+        return lambda path: sources.read_items(path, progress_label=f"reading {os.path.basename(path)}", **kwargs)
+    return lambda path: sources.read_items(path, **kwargs)
 
 
 class ReadPosts(_Counting):
