@@ -208,8 +208,7 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     body texts quoting the key, takes the exact path: a false positive is only slower.
     """
     lines = block.split(b"\n")
-    escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else None
-    check_utf8 = not block.isascii() and not _is_utf8(block)
+    escape = check_utf8 = None  # block-wide checks, made at the first line that could be skipped
     exact: list = []
     skipped = 0
     match = _VALUE.match
@@ -222,12 +221,14 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
             and line.endswith(_OBJECT_ENDS)
             and (value := match(line, at + len(_KEY))) is not None
             and value[1].lower() not in wanted
-            and not (escape and escape(line))
-            and not (check_utf8 and not _is_utf8(line))
         ):
-            skipped += 1
-        else:
-            exact.append((index, line))
+            if check_utf8 is None:
+                escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else False
+                check_utf8 = not block.isascii() and not _is_utf8(block)
+            if not (escape and escape(line)) and not (check_utf8 and not _is_utf8(line)):
+                skipped += 1
+                continue
+        exact.append((index, line))
     return exact, skipped, len(lines)
 
 
