@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import operator
 import os
 from collections import Counter
 
@@ -35,6 +36,7 @@ from lsdscc.threads import MULTI_FIELDS, SINGLE_FIELDS
 from multiref.beam_writer import COUNTS, CountingDoFn
 
 NAMESPACE = "lsdscc"
+_SINGLE_ROW, _MULTI_ROW = operator.itemgetter(*SINGLE_FIELDS), operator.itemgetter(*MULTI_FIELDS)  # dict -> row tuple
 REJECTED = "rejected"
 
 
@@ -234,7 +236,7 @@ class MakePairs(_Counting):
                 self.query_lengths[value[0]] += 1
                 self.response_lengths[value[1]] += 1
             else:
-                yield kind, link_id, tuple(value[f] for f in SINGLE_FIELDS)
+                yield kind, link_id, _SINGLE_ROW(value)
 
     def finish_bundle(self):
         if self.query_lengths:
@@ -290,7 +292,7 @@ class MakeConversations(_Counting):
                 self.count(value)
             else:
                 self.count("multi-turn-candidate")
-                yield kind, link_id, tuple(value[f] for f in MULTI_FIELDS)
+                yield kind, link_id, _MULTI_ROW(value)
 
 
 class Conversations(beam.PTransform):
