@@ -232,8 +232,34 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     return exact, skipped, len(lines)
 
 
+def _orjson_loads():
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a dependency; the standard parser gives the same
+        return None
+    return orjson.loads
+
+
+_FAST_LOADS = _orjson_loads()
+_DIGITS = bytes(ord("d") if chr(b).isdigit() and b < 128 else ord(".") for b in range(256))
+_LONG_NUMBER = b"d" * 19
+
+
 def _parse(raw: bytes):
-    """One line -> ("ok", dict) or ("rejected", reason, detail)."""
+    """One line -> ("ok", dict) or ("rejected", reason, detail).
+
+    orjson parses first (about 3x faster): it accepts strictly less than ``json.loads`` (no
+    NaN, no lone surrogates, valid UTF-8 only) and gives equal objects, except that it turns
+    integers past 64 bits into floats, so a line with a run of 19+ digits goes to ``json``.
+    Whatever orjson refuses is parsed by ``json``, whose error names the problem.
+    """
+    if _FAST_LOADS is not None and _LONG_NUMBER not in raw.translate(_DIGITS):
+        try:
+            record = _FAST_LOADS(raw)
+        except ValueError:
+            record = None
+        if type(record) is dict:
+            return ("ok", record)
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
