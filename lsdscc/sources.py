@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import itertools
 import json
@@ -207,8 +208,7 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     body texts quoting the key, takes the exact path: a false positive is only slower.
     """
     lines = block.split(b"\n")
-    escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else None
-    check_utf8 = not block.isascii() and not _is_utf8(block)
+    escape = check_utf8 = None  # block-wide checks, made at the first line that could be skipped
     exact: list = []
     skipped = 0
     match = _VALUE.match
@@ -221,17 +221,45 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
             and line.endswith(_OBJECT_ENDS)
             and (value := match(line, at + len(_KEY))) is not None
             and value[1].lower() not in wanted
-            and not (escape and escape(line))
-            and not (check_utf8 and not _is_utf8(line))
         ):
-            skipped += 1
-        else:
-            exact.append((index, line))
+            if check_utf8 is None:
+                escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else False
+                check_utf8 = not block.isascii() and not _is_utf8(block)
+            if not (escape and escape(line)) and not (check_utf8 and not _is_utf8(line)):
+                skipped += 1
+                continue
+        exact.append((index, line))
     return exact, skipped, len(lines)
 
 
+def _orjson_loads():
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a dependency; the standard parser gives the same
+        return None
+    return orjson.loads
+
+
+_FAST_LOADS = _orjson_loads()
+_DIGITS = bytes(ord("d") if chr(b).isdigit() and b < 128 else ord(".") for b in range(256))
+_LONG_NUMBER = b"d" * 19
+
+
 def _parse(raw: bytes):
-    """One line -> ("ok", dict) or ("rejected", reason, detail)."""
+    """One line -> ("ok", dict) or ("rejected", reason, detail).
+
+    orjson parses first (about 3x faster): it accepts strictly less than ``json.loads`` (no
+    NaN, no lone surrogates, valid UTF-8 only) and gives equal objects, except that it turns
+    integers past 64 bits into floats, so a line with a run of 19+ digits goes to ``json``.
+    Whatever orjson refuses is parsed by ``json``, whose error names the problem.
+    """
+    if _FAST_LOADS is not None and _LONG_NUMBER not in raw.translate(_DIGITS):
+        try:
+            record = _FAST_LOADS(raw)
+        except ValueError:
+            record = None
+        if type(record) is dict:
+            return ("ok", record)
     try:
         line = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -255,7 +283,24 @@ def _item(line_no: int, raw: bytes) -> tuple | None:
     return ("rejected", line_no, parsed[1], parsed[2], raw.decode("utf-8", "replace"))
 
 
-def read_items(path: str, subreddits=None) -> Iterator[tuple]:
+@contextlib.contextmanager
+def _metered(fh, path: str, label: str | None):
+    """``fh``, or when ``label`` is given and progress is on (:mod:`multiref.progress`), ``fh``
+    counting the bytes read (of the file as stored) for a progress line on stderr."""
+    from multiref import progress
+
+    if label is None or not progress.enabled():
+        yield fh
+        return
+    total = None if _is_remote(path) else os.path.getsize(path)
+    meter = progress.ByteReader(fh, label, total=total, count_lines=False)
+    try:
+        yield meter
+    finally:
+        meter.bar.close()
+
+
+def read_items(path: str, subreddits=None, progress_label: str | None = None) -> Iterator[tuple]:
     """Every record of one dump file, in file order, as items (line numbers count from 1):
 
     - ``("ok", line, record)``: a JSON object (``dict``), to be checked by ``normalize``;
@@ -274,11 +319,15 @@ def read_items(path: str, subreddits=None) -> Iterator[tuple]:
     like one object but is not valid JSON inside counts as ``other-subreddit``, not as
     ``malformed-json``; so does a record whose only ``"subreddit"`` key is nested in
     another object (``missing-field`` on the exact path).
+
+    ``progress_label``: show reading progress on stderr under this label (bytes of the file,
+    lines/s) when progress is on (``MULTIREF_PROGRESS``); when it is off nothing is wrapped.
     """
     if isinstance(subreddits, (str, bytes)):
         raise TypeError(f"subreddits should be an iterable of names, not one string: {subreddits!r}")
     wanted = _wanted(subreddits)
-    with _open(path) as fh:
+    with _open(path) as stored, _metered(stored, path, progress_label) as fh:
+        meter = fh if fh is not stored else None
         chunks = _chunks(fh)
         line_no = 0
         try:
@@ -287,10 +336,12 @@ def read_items(path: str, subreddits=None) -> Iterator[tuple]:
                 yield from _read_array(path, first, chunks)
                 return
             for block in _blocks(itertools.chain([first], chunks)):
+                if meter is not None:
+                    meter.lines_read(line_no)
                 if wanted is None:
-                    for raw in block.split(b"\n"):
+                    for line in block.split(b"\n"):
                         line_no += 1
-                        item = _item(line_no, raw)
+                        item = _item(line_no, line)
                         if item is not None:
                             yield item
                     continue
@@ -302,6 +353,8 @@ def read_items(path: str, subreddits=None) -> Iterator[tuple]:
                 line_no += count
                 if skipped:
                     yield ("skipped", skipped)
+            if meter is not None:
+                meter.lines_read(line_no)
         except TruncatedFile as exc:
             yield (
                 "rejected",

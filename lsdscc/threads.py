@@ -15,6 +15,7 @@ share a ``link_id``. Pure functions over :class:`lsdscc.records.Post` and token 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter
 from typing import Iterable, Iterator, NamedTuple
@@ -77,6 +78,7 @@ def _hash_fraction(key: str, salt: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a thread's rows come in runs; the digest is per thread
 def split_of(thread_id: str, validation_fraction: float) -> str:
     """``validation`` for a fixed share of threads (by a hash of the id), else ``train``."""
     return "validation" if _hash_fraction(thread_id, "split") < validation_fraction else "train"
@@ -204,9 +206,10 @@ MULTI_FIELDS = ("id", "thread_id", "comment_ids", "turns", "created_utc")
 def dedup_key(kind: str, row) -> bytes:
     """The exact-duplicate key of a row (a digest of query and response, or of all turns);
     ``row``: a dict, or a tuple in ``SINGLE_FIELDS`` / ``MULTI_FIELDS`` order."""
-    if isinstance(row, tuple):
-        row = dict(zip(SINGLE_FIELDS if kind == "single_turn" else MULTI_FIELDS, row))
-    content = row["query"] + "\n" + row["response"] if kind == "single_turn" else "\n".join(row["turns"])
+    if kind == "single_turn":
+        content = row[4] + "\n" + row[5] if isinstance(row, tuple) else row["query"] + "\n" + row["response"]
+    else:
+        content = "\n".join(row[3] if isinstance(row, tuple) else row["turns"])
     return hashlib.sha1(f"{kind}\n{content}".encode("utf-8")).digest()
 
 

@@ -107,9 +107,17 @@ class _ShardOf(beam.DoFn):
     def __init__(self, num_shards: int):
         self.num_shards = num_shards
 
+    def setup(self):
+        self.shards = {}  # key -> shard: the rows of one key (a thread, say) often come in runs
+
     def process(self, element):
         config, split, key, row = element
-        yield (config, split, hfdata.shard_index(key, self.num_shards)), row
+        shard = self.shards.get(key)
+        if shard is None:
+            if len(self.shards) >= 100_000:
+                self.shards.clear()
+            shard = self.shards[key] = hfdata.shard_index(key, self.num_shards)
+        yield (config, split, shard), row
 
 
 class _WriteShard(beam.DoFn):
@@ -123,13 +131,32 @@ class _WriteShard(beam.DoFn):
 
     def process(self, element):
         (config, split, shard), rows = element
-        rows = sorted((r for r in rows if r is not None), key=self.sort_key)
+        yield self.write(config, split, shard, sorted(rows, key=self.sort_key))
+
+    def write(self, config, split, shard, rows) -> ShardSummary:
         if self.finish is not None:
             rows = self.finish(config, rows)
         name = f"{split}-{shard:05d}-of-{self.num_shards:05d}.parquet"
         write_file(join(self.folder, config, name), hfdata.parquet_bytes(rows, self.schemas[config]))
         extra = self.summarize(config, rows) if self.summarize is not None else None
-        yield ShardSummary(config, split, shard, len(rows), extra)
+        return ShardSummary(config, split, shard, len(rows), extra)
+
+
+class _WriteEmptyShards(_WriteShard):
+    """Every expected shard that received no row (``written``: the summaries of the others),
+    written as a valid empty table. A side input, not a Flatten of markers into the
+    GroupByKey: the local runner materializes every multi-input Flatten, which would copy
+    each row once more."""
+
+    def __init__(self, every, *args):
+        super().__init__(*args)
+        self.every = every
+
+    def process(self, _, written):
+        done = {(s[0], s[1], s[2]) for s in written}
+        for config, split, shard in self.every:
+            if (config, split, shard) not in done:
+                yield self.write(config, split, shard, [])
 
 
 def _first_field(row):
@@ -166,13 +193,30 @@ class WriteShards(beam.PTransform):
         self.summarize = summarize
 
     def expand(self, examples):
-        keyed = examples | "ShardOf" >> beam.ParDo(_ShardOf(self.num_shards))
-        every = [((c, s, i), None) for c, s in self.splits for i in range(self.num_shards)]
-        markers = examples.pipeline | "EveryShard" >> beam.Create(every, reshuffle=False)
-        return (
-            (keyed, markers)
-            | "AllShards" >> beam.Flatten()
-            | "GroupByShard" >> beam.GroupByKey()
-            | "WriteShard" >> beam.ParDo(_WriteShard(self.folder, self.schemas, self.num_shards, self.sort_key,
-                                                     self.finish, self.summarize))
-        )
+        """``examples``: one PCollection, or ``{name: PCollection}`` (one GroupByShard per lane:
+        no Flatten before the grouping, which the local runner would materialize)."""
+        args = (self.folder, self.schemas, self.num_shards, self.sort_key, self.finish, self.summarize)
+        if isinstance(examples, dict):
+            lanes = [lane | name >> _WriteLane(self.num_shards, args) for name, lane in sorted(examples.items())]
+            written = tuple(lanes) | "Written" >> beam.Flatten()
+            pipeline = lanes[0].pipeline
+        else:
+            written, pipeline = _WriteLane(self.num_shards, args).expand(examples), examples.pipeline
+        every = [(c, s, i) for c, s in self.splits for i in range(self.num_shards)]
+        empty = (pipeline
+                 | "EveryShard" >> beam.Create([None], reshuffle=False)
+                 | "WriteEmptyShards" >> beam.ParDo(_WriteEmptyShards(every, *args), beam.pvalue.AsList(written)))
+        return (written, empty) | "AllShards" >> beam.Flatten()
+
+
+class _WriteLane(beam.PTransform):
+    def __init__(self, num_shards, args):
+        super().__init__()
+        self.num_shards = num_shards
+        self.args = args
+
+    def expand(self, examples):
+        return (examples
+                | "ShardOf" >> beam.ParDo(_ShardOf(self.num_shards))
+                | "GroupByShard" >> beam.GroupByKey()
+                | "WriteShard" >> beam.ParDo(_WriteShard(*self.args)))

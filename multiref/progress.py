@@ -195,13 +195,15 @@ class ByteReader:
     """A binary file wrapper that counts bytes and lines read (for reading dumps).
 
     ``ByteReader(open(path, "rb"), f"reading {path}", total=os.path.getsize(path))`` shows
-    bytes, bytes/s and lines/s; closing it closes the file and ends the line.
+    bytes, bytes/s and lines/s; closing it closes the file and ends the line. For a
+    compressed file pass ``count_lines=False`` and set ``lines`` from the decompressed text.
     """
 
-    def __init__(self, raw, label: str, total: int | None = None):
+    def __init__(self, raw, label: str, total: int | None = None, count_lines: bool = True):
         self.raw = raw
         self.bar = Progress(label, total, "bytes")
         self.lines = 0
+        self.count_lines = count_lines  # False for compressed data: the caller sets ``lines``
 
     def read(self, size: int = -1) -> bytes:
         data = self.raw.read(size)
@@ -219,10 +221,18 @@ class ByteReader:
             yield line
 
     def _count(self, data: bytes) -> None:
-        self.lines += data.count(b"\n")
+        if self.count_lines:
+            self.lines += data.count(b"\n")
+        self.bar.update(len(data), extra=self._rate())
+
+    def lines_read(self, lines: int) -> None:
+        """Set the line count (``count_lines=False``: lines of the decompressed text)."""
+        self.lines = lines
+        self.bar.extra = self._rate()
+
+    def _rate(self) -> str:
         elapsed = time.perf_counter() - self.bar.start
-        rate = f"{self.lines / elapsed:,.0f} lines/s" if elapsed > 0 and self.lines else ""
-        self.bar.update(len(data), extra=rate)
+        return f"{self.lines:,} lines, {self.lines / elapsed:,.0f} lines/s" if elapsed > 0 and self.lines else ""
 
     def close(self) -> None:
         self.bar.close()

@@ -35,6 +35,7 @@ on GCS; workers install this package from setup.py)::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -61,7 +62,8 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
     vocabulary = cleaned | "Vocabulary" >> t.Vocabulary(config)
     pairs = vocabulary["threads"] | "Pairs" >> t.Pairs(config)
     conversations = vocabulary["threads"] | "Conversations" >> t.Conversations(config)
-    deduped = (pairs["rows"], conversations["rows"]) | "Examples" >> beam.Flatten() | "Dedup" >> t.Dedup()
+    # One lane per config from here to the writer: a Flatten would be materialized locally.
+    deduped = {"single_turn": pairs["rows"], "multi_turn": conversations["rows"]} | "Dedup" >> t.Dedup()
     splits = [(c, s) for c in outputs.CONFIGS for s in outputs.SPLITS
               if not (s == "validation" and config.validation_fraction == 0)]
     shards = (deduped["rows"]
@@ -104,7 +106,10 @@ def _run_with_gc_tuned(p):
 
 
 def _log(message: str, quiet: bool) -> None:
-    if not quiet:
+    """A note on stderr, unless ``quiet`` or the user asked for ``--quiet`` (multiref.progress)."""
+    from multiref import progress
+
+    if not (quiet or progress.quiet()):
         print(f"[lsdscc] {message}", file=sys.stderr, flush=True)
 
 
@@ -166,10 +171,18 @@ def finalize(folder: str, quiet: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
+    """``python -m pipelines.lsdscc_corpus``: also takes ``--quiet`` (no notes, no progress)
+    and ``--progress`` (progress on stderr even when it is not a terminal)."""
+    from multiref import progress
     from multiref.errors import UserError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    flags = {flag: flag in argv for flag in ("--quiet", "--progress")}
+    argv = [a for a in argv if a not in flags]
     try:
-        summary = run(argv)
+        mode = progress.configured(quiet=flags["--quiet"], force=flags["--progress"]) if any(flags.values()) else None
+        with mode or contextlib.nullcontext():
+            summary = run(argv)
     except UserError as exc:
         print(f"lsdscc_corpus: error: {exc}", file=sys.stderr)
         return 1

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import inspect
 import json
+import operator
+import os
 from collections import Counter
 
 import apache_beam as beam
@@ -34,6 +36,7 @@ from lsdscc.threads import MULTI_FIELDS, SINGLE_FIELDS
 from multiref.beam_writer import COUNTS, CountingDoFn, SumCounts
 
 NAMESPACE = "lsdscc"
+_SINGLE_ROW, _MULTI_ROW = operator.itemgetter(*SINGLE_FIELDS), operator.itemgetter(*MULTI_FIELDS)  # dict -> row tuple
 REJECTED = "rejected"
 
 
@@ -47,10 +50,13 @@ class _Counting(CountingDoFn):
 
 def _items_reader(subreddits):
     """``read_items(path)``, told the subreddits when it takes them (so it can skip other
-    subreddits' lines before parsing them)."""
-    if "subreddits" in inspect.signature(sources.read_items).parameters:
-        return lambda path: sources.read_items(path, subreddits=tuple(subreddits))
-    return sources.read_items
+    subreddits' lines before parsing them) and a progress label (shown only when progress
+    is on: ``MULTIREF_PROGRESS``, set by ``--progress`` / ``--quiet``)."""
+    parameters = inspect.signature(sources.read_items).parameters
+    kwargs = {"subreddits": tuple(subreddits)} if "subreddits" in parameters else {}
+    if "progress_label" in parameters:
+        return lambda path: sources.read_items(path, progress_label=f"reading {os.path.basename(path)}", **kwargs)
+    return lambda path: sources.read_items(path, **kwargs)
 
 
 class ReadPosts(_Counting):
@@ -221,7 +227,7 @@ class MakePairs(_Counting):
                 self.query_lengths[value[0]] += 1
                 self.response_lengths[value[1]] += 1
             else:
-                yield kind, link_id, tuple(value[f] for f in SINGLE_FIELDS)
+                yield kind, link_id, _SINGLE_ROW(value)
 
     def finish_bundle(self):
         if self.query_lengths:
@@ -277,7 +283,7 @@ class MakeConversations(_Counting):
                 self.count(value)
             else:
                 self.count("multi-turn-candidate")
-                yield kind, link_id, tuple(value[f] for f in MULTI_FIELDS)
+                yield kind, link_id, _MULTI_ROW(value)
 
 
 class Conversations(beam.PTransform):
@@ -324,9 +330,7 @@ class DropDuplicates(_Counting):
         yield best
 
 
-class Dedup(beam.PTransform):
-    """Dedup: ``(kind, thread_id, row)`` examples -> the same without exact duplicates."""
-
+class _DedupLane(beam.PTransform):
     def expand(self, examples):
         out = (examples
                | "ContentKey" >> beam.Map(lambda e: (threads.dedup_key(e[0], e[2]), e))
@@ -335,11 +339,29 @@ class Dedup(beam.PTransform):
         return {"rows": out.rows, "counts": out[COUNTS]}
 
 
-class Split(beam.PTransform):
-    """Split: ``(kind, thread_id, row)`` -> ``(config, split, shard key, row)`` for the writer;
-    the split is a hash of the thread id, which is also the shard key (a query's responses
-    share a shard, so ``response_number`` is computed per shard)."""
+def _lanes(examples, make):
+    """``make`` applied to one PCollection, or to each lane of ``{config: PCollection}``
+    (labelled by config): lanes need no Flatten, which the local runner would
+    materialize (one more copy of every row)."""
+    if not isinstance(examples, dict):
+        return make().expand(examples)
+    return {name: lane | name >> make() for name, lane in sorted(examples.items())}
 
+
+class Dedup(beam.PTransform):
+    """Dedup: ``(kind, thread_id, row)`` examples -> ``{"rows": the same without exact
+    duplicates, "counts"}``. ``examples``: one PCollection, or ``{config: PCollection}`` (then
+    ``rows`` is a dict too: duplicates never cross configs, the content key holds the kind)."""
+
+    def expand(self, examples):
+        out = _lanes(examples, _DedupLane)
+        if not isinstance(examples, dict):
+            return out
+        counts = tuple(lane["counts"] for lane in out.values()) | "Counts" >> beam.Flatten()
+        return {"rows": {name: lane["rows"] for name, lane in out.items()}, "counts": counts}
+
+
+class _SplitLane(beam.PTransform):
     def __init__(self, validation_fraction: float):
         super().__init__()
         self.validation_fraction = validation_fraction
@@ -348,6 +370,20 @@ class Split(beam.PTransform):
         fraction = self.validation_fraction
         return examples | "HashThreadId" >> beam.MapTuple(
             lambda kind, thread_id, row: (kind, threads.split_of(thread_id, fraction), thread_id, row))
+
+
+class Split(beam.PTransform):
+    """Split: ``(kind, thread_id, row)`` -> ``(config, split, shard key, row)`` for the writer;
+    the split is a hash of the thread id, which is also the shard key (a query's responses
+    share a shard, so ``response_number`` is computed per shard). One PCollection, or
+    ``{config: PCollection}`` lane by lane."""
+
+    def __init__(self, validation_fraction: float):
+        super().__init__()
+        self.validation_fraction = validation_fraction
+
+    def expand(self, examples):
+        return _lanes(examples, lambda: _SplitLane(self.validation_fraction))
 
 
 def finish_shard(config, rows):

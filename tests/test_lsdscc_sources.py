@@ -142,3 +142,27 @@ def test_sample_generator_is_seeded():
     b = generate(5, seed=3)
     assert json.dumps(a) == json.dumps(b)
     assert json.dumps(a) != json.dumps(generate(5, seed=4))
+
+
+@pytest.mark.parametrize("line", [
+    b'{"a":1,"a":2}', b'{"a":"\\ud800"}', b'{"a":NaN}', b'{"a":1e400}', b'{"a":123456789012345678901234567890}',
+    b'{"a":-9223372036854775809}', b'{"a":18446744073709551615}', b'{"a":"x\x01y"}', b'\xef\xbb\xbf{"a":1}',
+    b' {"a":1}\r', b'{"a":0.1,"b":-0.0,"c":1559347200.0,"d":-0,"e":1E2,"f":2.2250738585072011e-308}',
+    b'{"a":"\\u00e9\\ud83d\\ude00","b":[1,{"c":null}],"d":true}', b'[1]', b'{"a":1', b'\xff{"a":1}'])
+def test_parse_matches_the_standard_json_parser(line):
+    # The fast parser (orjson) must give what json.loads gives, value types included (its
+    # floats for integers past 64 bits, NaN, lone surrogates and errors go to json).
+    import json
+
+    from lsdscc.sources import _parse
+
+    try:
+        expected = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        expected = None
+    got = _parse(line)
+    if expected is None or not isinstance(expected, dict):
+        assert got[0] == "rejected"
+    else:
+        assert got[0] == "ok" and repr(got[1]) == repr(expected)
+        assert [type(v) for v in got[1].values()] == [type(v) for v in expected.values()]

@@ -154,3 +154,19 @@ def test_writer_hooks_add_response_numbers():
     assert [r[0] for r in finished] == ["t1_a", "t1_b", "t1_c"] and [r[-1] for r in finished] == [2, 2, 1]
     assert t.summarize_shard("single_turn", finished) == {2: 1, 1: 1}
     assert t.finish_shard("multi_turn", rows) == rows and t.summarize_shard("multi_turn", rows) is None
+
+
+def test_dedup_and_split_lane_by_lane():
+    # {config: rows} runs one lane per config (no Flatten): the same rows and counts as one input.
+    pairs = [_pair("t1_c", "t3_a"), _pair("t1_a", "t3_b")]
+    turns = [("multi_turn", "t3_a", ("t1_x", "t3_a", ["t3_a", "t1_x"], ["q", "r"], 1)),
+             ("multi_turn", "t3_b", ("t1_w", "t3_b", ["t3_b", "t1_w"], ["q", "r"], 1))]
+    with _pipeline() as p:
+        out = {"single_turn": p | "P" >> beam.Create(pairs), "multi_turn": p | "M" >> beam.Create(turns)} | t.Dedup()
+        split = out["rows"] | t.Split(0.0)
+        assert sorted(split) == ["multi_turn", "single_turn"]
+        assert_that(split["single_turn"] | "S" >> beam.Map(lambda e: (e[1], e[3][0])), equal_to([("train", "t1_a")]),
+                    label="single")
+        assert_that(split["multi_turn"] | "T" >> beam.Map(lambda e: e[3][0]), equal_to(["t1_w"]), label="multi")
+        assert_that(_total(out["counts"]), equal_to([{"dropped-duplicate": 1, "multi-turn-dropped-duplicate": 1}]),
+                    label="counts")
