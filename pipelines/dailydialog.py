@@ -251,7 +251,11 @@ def build(args, beam_args=(), *, source=None, options=None) -> dict:
     check_output_for_runner(beam_options, args.output)
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise UserError(f"--output is a file, expected a folder: {args.output}")
-    log = lambda msg: print(f"[dailydialog] {msg}", file=sys.stderr, flush=True)  # noqa: E731
+    from multiref import progress
+
+    def log(msg):  # --quiet silences the job's notes
+        if not progress.quiet():
+            print(f"[dailydialog] {msg}", file=sys.stderr, flush=True)
     if source is None:
         log("reading inputs")
         source = read_sources(args)

@@ -61,7 +61,10 @@ CORPUS_CONFIGS = ("single_turn", "multi_turn")
 
 
 def _progress(message: str) -> None:
-    print(f"[lsdscc testset] {message}", file=sys.stderr, flush=True)
+    from multiref import progress
+
+    if not progress.quiet():  # --quiet silences the stage's notes
+        print(f"[lsdscc testset] {message}", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------- corpus snapshot

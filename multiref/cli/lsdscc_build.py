@@ -113,7 +113,10 @@ def handle(args) -> int:
                 from multiref.cli.lsdscc_testset import TESTSET_CACHE, run_testset_stage
 
                 pub.bring(TESTSET_CACHE)
-                print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
+                from multiref import progress
+
+                if not progress.quiet():
+                    print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
                 testset_counts = run_testset_stage(pub.staging, args)
             summary["splits"] = published.check_dataset(pub.staging, required=[("single_turn", "train")])
             pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
