@@ -35,7 +35,9 @@ Speed (``benchmarks/bench_metrics.py``): a query's references are counted once; 
 become integers; the clipped matches of all (hypothesis, group) pairs come from set
 intersections or, with 8 or more hypotheses per query, from one numpy pass; the alignment
 of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options share one
-computation. The numbers are identical to sentence BLEU per (hypothesis, group) pair.
+computation; a BLEU value is computed once per distinct (hypothesis length, closest reference
+length, clipped matches), about a tenth of the pairs. The numbers are identical to sentence
+BLEU per (hypothesis, group) pair.
 """
 
 from __future__ import annotations
@@ -241,22 +243,43 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
         all_matches = _matches_sets(hypotheses, vocab, base, maxima, k)
     closest: dict = {}  # hyp_len -> closest reference length in each group
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
+    memo = _values_memo((tuple(weights), smoothing, brevity_penalty, ties))
+    no_lengths = [0] * len(groups)  # without a brevity penalty the value does not depend on ref_len
     result = []
     for hyp, per_group in zip(hypotheses, all_matches):
         hyp_len = len(hyp)
         ref_lens = closest.get(hyp_len)
         if ref_lens is None:
-            ref_lens = closest[hyp_len] = [closest_ref_length(lengths, hyp_len) for lengths in group_lengths]
+            ref_lens = closest[hyp_len] = ([closest_ref_length(lengths, hyp_len) for lengths in group_lengths]
+                                           if brevity_penalty else no_lengths)
         best, best_value = 0, -1.0
         for g, matches in enumerate(per_group):
-            if zero_without_unigrams and not matches[0]:
-                value = 0.0
-            else:
-                value = score(matches, hyp_len, ref_lens[g])
+            key = (hyp_len, ref_lens[g], *matches)
+            value = memo.get(key)
+            if value is None:
+                if zero_without_unigrams and not matches[0]:
+                    value = 0.0
+                else:
+                    value = score(matches, hyp_len, ref_lens[g])
+                memo[key] = value
             if value > best_value:
                 best, best_value = g, value
         result.append((best, best_value))
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
     return result
+
+
+#: BLEU values remembered per configuration (entries), beyond which the memo starts afresh
+_MEMO_LIMIT = 200_000
+
+
+@functools.lru_cache(maxsize=16)
+def _values_memo(config: tuple) -> dict:
+    """``{(hyp_len, ref_len, *matches): BLEU}`` for one BLEU configuration, shared by the
+    queries of a run: a value is a pure function of the key (the same integers give the same
+    float), and distinct keys are about a tenth of the (hypothesis, group) pairs."""
+    return {}
 
 
 @functools.lru_cache(maxsize=4096)
