@@ -139,10 +139,11 @@ def _matches_sets(hypotheses, vocab, base, maxima, k) -> list:
 def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
     """Clipped matches ``[hyp][group][order]`` for all hypotheses of a query at once (numpy).
 
-    Columns are the reference n-grams of the query, order by order; ``counts[h, c]`` is how
-    often hypothesis h holds n-gram c, ``group_max[g, c]`` its maximum count in one
-    reference of group g; the matches of order n are ``min(counts, group_max)`` summed over
-    the columns of order n. Exact integer arithmetic."""
+    Columns are the reference n-grams of the query, order by order; for each (hypothesis h,
+    column c) that occurs, ``counts`` is how often h holds n-gram c and ``group_max[c, g]``
+    its maximum count in one reference of group g; the matches of order n are
+    ``min(count, group_max)`` summed over the entries of order n (a bincount). Exact integer
+    arithmetic."""
     import numpy as np
 
     n_hyps, n_groups = len(hypotheses), len(maxima)
@@ -181,21 +182,23 @@ def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
         rows.append(hyp_of[hit])
         cols.append(pos[hit] + offset)
     width = bounds[-1]
-    result = np.zeros((n_hyps, n_groups, k), dtype=np.int64)
+    result = np.zeros(n_hyps * n_groups * k, dtype=np.int64)
     if not width or not rows:
-        return result.tolist()
-    group_max = np.zeros((n_groups, width), dtype=np.int64)
+        return result.reshape(n_hyps, n_groups, k).tolist()
+    group_max = np.zeros((width, n_groups), dtype=np.int64)
     for groups_of, columns, counts_of in max_parts:
-        group_max[groups_of, columns] = counts_of
-    flat = np.concatenate(rows) * width + np.concatenate(cols)
-    counts = np.bincount(flat, minlength=n_hyps * width).reshape(n_hyps, width)
-    starts = [bounds[n] for n in range(k) if bounds[n + 1] > bounds[n]]
-    nonempty = [n for n in range(k) if bounds[n + 1] > bounds[n]]
-    step = max(1, _MAX_CELLS // (n_groups * width))  # bound the (hyps, groups, n-grams) block
-    for lo in range(0, n_hyps, step):
-        clipped = np.minimum(counts[lo:lo + step, None, :], group_max[None, :, :])
-        result[lo:lo + step][:, :, nonempty] = np.add.reduceat(clipped, starts, axis=2)
-    return result.tolist()
+        group_max[columns, groups_of] = counts_of
+    # only the (hypothesis, n-gram) entries that occur: their counts, clipped in every group
+    entries, counts = np.unique(np.concatenate(rows) * width + np.concatenate(cols), return_counts=True)
+    hyp_of, column = np.divmod(entries, width)
+    order_of = np.searchsorted(np.asarray(bounds), column, side="right") - 1
+    target = (hyp_of * n_groups)[:, None] * k + (np.arange(n_groups) * k)[None, :] + order_of[:, None]
+    step = max(1, _MAX_CELLS // n_groups)  # bound the (entries, groups) block
+    for lo in range(0, len(entries), step):
+        clipped = np.minimum(counts[lo:lo + step, None], group_max[column[lo:lo + step]])
+        result += np.bincount(target[lo:lo + step].ravel(), weights=clipped.ravel(),
+                              minlength=len(result)).astype(np.int64)  # exact: small integers
+    return result.reshape(n_hyps, n_groups, k).tolist()
 
 
 #: from this many hypotheses per query on, clipped matches are counted with numpy
