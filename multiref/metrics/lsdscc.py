@@ -35,8 +35,8 @@ Speed (``benchmarks/bench_metrics.py``): a query's references are counted once; 
 become integers; the clipped matches of all (hypothesis, group) pairs come from set
 intersections or, with 8 or more hypotheses per query, from one numpy pass; the alignment
 of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options share one
-computation; a BLEU value is computed once per distinct (hypothesis length, closest reference
-length, clipped matches), about a tenth of the pairs. The numbers are identical to sentence
+computation; a BLEU value is computed once per distinct (hypothesis length, clipped
+matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
 BLEU per (hypothesis, group) pair.
 """
 
@@ -48,7 +48,7 @@ from typing import Sequence
 
 from multiref.metrics._ngrams import closest_ref_length
 from multiref.metrics.base import Item, Metric, Score
-from multiref.metrics.bleu import sentence_scorer, set_bleu_options, stat_order
+from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
 from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
 from multiref.tokenizers import get_tokenizer
 
@@ -233,7 +233,7 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
         check_public_bleu(smoothing, brevity_penalty)
         score = public_scorer(weights)
     else:
-        score = sentence_scorer(weights, smoothing, brevity_penalty)
+        score = sentence_scorer(weights, smoothing, False)  # times the brevity penalty below
     vocab, base, maxima, group_lengths = _reference_tables(groups, k)
     hypotheses = [list(h) for h in hypotheses]
     if use_numpy is None:
@@ -246,8 +246,9 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
         all_matches = _matches_sets(hypotheses, vocab, base, maxima, k)
     closest: dict = {}  # hyp_len -> closest reference length in each group
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
-    memo = _values_memo((tuple(weights), smoothing, brevity_penalty, ties))
-    no_lengths = [0] * len(groups)  # without a brevity penalty the value does not depend on ref_len
+    memo = _values_memo((tuple(weights), smoothing, ties))  # BLEU without the brevity penalty
+    no_lengths = [0] * len(groups)
+    penalties: dict = {}  # (hyp_len, ref_len) -> brevity penalty
     result = []
     for hyp, per_group in zip(hypotheses, all_matches):
         hyp_len = len(hyp)
@@ -257,14 +258,19 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
                                            if brevity_penalty else no_lengths)
         best, best_value = 0, -1.0
         for g, matches in enumerate(per_group):
-            key = (hyp_len, ref_lens[g], *matches)
+            key = (hyp_len, *matches)
             value = memo.get(key)
             if value is None:
                 if zero_without_unigrams and not matches[0]:
                     value = 0.0
                 else:
-                    value = score(matches, hyp_len, ref_lens[g])
+                    value = score(matches, hyp_len, 0)
                 memo[key] = value
+            if brevity_penalty:  # the same product as sentence BLEU's bp * exp(...)
+                bp = penalties.get((hyp_len, ref_lens[g]))
+                if bp is None:
+                    bp = penalties[hyp_len, ref_lens[g]] = brevity_penalty_factor(hyp_len, ref_lens[g])
+                value = bp * value
             if value > best_value:
                 best, best_value = g, value
         result.append((best, best_value))
@@ -279,7 +285,7 @@ _MEMO_LIMIT = 200_000
 
 @functools.lru_cache(maxsize=16)
 def _values_memo(config: tuple) -> dict:
-    """``{(hyp_len, ref_len, *matches): BLEU}`` for one BLEU configuration, shared by the
+    """``{(hyp_len, *matches): BLEU without brevity penalty}`` for one BLEU configuration, shared by the
     queries of a run: a value is a pure function of the key (the same integers give the same
     float), and distinct keys are about a tenth of the (hypothesis, group) pairs."""
     return {}
