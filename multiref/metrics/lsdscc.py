@@ -280,10 +280,10 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
 
 
 #: BLEU values remembered per configuration (entries), beyond which the memo starts afresh
-_MEMO_LIMIT = 200_000
+_MEMO_LIMIT = 50_000
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=8)  # at most 8 configurations x _MEMO_LIMIT entries (tens of MB)
 def _values_memo(config: tuple) -> dict:
     """``{(hyp_len, *matches): BLEU without brevity penalty}`` for one BLEU configuration, shared by the
     queries of a run: a value is a pure function of the key (the same integers give the same
