@@ -364,3 +364,16 @@ def test_vectors_reach_the_embedding_metrics(capsys, tmp_path):
     assert result["score"] == pytest.approx(2 / 3)
     code, _, err = run(capsys, "-r", REFS_FLAT, "-H", HYPS_FLAT, "-q", "-m", "embedding_average")
     assert code == 1 and "--metric embedding_average:" in err and "--vectors" in err
+
+
+def test_scoring_asks_for_one_blas_thread_unless_the_user_chose(monkeypatch):
+    # numpy's OpenBLAS starts its thread pool on import: score asks for one thread (start-up time),
+    # and keeps the user's own setting
+    from multiref.cli import score
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    score._single_threaded_blas()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    score._single_threaded_blas()
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"

@@ -213,7 +213,17 @@ def _write_per_item(path: str, pairs, results) -> None:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
+def _single_threaded_blas() -> None:
+    """One OpenBLAS thread unless the user chose otherwise: numpy's bundled OpenBLAS starts its
+    thread pool when numpy is imported (about 50 ms of a whole ``multiref score`` run), and
+    scoring does no large linear algebra (embedding metrics take dot products of single vectors)."""
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def handle(args) -> int:
+    _single_threaded_blas()
     from multiref import progress
     from multiref.errors import UserError
     from multiref.io import require_writable

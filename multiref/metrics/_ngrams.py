@@ -48,6 +48,8 @@ def clipped_matches(hyp_counts: dict, ref_max: dict) -> int:
 
 def closest_ref_length(ref_lengths: Sequence[int], hyp_len: int) -> int:
     """The reference length closest to ``hyp_len``; ties go to the shorter (as NLTK)."""
+    if len(ref_lengths) == 1:  # one reference length: nothing to choose (the common case in groups)
+        return ref_lengths[0]
     if not ref_lengths:
         raise ValueError("closest_ref_length: no references")
     return min(ref_lengths, key=lambda r: (abs(r - hyp_len), r))

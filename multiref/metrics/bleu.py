@@ -46,7 +46,7 @@ from multiref.metrics.base import Item, Metric, Score
 __all__ = [
     "BLEU", "BleuStats", "RefTable", "SMOOTHINGS", "ngram_counts", "max_ref_counts", "clipped_matches",
     "closest_ref_length", "ref_table", "bleu_stats", "sum_stats", "bleu_from_stats", "resolve_weights",
-    "stat_order", "sentence_bleu", "sentence_scorer",
+    "stat_order", "sentence_bleu", "sentence_scorer", "brevity_penalty_factor",
 ]
 
 SMOOTHINGS = ("none",) + tuple(f"nltk{i}" for i in range(8)) + ("add1",)
@@ -202,6 +202,12 @@ def _method5(p, stats):
     return p
 
 
+def brevity_penalty_factor(hyp_len: int, ref_len: int) -> float:
+    """BLEU's brevity penalty: 1 if the hypothesis is longer than the (closest) reference,
+    0 if it is empty, else ``exp(1 - r/c)``."""
+    return 1.0 if hyp_len > ref_len else (0.0 if hyp_len == 0 else math.exp(1 - ref_len / hyp_len))
+
+
 def bleu_from_stats(stats: BleuStats, weights: Sequence[float], smoothing: str = "none",
                     brevity_penalty: bool = True) -> float:
     """BLEU from :class:`BleuStats` (one segment or :func:`sum_stats` of a corpus).
@@ -217,11 +223,7 @@ def bleu_from_stats(stats: BleuStats, weights: Sequence[float], smoothing: str =
         return 0.0
     if smoothing == "none" and any(pi == 0 for pi, w in zip(p, weights) if w > 0):
         return 0.0
-    if brevity_penalty:
-        c, r = stats.hyp_len, stats.ref_len
-        bp = 1.0 if c > r else (0.0 if c == 0 else math.exp(1 - r / c))
-    else:
-        bp = 1.0
+    bp = brevity_penalty_factor(stats.hyp_len, stats.ref_len) if brevity_penalty else 1.0
     s = math.fsum(w * math.log(pi) for w, pi in zip(weights, p) if pi > 0)
     return float(bp * math.exp(s))
 
@@ -242,9 +244,7 @@ def sentence_scorer(weights: Sequence[float], smoothing: str = "none", brevity_p
     log, exp, fsum = math.log, math.exp, math.fsum
 
     def bp(c, r):
-        if not brevity_penalty:
-            return 1.0
-        return 1.0 if c > r else (0.0 if c == 0 else exp(1 - r / c))
+        return brevity_penalty_factor(c, r) if brevity_penalty else 1.0
 
     if smoothing == "add1":
         def score(matches, hyp_len, ref_len):
@@ -267,10 +267,7 @@ def sentence_scorer(weights: Sequence[float], smoothing: str = "none", brevity_p
                         return 0.0  # p_i = 0 with a positive weight (a zero weight skips it)
                 else:
                     terms.append(w * log((m + _EPSILON) / (t if t > 0 else 1)))
-            if brevity_penalty:
-                factor = 1.0 if hyp_len > ref_len else (0.0 if hyp_len == 0 else exp(1 - ref_len / hyp_len))
-            else:
-                factor = 1.0
+            factor = brevity_penalty_factor(hyp_len, ref_len) if brevity_penalty else 1.0
             return float(factor * exp(fsum(terms)))
     else:
         n_stats = stat_order(k, smoothing)

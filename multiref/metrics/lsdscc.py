@@ -35,7 +35,9 @@ Speed (``benchmarks/bench_metrics.py``): a query's references are counted once; 
 become integers; the clipped matches of all (hypothesis, group) pairs come from set
 intersections or, with 8 or more hypotheses per query, from one numpy pass; the alignment
 of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options share one
-computation. The numbers are identical to sentence BLEU per (hypothesis, group) pair.
+computation; a BLEU value is computed once per distinct (hypothesis length, clipped
+matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
+BLEU per (hypothesis, group) pair.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from typing import Sequence
 
 from multiref.metrics._ngrams import closest_ref_length
 from multiref.metrics.base import Item, Metric, Score
-from multiref.metrics.bleu import sentence_scorer, set_bleu_options, stat_order
+from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
 from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
 from multiref.tokenizers import get_tokenizer
 
@@ -137,10 +139,11 @@ def _matches_sets(hypotheses, vocab, base, maxima, k) -> list:
 def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
     """Clipped matches ``[hyp][group][order]`` for all hypotheses of a query at once (numpy).
 
-    Columns are the reference n-grams of the query, order by order; ``counts[h, c]`` is how
-    often hypothesis h holds n-gram c, ``group_max[g, c]`` its maximum count in one
-    reference of group g; the matches of order n are ``min(counts, group_max)`` summed over
-    the columns of order n. Exact integer arithmetic."""
+    Columns are the reference n-grams of the query, order by order; for each (hypothesis h,
+    column c) that occurs, ``counts`` is how often h holds n-gram c and ``group_max[c, g]``
+    its maximum count in one reference of group g; the matches of order n are
+    ``min(count, group_max)`` summed over the entries of order n (a bincount). Exact integer
+    arithmetic."""
     import numpy as np
 
     n_hyps, n_groups = len(hypotheses), len(maxima)
@@ -179,21 +182,23 @@ def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
         rows.append(hyp_of[hit])
         cols.append(pos[hit] + offset)
     width = bounds[-1]
-    result = np.zeros((n_hyps, n_groups, k), dtype=np.int64)
+    result = np.zeros(n_hyps * n_groups * k, dtype=np.int64)
     if not width or not rows:
-        return result.tolist()
-    group_max = np.zeros((n_groups, width), dtype=np.int64)
+        return result.reshape(n_hyps, n_groups, k).tolist()
+    group_max = np.zeros((width, n_groups), dtype=np.int64)
     for groups_of, columns, counts_of in max_parts:
-        group_max[groups_of, columns] = counts_of
-    flat = np.concatenate(rows) * width + np.concatenate(cols)
-    counts = np.bincount(flat, minlength=n_hyps * width).reshape(n_hyps, width)
-    starts = [bounds[n] for n in range(k) if bounds[n + 1] > bounds[n]]
-    nonempty = [n for n in range(k) if bounds[n + 1] > bounds[n]]
-    step = max(1, _MAX_CELLS // (n_groups * width))  # bound the (hyps, groups, n-grams) block
-    for lo in range(0, n_hyps, step):
-        clipped = np.minimum(counts[lo:lo + step, None, :], group_max[None, :, :])
-        result[lo:lo + step][:, :, nonempty] = np.add.reduceat(clipped, starts, axis=2)
-    return result.tolist()
+        group_max[columns, groups_of] = counts_of
+    # only the (hypothesis, n-gram) entries that occur: their counts, clipped in every group
+    entries, counts = np.unique(np.concatenate(rows) * width + np.concatenate(cols), return_counts=True)
+    hyp_of, column = np.divmod(entries, width)
+    order_of = np.searchsorted(np.asarray(bounds), column, side="right") - 1
+    target = (hyp_of * n_groups)[:, None] * k + (np.arange(n_groups) * k)[None, :] + order_of[:, None]
+    step = max(1, _MAX_CELLS // n_groups)  # bound the (entries, groups) block
+    for lo in range(0, len(entries), step):
+        clipped = np.minimum(counts[lo:lo + step, None], group_max[column[lo:lo + step]])
+        result += np.bincount(target[lo:lo + step].ravel(), weights=clipped.ravel(),
+                              minlength=len(result)).astype(np.int64)  # exact: small integers
+    return result.reshape(n_hyps, n_groups, k).tolist()
 
 
 #: from this many hypotheses per query on, clipped matches are counted with numpy
@@ -228,7 +233,7 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
         check_public_bleu(smoothing, brevity_penalty)
         score = public_scorer(weights)
     else:
-        score = sentence_scorer(weights, smoothing, brevity_penalty)
+        score = sentence_scorer(weights, smoothing, False)  # times the brevity penalty below
     vocab, base, maxima, group_lengths = _reference_tables(groups, k)
     hypotheses = [list(h) for h in hypotheses]
     if use_numpy is None:
@@ -241,22 +246,49 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
         all_matches = _matches_sets(hypotheses, vocab, base, maxima, k)
     closest: dict = {}  # hyp_len -> closest reference length in each group
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
+    memo = _values_memo((tuple(weights), smoothing, ties))  # BLEU without the brevity penalty
+    no_lengths = [0] * len(groups)
+    penalties: dict = {}  # (hyp_len, ref_len) -> brevity penalty
     result = []
     for hyp, per_group in zip(hypotheses, all_matches):
         hyp_len = len(hyp)
         ref_lens = closest.get(hyp_len)
         if ref_lens is None:
-            ref_lens = closest[hyp_len] = [closest_ref_length(lengths, hyp_len) for lengths in group_lengths]
+            ref_lens = closest[hyp_len] = ([closest_ref_length(lengths, hyp_len) for lengths in group_lengths]
+                                           if brevity_penalty else no_lengths)
         best, best_value = 0, -1.0
         for g, matches in enumerate(per_group):
-            if zero_without_unigrams and not matches[0]:
-                value = 0.0
-            else:
-                value = score(matches, hyp_len, ref_lens[g])
+            key = (hyp_len, *matches)
+            value = memo.get(key)
+            if value is None:
+                if zero_without_unigrams and not matches[0]:
+                    value = 0.0
+                else:
+                    value = score(matches, hyp_len, 0)
+                memo[key] = value
+            if brevity_penalty:  # the same product as sentence BLEU's bp * exp(...)
+                bp = penalties.get((hyp_len, ref_lens[g]))
+                if bp is None:
+                    bp = penalties[hyp_len, ref_lens[g]] = brevity_penalty_factor(hyp_len, ref_lens[g])
+                value = bp * value
             if value > best_value:
                 best, best_value = g, value
         result.append((best, best_value))
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
     return result
+
+
+#: BLEU values remembered per configuration (entries), beyond which the memo starts afresh
+_MEMO_LIMIT = 50_000
+
+
+@functools.lru_cache(maxsize=8)  # at most 8 configurations x _MEMO_LIMIT entries (tens of MB)
+def _values_memo(config: tuple) -> dict:
+    """``{(hyp_len, *matches): BLEU without brevity penalty}`` for one BLEU configuration, shared by the
+    queries of a run: a value is a pure function of the key (the same integers give the same
+    float), and distinct keys are about a tenth of the (hypothesis, group) pairs."""
+    return {}
 
 
 @functools.lru_cache(maxsize=4096)
