@@ -47,13 +47,13 @@ def commands(data: str | None, out: str) -> dict:
     return {
         "correlation (8 metrics, word2vec training, 1000 bootstrap)": [
             "analyze", "correlation", "--ratings", ratings, "--train-vectors-from", dialogues, *metrics,
-            "--output-dir", os.path.join(out, "correlation")],
+            "--output", os.path.join(out, "correlation")],
         "refcount (5 metrics, 5 references, 10 orders)": [
-            "analyze", "refcount", "--ratings", ratings, "--multiref-test", multiref,
-            "--output-dir", os.path.join(out, "refcount")],
+            "analyze", "refcount", "--ratings", ratings, "--multiref-references", multiref,
+            "--output", os.path.join(out, "refcount")],
         "discrimination (default 6 metrics, dev + test)": [
             "analyze", "discrimination", "--validation", dev, "--test", test,
-            "--output-dir", os.path.join(out, "discrimination")],
+            "--output", os.path.join(out, "discrimination")],
     }
 
 
