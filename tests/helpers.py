@@ -30,3 +30,17 @@ def real_data(*parts: str) -> Path:
     if not path.exists():
         pytest.fail(f"MULTIREF_DATA is set but {path} does not exist")
     return path
+
+
+def file_digests(folder) -> dict:
+    """``{relative path: sha256}`` of every file under ``folder``: two folders are byte-identical
+    when their digests are equal."""
+    import hashlib
+
+    out = {}
+    for root, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            with open(path, "rb") as fh:
+                out[os.path.relpath(path, folder)] = hashlib.sha256(fh.read()).hexdigest()
+    return out

@@ -1,6 +1,5 @@
 """The LSDSCC corpus pipeline end to end (issue #3 parts 2-6)."""
 
-import hashlib
 import json
 import os
 import re
@@ -13,7 +12,7 @@ import zstandard
 from lsdscc.sample_gen import generate
 from multiref.cli import main as cli_main
 from pipelines.lsdscc_corpus import run
-from tests.helpers import REPO_DIR, data_path
+from tests.helpers import REPO_DIR, data_path, file_digests
 
 # The bundled sample's expected counts, as printed by `multiref lsdscc build` and stated in
 # the README (a regression guard: change them only with a deliberate change to the sample
@@ -22,16 +21,6 @@ SAMPLE_SPLITS = {
     "single_turn": {"train": 5728, "validation": 887},
     "multi_turn": {"train": 4088, "validation": 621},
 }
-
-
-def _digest(folder):
-    out = {}
-    for root, _, files in os.walk(folder):
-        for name in files:
-            path = os.path.join(root, name)
-            with open(path, "rb") as fh:
-                out[os.path.relpath(path, folder)] = hashlib.sha256(fh.read()).hexdigest()
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +102,7 @@ def test_byte_identical_reruns(sample_build, tmp_path):
     folder, _ = sample_build
     again = tmp_path / "again"
     run(["--output", str(again)], quiet=True)
-    assert _digest(folder) == _digest(again)
+    assert file_digests(folder) == file_digests(again)
 
 
 def test_rejected_records_and_options(tmp_path):
@@ -234,7 +223,7 @@ def test_buckets_give_the_same_rows(sample_build, tmp_path):
         assert _rows(three, config) == _rows(folder, config)
     assert json.loads((three / "dataset_meta.json").read_text())["configs"]["single_turn"]["options"]["num_shards"] == 3
     run(["--output", str(again), "--num-shards", "3"], quiet=True)
-    assert _digest(three) == _digest(again)
+    assert file_digests(three) == file_digests(again)
     assert not (three / "_work").exists()
 
 
@@ -283,7 +272,7 @@ def test_same_bytes_on_every_local_runner(sample_build, tmp_path):
     for name, flags in runners.items():
         out = tmp_path / name
         run(["--output", str(out)] + flags, quiet=True)
-        assert _digest(out) == _digest(folder), name
+        assert file_digests(out) == file_digests(folder), name
 
 
 def test_render_runner_draws_every_step(tmp_path):

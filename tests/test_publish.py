@@ -14,18 +14,11 @@ import sys
 import pytest
 
 from multiref import publish, published
+from tests.helpers import file_digests
 from multiref.errors import UserError
 
 
-def tree(folder) -> dict:
-    """{relative path: sha256} of every file under ``folder``."""
-    out = {}
-    for root, _, files in os.walk(folder):
-        for name in files:
-            path = os.path.join(root, name)
-            with open(path, "rb") as fh:
-                out[os.path.relpath(path, folder)] = hashlib.sha256(fh.read()).hexdigest()
-    return out
+tree = file_digests  # {relative path: sha256} of every file under a folder
 
 
 def make(folder, files: dict) -> None:

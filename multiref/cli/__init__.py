@@ -276,6 +276,12 @@ def _run(func, args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import os
+
+    # Beam imports grpc; with grpc's fork support on, a child that Beam's multi-process runner
+    # starts with subprocess can abort before exec (a grpc bug: epoll_wait on a closed fd).
+    # Nothing here forks without exec, so the support is not needed.
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
     from multiref import progress
     from multiref.cli import flags
 
