@@ -26,14 +26,13 @@ relevance label``) until every query is done: a half-labelled query must not cou
 
 from __future__ import annotations
 
-import csv
 import os
 import re
 import tempfile
 import threading
 from typing import Mapping, Sequence
 
-from multiref.errors import UserError, where
+from multiref.errors import UserError
 
 from lsdscc import annotation
 
@@ -76,39 +75,18 @@ def read_labels(path: str, rows: Mapping[str, Mapping]) -> dict:
     unlabelled rows and missing rows (an unfinished session).
     """
     labels: dict = {}
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh)
-            missing = [c for c in ("row_id", "relevant", "group") if c not in (reader.fieldnames or [])]
-            if missing:
-                raise UserError(f"{where(path, 1)}: missing column(s) {', '.join(missing)}")
-            extra = [c for c in reader.fieldnames if c not in annotation.COLUMNS]
-            if extra:  # the page rewrites the file with COLUMNS: it would drop them
-                raise UserError(f"{where(path, 1)}: column(s) {', '.join(map(repr, extra))} are not among the columns "
-                                "of `annotate export`, and saving would drop them; move them to another file")
-            for record in reader:
-                loc = where(path, reader.line_num)
-                rid = (record.get("row_id") or "").strip()
-                if rid not in rows:
-                    raise UserError(f"{loc}: unknown row id {rid!r} (not in test_candidates)")
-                if rid in labels:
-                    raise UserError(f"{loc}: row {rid} given twice")
-                if record.get("reference") is not None and record["reference"] != rows[rid]["reference"]:
-                    raise UserError(f"{loc}: reference text of row {rid} differs from test_candidates")
-                try:
-                    relevant = normalise_relevance(record.get("relevant"))
-                except ValueError:
-                    raise UserError(f"{loc}: relevance of row {rid} must be 1/0 (yes/no) or empty, "
-                                    f"got {record.get('relevant')!r}") from None
-                try:
-                    relevant, group = check_label(rid, relevant, record.get("group") or "")
-                except UserError as exc:
-                    raise UserError(f"{loc}: {exc}") from None
-                labels[rid] = (relevant, group, record.get("proposed_group"))
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
-    except csv.Error as exc:
-        raise UserError(f"{path}: bad CSV ({exc})") from None
+    references = {rid: row["reference"] for rid, row in rows.items()}
+    for loc, rid, record in annotation.annotator_records(path, references, columns=annotation.COLUMNS):
+        try:
+            relevant = normalise_relevance(record.get("relevant"))
+        except ValueError:
+            raise UserError(f"{loc}: relevance of row {rid} must be 1/0 (yes/no) or empty, "
+                            f"got {record.get('relevant')!r}") from None
+        try:
+            relevant, group = check_label(rid, relevant, record.get("group") or "")
+        except UserError as exc:
+            raise UserError(f"{loc}: {exc}") from None
+        labels[rid] = (relevant, group, record.get("proposed_group"))
     return labels
 
 

@@ -170,6 +170,42 @@ def export(dataset: str, output: str, overlap_threshold: float = 0.2) -> int:
 # ---------------------------------------------------------------- import
 
 
+def annotator_records(path: str, references: Mapping[str, str], *, columns=None):
+    """Rows of an annotator CSV as ``(file:line, row_id, record)``, after the checks every reader
+    of these files makes (``annotate import`` and the browser page alike): the label columns are
+    there, (with ``columns``) no column outside them, every row id is a candidate of
+    ``references`` (row id -> reference text), given once, with its reference text unchanged.
+    Raises UserError naming ``file:line``."""
+    first_line: dict = {}
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in ("row_id", "relevant", "group") if c not in (reader.fieldnames or [])]
+            if missing:
+                raise UserError(f"{where(path, 1)}: missing column(s) {', '.join(missing)}")
+            extra = [c for c in reader.fieldnames if columns is not None and c not in columns]
+            if extra:  # the page rewrites the file with COLUMNS: it would drop them
+                raise UserError(f"{where(path, 1)}: column(s) {', '.join(map(repr, extra))} are not among the columns "
+                                "of `annotate export`, and saving would drop them; move them to another file")
+            for record in reader:
+                line = reader.line_num
+                rid = (record.get("row_id") or "").strip()
+                if rid not in references:
+                    raise UserError(f"{where(path, line)}: unknown row id {rid!r} (not in test_candidates)")
+                if rid in first_line:
+                    raise UserError(f"{where(path, line)}: row {rid} given twice (first at line {first_line[rid]}); "
+                                    "a reference belongs to one group")
+                reference = record.get("reference")
+                if reference is not None and reference != references[rid]:
+                    raise UserError(f"{where(path, line)}: reference text of row {rid} differs from test_candidates")
+                first_line[rid] = line
+                yield where(path, line), rid, record
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
+    except csv.Error as exc:
+        raise UserError(f"{path}: bad CSV ({exc})") from None
+
+
 def read_annotator_file(path: str, candidates: Mapping[str, str], partial: bool = False) -> dict:
     """One annotator's labels: ``{row_id: (relevant: bool, group: str | None)}``.
 
@@ -181,44 +217,22 @@ def read_annotator_file(path: str, candidates: Mapping[str, str], partial: bool 
 
     require_file(path, "annotation file")
     labels: dict = {}
-    first_line: dict = {}
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh)
-            missing = [c for c in ("row_id", "relevant", "group") if c not in (reader.fieldnames or [])]
-            if missing:
-                raise UserError(f"{where(path, 1)}: missing column(s) {', '.join(missing)}")
-            for record in reader:
-                line = reader.line_num
-                rid = (record.get("row_id") or "").strip()
-                if rid not in candidates:
-                    raise UserError(f"{where(path, line)}: unknown row id {rid!r} (not in test_candidates)")
-                if rid in labels:
-                    raise UserError(f"{where(path, line)}: row {rid} given twice (first at line {first_line[rid]}); "
-                                    "a reference belongs to one group")
-                reference = record.get("reference")
-                if reference is not None and reference != candidates[rid]:
-                    raise UserError(f"{where(path, line)}: reference text of row {rid} differs from test_candidates")
-                value = (record.get("relevant") or "").strip().lower()
-                if value == "":
-                    if partial:
-                        continue
-                    raise UserError(f"{where(path, line)}: missing relevance label for row {rid} (an unfinished "
-                                    "file: finish it, or import the finished queries with --partial)")
-                if value not in _TRUE and value not in _FALSE:
-                    raise UserError(f"{where(path, line)}: relevance of row {rid} must be 1/0 (yes/no), got {value!r}")
-                relevant = value in _TRUE
-                group_label = (record.get("group") or "").strip()
-                if relevant and not group_label:
-                    raise UserError(f"{where(path, line)}: row {rid} is relevant but has no group")
-                if relevant and _MULTI_GROUP.search(group_label):
-                    raise UserError(f"{where(path, line)}: row {rid} is in two groups ({group_label!r}); give one group")
-                labels[rid] = (relevant, group_label if relevant else None)
-                first_line[rid] = line
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
-    except csv.Error as exc:
-        raise UserError(f"{path}: bad CSV ({exc})") from None
+    for loc, rid, record in annotator_records(path, candidates):
+        value = (record.get("relevant") or "").strip().lower()
+        if value == "":
+            if partial:
+                continue
+            raise UserError(f"{loc}: missing relevance label for row {rid} (an unfinished "
+                            "file: finish it, or import the finished queries with --partial)")
+        if value not in _TRUE and value not in _FALSE:
+            raise UserError(f"{loc}: relevance of row {rid} must be 1/0 (yes/no), got {value!r}")
+        relevant = value in _TRUE
+        group_label = (record.get("group") or "").strip()
+        if relevant and not group_label:
+            raise UserError(f"{loc}: row {rid} is relevant but has no group")
+        if relevant and _MULTI_GROUP.search(group_label):
+            raise UserError(f"{loc}: row {rid} is in two groups ({group_label!r}); give one group")
+        labels[rid] = (relevant, group_label if relevant else None)
     unlabelled = [rid for rid in candidates if rid not in labels]
     if unlabelled and not partial:
         raise UserError(f"{path}: missing labels for {len(unlabelled)} candidate row(s), first {unlabelled[0]}")
