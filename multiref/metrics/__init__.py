@@ -92,8 +92,16 @@ def get_metric(name: str, **options) -> Metric:
 
 
 def evaluate_module_path(name: str) -> str:
-    """Folder of the Hugging Face ``evaluate`` module for a module or metric name, for
-    ``evaluate.load(path)`` (see :mod:`multiref.evaluate_modules`)."""
-    from multiref.evaluate_modules import evaluate_module_path as _path
+    """The folder of the Hugging Face ``evaluate`` module for ``name``, for ``evaluate.load``:
+    a module name (``lsdscc_metrics``, ``multiref_metrics``) or a metric name (``maxbleu``/``mds``/
+    ``pds`` -> ``lsdscc_metrics``, any other registered metric -> ``multiref_metrics``; see
+    :mod:`multiref.evaluate_modules`). ValueError for an unknown name."""
+    from multiref.evaluate_modules import LSDSCC_METRICS, MODULES, module_folder
 
-    return _path(name)
+    if name in MODULES:
+        return module_folder(name)
+    if name in LSDSCC_METRICS:
+        return module_folder("lsdscc_metrics")
+    if name in METRICS or (name.startswith(RECALL_PREFIX) and name[len(RECALL_PREFIX):] in METRICS):
+        return module_folder("multiref_metrics")
+    raise ValueError(f"unknown evaluate module or metric {name!r}; modules: {', '.join(MODULES)}")
