@@ -1,7 +1,7 @@
 """Exceptions that the CLI turns into a one-line message and a non-zero exit.
 
 Exit statuses (see :mod:`multiref.cli`): 1 for a :class:`UserError` (bad input), 2 for a
-:class:`UsageError` (a bad option), 3 for anything else (a bug).
+:class:`UsageError` (a bad option), 130 for :class:`Interrupted`, 3 for anything else (a bug).
 """
 
 
@@ -15,6 +15,11 @@ class UserError(ValueError):
 
 class UsageError(UserError):
     """A bad command line (an unknown option, a malformed option value): exit status 2."""
+
+
+class Interrupted(UserError):
+    """SIGINT or SIGTERM stopped the command cleanly (its message says what state it left):
+    exit status 130, as for a plain Ctrl-C."""
 
 
 def where(path, line=None) -> str:

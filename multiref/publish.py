@@ -18,8 +18,8 @@ A command that writes a dataset folder ``TARGET`` does it inside :func:`publishi
 - **Lock**: ``PARENT/.NAME.lock`` holds an exclusive ``flock`` and says who holds it (pid,
   host, start time, command). A second build exits at once naming them
   (:class:`FolderLocked`); a lock left by a process that is gone is taken over with a warning.
-- **Interrupts**: SIGINT and SIGTERM become :class:`Interrupted` (a UserError: one line, exit
-  1). A failed or interrupted build leaves its partial output in the staging folder; the next
+- **Interrupts**: SIGINT and SIGTERM become :class:`Interrupted` (one line, exit
+  130, as for any interrupted command). A failed or interrupted build leaves its partial output in the staging folder; the next
   build on TARGET removes it, after taking back what ``reuse`` names (a build cache).
 - **Remote TARGET** (``gs://...``): :mod:`multiref.publish_remote` (a marker written last).
 """

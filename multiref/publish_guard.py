@@ -10,6 +10,7 @@ import sys
 import threading
 from typing import Iterator
 
+from multiref import errors
 from multiref.errors import UserError
 
 
@@ -17,7 +18,7 @@ class FolderLocked(UserError):
     """Another build holds the folder's lock."""
 
 
-class Interrupted(UserError):
+class Interrupted(errors.Interrupted):
     """SIGINT or SIGTERM stopped a build; the target folder is unchanged."""
 
 

@@ -150,7 +150,7 @@ def test_sigterm_during_a_build(base, tmp_path):
     proc = start("lsdscc", "build", "--output", str(folder), *SKIP_TESTSET, *OTHER_OPTIONS)
     wait_for(proc, "running the Beam pipeline")
     code, _, err = interrupt(proc, signal.SIGTERM)
-    assert code == 1 and err.strip().splitlines()[-1].startswith("multiref: error: interrupted by SIGTERM: ")
+    assert code == 130 and err.strip().splitlines()[-1].startswith("multiref: error: interrupted by SIGTERM: ")
     assert tree(folder) == base[1]
     assert load_rows(folder, "multi_turn", tmp_path) == card_splits(folder)["multi_turn"]
 
@@ -315,5 +315,5 @@ def test_dailydialog_build_is_published_whole(tmp_path):
     proc = start("dailydialog", "build", "--output", str(folder), "--seed", "7")
     wait_for(proc, "running the Beam pipeline")
     code, _, err = interrupt(proc)
-    assert code == 1 and err.strip().splitlines()[-1].startswith("multiref: error: interrupted by SIGINT: ")
+    assert code == 130 and err.strip().splitlines()[-1].startswith("multiref: error: interrupted by SIGINT: ")
     assert tree(folder) == before

@@ -208,10 +208,12 @@ def _exit_status(exc: BaseException):
 
     Looks through the chain of causes, since Beam wraps a transform's exception.
     """
-    from multiref.errors import UsageError, UserError
+    from multiref.errors import Interrupted, UsageError, UserError
 
     seen = exc
     while seen is not None:
+        if isinstance(seen, Interrupted):
+            return EXIT_INTERRUPTED, str(seen)
         if isinstance(seen, UsageError):
             return EXIT_USAGE, str(seen)
         if isinstance(seen, UserError):
@@ -298,17 +300,14 @@ def main(argv: list[str] | None = None) -> int:
     command, _depth = _command_parser(parser, argv)
     if _takes_beam_options(command):
         args.beam_args = check_beam_options(command, args.beam_args)
-    with progress.configured(quiet=getattr(args, "quiet", False), force=getattr(args, "progress", False)):
-        try:
-            from multiref.io import check_remote_paths
+    def checked(args):  # unreachable gs:// and network paths fail in seconds, before any work
+        from multiref.io import check_remote_paths
 
-            check_remote_paths(args)
-        except Exception as exc:  # noqa: BLE001
-            mapped = _exit_status(exc)
-            if mapped is None:
-                raise
-            return _fail(mapped[1], mapped[0])
-        return _run(func, args)
+        check_remote_paths(args)
+        return func(args)
+
+    with progress.configured(quiet=getattr(args, "quiet", False), force=getattr(args, "progress", False)):
+        return _run(checked, args)
 
 
 def group(parser: argparse.ArgumentParser, title: str = "subcommands") -> argparse._SubParsersAction:
