@@ -403,8 +403,3 @@ def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
     if "nnot" in lower or "mme" in lower or "nna" in lower or "tta" in lower:
         text = _CONTRACTION.sub(_CONTRACTION_SPLIT, text)
     return text.split()
-
-
-def is_deleted(text) -> bool:
-    """True for the placeholder bodies of deleted or removed posts."""
-    return isinstance(text, str) and text.strip() in DELETED_BODIES

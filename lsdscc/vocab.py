@@ -24,10 +24,6 @@ _SINGLE_LETTER_WORDS = frozenset({"a", "i"})
 _MAX_PIECE = 20
 
 
-def is_ascii_token(token: str) -> bool:
-    return token.isascii()
-
-
 def segment(word: str, counts: Mapping[str, int], piece_min_count: int, total: int) -> list[str] | None:
     """Split ``word`` into frequent corpus words maximizing the unigram log-probability.
 

@@ -119,10 +119,6 @@ def _features_yaml(schema) -> list:
     return Features.from_arrow_schema(schema)._to_yaml_list()
 
 
-def _schema_to_json(schema) -> str:
-    return schema.to_string(show_schema_metadata=False)
-
-
 def load_meta(folder: str) -> dict:
     path = os.path.join(folder, META_FILE)
     if not os.path.exists(path):
