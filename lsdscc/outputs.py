@@ -44,33 +44,19 @@ def is_remote(path: str) -> bool:
     return "://" in path
 
 
-def join(folder: str, *parts: str) -> str:
-    if is_remote(folder):
-        return "/".join([folder.rstrip("/")] + list(parts))
-    return os.path.join(folder, *parts)
-
-
 def write_bytes(path: str, data: bytes) -> None:
-    """Write a whole file locally or through Beam's FileSystems (gs://...)."""
-    if is_remote(path):
-        from apache_beam.io.filesystems import FileSystems
+    """A whole file, local or remote, written as the Beam jobs write theirs (temporary name,
+    then rename: :func:`multiref.beam_writer.write_file`)."""
+    from multiref.beam_writer import write_file
 
-        with FileSystems.create(path) as fh:
-            fh.write(data)
-        return
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "wb") as fh:
-        fh.write(data)
+    write_file(path, data)
 
 
-def read_bytes(path: str) -> bytes:
-    if is_remote(path):
-        from apache_beam.io.filesystems import FileSystems
+def join(folder: str, *parts: str) -> str:
+    """A path under ``folder``, local or remote (:func:`multiref.beam_writer.join`)."""
+    from multiref.beam_writer import join as beam_join
 
-        with FileSystems.open(path) as fh:
-            return fh.read()
-    with open(path, "rb") as fh:
-        return fh.read()
+    return beam_join(folder, *parts)
 
 
 def prepare_folder(folder: str) -> None:

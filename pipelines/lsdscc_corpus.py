@@ -164,7 +164,10 @@ def finalize(folder: str, quiet: bool = False) -> dict:
     """Plots and dataset card from the ``stats.json`` the pipeline wrote; the summary."""
     from lsdscc import outputs
 
-    stats = json.loads(outputs.read_bytes(outputs.join(folder, "stats.json")))
+    from apache_beam.io.filesystems import FileSystems
+
+    with FileSystems.open(outputs.join(folder, "stats.json")) as fh:
+        stats = json.loads(fh.read())
     outputs.plot_all(folder, stats)
     outputs.write_cards(folder, stats, warn=lambda m: print(m, file=sys.stderr))
     return {"output": folder, "counts": stats["counts"], "splits": stats["splits"], "stats": stats}
