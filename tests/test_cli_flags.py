@@ -128,10 +128,39 @@ def test_old_spelling_in_a_real_process(tmp_path):
     assert len(lines) == 2 and proc.returncode == 1
 
 
-def test_readme_states_the_table():
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as fh:
-        readme = fh.read()
-    assert flags.markdown_table() in readme, "README's flag table differs from flags.markdown_table()"
+def test_docs_cli_is_what_the_code_renders():
+    from multiref.cli import reference
+
+    with open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8") as fh:
+        page = fh.read()
+    assert flags.markdown_table() in page, "docs/cli.md's flag table differs from flags.markdown_table()"
+    assert page == reference.render(), "docs/cli.md is stale: run python -m multiref.cli.reference docs/cli.md"
+
+
+def test_docs_cli_names_every_command_and_a_page_for_it(leaves):
+    from multiref.cli import reference
+
+    assert sorted(reference.PAGES) == sorted(leaves), "reference.PAGES and the parser's commands differ"
+    table = reference.commands_table(build_parser())
+    for command in leaves:
+        assert f"| `multiref {command}` |" in table, f"docs/cli.md does not list {command}"
+    with pytest.raises(ValueError, match="no docs page"):
+        pages = dict(reference.PAGES)
+        del pages["score"]
+        original, reference.PAGES = reference.PAGES, pages
+        try:
+            reference.commands_table(build_parser())
+        finally:
+            reference.PAGES = original
+
+
+def test_reference_script_writes_the_page(tmp_path):
+    out = tmp_path / "cli.md"
+    proc = subprocess.run([sys.executable, "-m", "multiref.cli.reference", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    with open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8") as fh:
+        assert out.read_text(encoding="utf-8") == fh.read()
 
 
 def test_beam_options_of_any_pipeline_options_subclass_are_known(leaves):

@@ -1,10 +1,11 @@
 """The flag vocabulary of the ``multiref`` command line: one flag and one default per concept.
 
 ``TABLE`` is the single, machine-readable statement of which flag names which concept, its
-default, the commands that take it and the old spellings still accepted. The README's
-"Command-line conventions" table is this table; ``tests/test_cli_flags.py`` builds the real
-parser and checks every command against it, so a command that spells a concept differently,
-or gives it another default without naming the paper that demands it, fails the test.
+default, the commands that take it and the old spellings still accepted. The flag table of
+``docs/cli.md`` is this table (rendered by :mod:`multiref.cli.reference`);
+``tests/test_cli_flags.py`` builds the real parser and checks every command against it, so a
+command that spells a concept differently, or gives it another default without naming the
+paper that demands it, fails the test.
 
 Old spellings are hidden aliases (not shown by ``--help``) installed by
 :func:`install_aliases` for the commands named in ``Flag.old``; using one prints
@@ -260,7 +261,7 @@ def _commands(commands) -> str:
 
 
 def markdown_table() -> str:
-    """The table as Markdown (the README's "Command-line conventions" table)."""
+    """The table as Markdown (the flag table of ``docs/cli.md``)."""
     lines = ["| concept | flag | default | commands | old spellings (hidden, deprecated) |", "|---|---|---|---|---|"]
     for f in TABLE:
         default = _value(f.default)
