@@ -215,14 +215,14 @@ def test_thin_transform_with_test_pipeline():
     from apache_beam.testing.util import assert_that, equal_to
 
     from multiref.beam_utils import pipeline_options
-    from pipelines.dailydialog_transforms import _parse_dialogue
+    from pipelines.dailydialog_transforms import Read
 
     raw = [RawLine("m", 1, "A . __eou__ B . __eou__", "dailydialog", ("test", 0, "1 1", "0 0")),
            RawLine("m", 2, "A . __eou__ B . __eou__", "dailydialog", ("test", 1, "1", "0 0"))]
     with TestPipeline(options=pipeline_options([])) as p:
-        out = p | beam.Create(raw) | beam.FlatMap(_parse_dialogue).with_outputs("rejected", main="ok")
-        assert_that(out.ok | "ids" >> beam.Map(lambda d: d.dialogue_id), equal_to(["test_0"]), label="ok")
-        assert_that(out.rejected | "reasons" >> beam.Map(lambda d: d["reason"]), equal_to(["act-count-mismatch"]),
+        out = p | Read({"dailydialog": raw, "multiref": None, "ddpp": None})
+        assert_that(out["dialogues"] | "ids" >> beam.Map(lambda d: d.dialogue_id), equal_to(["test_0"]), label="ok")
+        assert_that(out["rejected"] | "reasons" >> beam.Map(lambda d: d["reason"]), equal_to(["act-count-mismatch"]),
                     label="rejected")
 
 
@@ -259,3 +259,37 @@ def test_same_bytes_on_the_portable_runner(built, tmp_path):
     for rel in files:
         with open(os.path.join(folder, rel), "rb") as a, open(os.path.join(other, rel), "rb") as b:
             assert a.read() == b.read(), rel
+
+
+def test_render_runner_draws_every_step(tmp_path):
+    # The whole graph, every composite labelled after a step of the papers, drawn without running.
+    import re
+
+    from pipelines.dailydialog import STEPS
+
+    graph = tmp_path / "graph.dot"
+    summary = run(ARGS + ["--output", str(tmp_path / "o"), "--corruptions", "reverse",
+                          "--runner", "apache_beam.runners.render.RenderRunner", "--render_output", str(graph)])
+    assert summary["dry_run"] is True and not (tmp_path / "o").exists()  # nothing ran, nothing written
+    dot = graph.read_text()
+    for step in STEPS + ("ParseDialogues", "JoinByIndex", "GroupDuplicates", "JoinByContext", "SumCounts",
+                         "GroupByShard", "GroupByReason"):
+        assert re.search(rf'label="?{step}"?[,\]\s]', dot), step
+
+
+def test_no_beam_metrics_no_local_open_and_no_printing_in_the_job():
+    # Counts travel as data and files go through FileSystems: the job's modules neither query
+    # Beam metrics nor open, create or delete files themselves; only the notes on stderr
+    # (_note) and the `python -m` entry point (main) print.
+    import ast
+
+    for name in ("pipelines/dailydialog.py", "pipelines/dailydialog_transforms.py", "dailydialog_pp/steps.py",
+                 "dailydialog_pp/card.py"):
+        tree = ast.parse((REPO_DIR / name).read_text())
+        calls = {node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+                 for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and isinstance(node.func, (ast.Name, ast.Attribute))}
+        assert not calls & {"open", "counters", "metrics", "makedirs", "remove"}, (name, calls)
+        printing = {f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+                    for node in ast.walk(f) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print"}
+        assert printing <= {"_note", "main"}, (name, printing)
