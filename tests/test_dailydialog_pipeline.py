@@ -293,3 +293,108 @@ def test_no_beam_metrics_no_local_open_and_no_printing_in_the_job():
         printing = {f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
                     for node in ast.walk(f) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print"}
         assert printing <= {"_note", "main"}, (name, printing)
+
+
+class _ObjectStore:
+    """An in-memory object store registered with Beam's FileSystems under ``memtest://`` (Beam
+    finds every FileSystem subclass by its scheme): stands in for gs:// in these tests."""
+
+    objects: dict = {}
+
+
+def _memory_filesystem():
+    import io
+
+    from apache_beam.io.filesystem import FileMetadata, FileSystem
+
+    class MemoryFileSystem(FileSystem):
+        @classmethod
+        def scheme(cls):
+            return "memtest"
+
+        def join(self, base, *paths):
+            return "/".join([base.rstrip("/")] + [p.strip("/") for p in paths])
+
+        def split(self, path):
+            return tuple(path.rstrip("/").rsplit("/", 1))
+
+        def has_dirs(self):
+            return False
+
+        def mkdirs(self, path):
+            pass
+
+        def _list(self, prefix):
+            return [FileMetadata(p, len(b)) for p, b in sorted(_ObjectStore.objects.items()) if p.startswith(prefix)]
+
+        def create(self, path, mime_type="application/octet-stream", compression_type=None):
+            class Upload(io.BytesIO):
+                def close(self):
+                    _ObjectStore.objects[path] = self.getvalue()
+                    super().close()
+            return Upload()
+
+        def open(self, path, mime_type="application/octet-stream", compression_type=None):
+            return io.BytesIO(_ObjectStore.objects[path])
+
+        def copy(self, sources, destinations):
+            for s, d in zip(sources, destinations):
+                _ObjectStore.objects[d] = _ObjectStore.objects[s]
+
+        def rename(self, sources, destinations):
+            for s, d in zip(sources, destinations):
+                _ObjectStore.objects[d] = _ObjectStore.objects.pop(s)
+
+        def exists(self, path):
+            return path in _ObjectStore.objects
+
+        def size(self, path):
+            return len(_ObjectStore.objects[path])
+
+        def last_updated(self, path):
+            return 0.0
+
+        def metadata(self, path):
+            return FileMetadata(path, self.size(path))
+
+        def delete(self, paths):
+            for p in paths:
+                _ObjectStore.objects.pop(p)
+
+    return MemoryFileSystem
+
+
+MemoryFileSystem = _memory_filesystem()
+
+
+def test_a_remote_output_gets_the_same_bytes(built):
+    # Every file (shards, dead letters, stats.json, the card) goes through Beam's FileSystems,
+    # so an object-store output (gs:// on Dataflow; an in-memory store here) holds the same bytes.
+    folder, _ = built
+    _ObjectStore.objects.clear()
+    summary = run(ARGS + ["--output", "memtest://bucket/dd", "--corruptions", "reverse", "drop_stopwords"])
+    assert summary["output"] == "memtest://bucket/dd" and summary["configs"]["multiref"] == {"test": 6}
+    remote = {p[len("memtest://bucket/dd/"):]: b for p, b in _ObjectStore.objects.items()}
+    local = {}
+    for d, _, fs in os.walk(folder):
+        for f in fs:
+            with open(os.path.join(d, f), "rb") as fh:
+                local[os.path.relpath(os.path.join(d, f), folder)] = fh.read()
+    assert sorted(remote) == sorted(local)
+    for rel, data in local.items():
+        assert remote[rel] == data, rel
+    assert summary["dead_letters"]["text-mismatch"] == 1
+
+
+def test_cli_publishes_a_remote_output_whole(capsys):
+    # The CLI's one call (pipelines.dailydialog.build_published) on an object store: built in a
+    # staging prefix, then published with its manifest and _SUCCESS marker (multiref.publish_remote).
+    from multiref.cli import main
+
+    _ObjectStore.objects.clear()
+    assert main(["dailydialog", "build", "--output", "memtest://bucket/pub", "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "multiref: test 37" and out[-1] == "wrote memtest://bucket/pub"
+    names = sorted(p[len("memtest://bucket/"):] for p in _ObjectStore.objects)
+    assert "pub/_SUCCESS" in names and "pub/stats.json" in names and "pub/README.md" in names
+    assert not [n for n in names if not n.startswith("pub/")]  # no staging prefix, no lock left
