@@ -4,12 +4,14 @@ tests/data/dailydialog holds a tiny release (see the expected counts worked out 
 multi-reference file (3 dialogues + a malformed line) and DD++ files.
 """
 
+import io
 import json
 import os
 import subprocess
 import sys
 
 import pytest
+from apache_beam.io.filesystem import FileMetadata, FileSystem
 
 from dailydialog_pp.readers import RawLine
 from pipelines.dailydialog import natural_key, run
@@ -295,86 +297,76 @@ def test_no_beam_metrics_no_local_open_and_no_printing_in_the_job():
         assert printing <= {"_note", "main"}, (name, printing)
 
 
-class _ObjectStore:
+class MemoryFileSystem(FileSystem):
     """An in-memory object store registered with Beam's FileSystems under ``memtest://`` (Beam
     finds every FileSystem subclass by its scheme): stands in for gs:// in these tests."""
 
     objects: dict = {}
 
+    @classmethod
+    def scheme(cls):
+        return "memtest"
 
-def _memory_filesystem():
-    import io
+    def join(self, base, *paths):
+        return "/".join([base.rstrip("/")] + [p.strip("/") for p in paths])
 
-    from apache_beam.io.filesystem import FileMetadata, FileSystem
+    def split(self, path):
+        return tuple(path.rstrip("/").rsplit("/", 1))
 
-    class MemoryFileSystem(FileSystem):
-        @classmethod
-        def scheme(cls):
-            return "memtest"
+    def has_dirs(self):
+        return False
 
-        def join(self, base, *paths):
-            return "/".join([base.rstrip("/")] + [p.strip("/") for p in paths])
+    def mkdirs(self, path):
+        pass
 
-        def split(self, path):
-            return tuple(path.rstrip("/").rsplit("/", 1))
+    def _list(self, prefix):
+        return [FileMetadata(p, len(b)) for p, b in sorted(self.objects.items()) if p.startswith(prefix)]
 
-        def has_dirs(self):
-            return False
+    def create(self, path, mime_type="application/octet-stream", compression_type=None):
+        objects = self.objects
 
-        def mkdirs(self, path):
-            pass
+        class Upload(io.BytesIO):
+            def close(self):
+                objects[path] = self.getvalue()
+                super().close()
+        return Upload()
 
-        def _list(self, prefix):
-            return [FileMetadata(p, len(b)) for p, b in sorted(_ObjectStore.objects.items()) if p.startswith(prefix)]
+    def open(self, path, mime_type="application/octet-stream", compression_type=None):
+        return io.BytesIO(self.objects[path])
 
-        def create(self, path, mime_type="application/octet-stream", compression_type=None):
-            class Upload(io.BytesIO):
-                def close(self):
-                    _ObjectStore.objects[path] = self.getvalue()
-                    super().close()
-            return Upload()
+    def copy(self, sources, destinations):
+        for s, d in zip(sources, destinations):
+            self.objects[d] = self.objects[s]
 
-        def open(self, path, mime_type="application/octet-stream", compression_type=None):
-            return io.BytesIO(_ObjectStore.objects[path])
+    def rename(self, sources, destinations):
+        for s, d in zip(sources, destinations):
+            self.objects[d] = self.objects.pop(s)
 
-        def copy(self, sources, destinations):
-            for s, d in zip(sources, destinations):
-                _ObjectStore.objects[d] = _ObjectStore.objects[s]
+    def exists(self, path):
+        return path in self.objects
 
-        def rename(self, sources, destinations):
-            for s, d in zip(sources, destinations):
-                _ObjectStore.objects[d] = _ObjectStore.objects.pop(s)
+    def size(self, path):
+        return len(self.objects[path])
 
-        def exists(self, path):
-            return path in _ObjectStore.objects
+    def last_updated(self, path):
+        return 0.0
 
-        def size(self, path):
-            return len(_ObjectStore.objects[path])
+    def metadata(self, path):
+        return FileMetadata(path, self.size(path))
 
-        def last_updated(self, path):
-            return 0.0
-
-        def metadata(self, path):
-            return FileMetadata(path, self.size(path))
-
-        def delete(self, paths):
-            for p in paths:
-                _ObjectStore.objects.pop(p)
-
-    return MemoryFileSystem
-
-
-MemoryFileSystem = _memory_filesystem()
+    def delete(self, paths):
+        for p in paths:
+            self.objects.pop(p)
 
 
 def test_a_remote_output_gets_the_same_bytes(built):
     # Every file (shards, dead letters, stats.json, the card) goes through Beam's FileSystems,
     # so an object-store output (gs:// on Dataflow; an in-memory store here) holds the same bytes.
     folder, _ = built
-    _ObjectStore.objects.clear()
+    MemoryFileSystem.objects.clear()
     summary = run(ARGS + ["--output", "memtest://bucket/dd", "--corruptions", "reverse", "drop_stopwords"])
     assert summary["output"] == "memtest://bucket/dd" and summary["configs"]["multiref"] == {"test": 6}
-    remote = {p[len("memtest://bucket/dd/"):]: b for p, b in _ObjectStore.objects.items()}
+    remote = {p[len("memtest://bucket/dd/"):]: b for p, b in MemoryFileSystem.objects.items()}
     local = {}
     for d, _, fs in os.walk(folder):
         for f in fs:
@@ -391,10 +383,10 @@ def test_cli_publishes_a_remote_output_whole(capsys):
     # staging prefix, then published with its manifest and _SUCCESS marker (multiref.publish_remote).
     from multiref.cli import main
 
-    _ObjectStore.objects.clear()
+    MemoryFileSystem.objects.clear()
     assert main(["dailydialog", "build", "--output", "memtest://bucket/pub", "--quiet"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "multiref: test 37" and out[-1] == "wrote memtest://bucket/pub"
-    names = sorted(p[len("memtest://bucket/"):] for p in _ObjectStore.objects)
+    names = sorted(p[len("memtest://bucket/"):] for p in MemoryFileSystem.objects)
     assert "pub/_SUCCESS" in names and "pub/stats.json" in names and "pub/README.md" in names
     assert not [n for n in names if not n.startswith("pub/")]  # no staging prefix, no lock left
