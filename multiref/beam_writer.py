@@ -16,11 +16,14 @@ counters, for a runner's monitoring page.
 
 - :class:`WriteShards`: ``(config, split, shard_key, row)`` -> parquet shards; outputs one
   :class:`ShardSummary` per shard.
-- :func:`write_file`: one whole file through FileSystems, temporary name then rename.
+- :func:`write_file`: one whole file through FileSystems, temporary name then rename
+  (:func:`write_card`: a folder's ``dataset_meta.json`` and README card, the same way);
+  :func:`read_file`, :func:`matching`, :func:`parquet_data_bytes`: reading back, local or remote.
 """
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections import Counter
 from typing import Callable, Mapping, NamedTuple, Sequence
@@ -48,6 +51,40 @@ def write_file(path: str, data: bytes) -> None:
     with FileSystems.create(tmp, compression_type=CompressionTypes.UNCOMPRESSED) as fh:
         fh.write(data)
     FileSystems.rename([tmp], [path])  # replaces an existing file (os.rename locally; copy + delete on GCS)
+
+
+def read_file(path: str) -> bytes | None:
+    """The bytes of ``path`` (local or remote), or None when there is no such file."""
+    if not FileSystems.exists(path):
+        return None
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as fh:
+        return fh.read()
+
+
+def matching(pattern: str) -> list:
+    """The paths (local or remote) matching glob ``pattern``, sorted."""
+    return sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
+
+
+def parquet_data_bytes(paths) -> int:
+    """Uncompressed size of the parquet data in ``paths`` (local or remote), from the footers:
+    the ``num_bytes`` a dataset card states for a split."""
+    import pyarrow.parquet as pq
+
+    total = 0
+    for path in paths:
+        with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as fh:
+            md = pq.ParquetFile(fh).metadata
+            total += sum(md.row_group(i).total_byte_size for i in range(md.num_row_groups))
+    return total
+
+
+def write_card(folder: str, meta) -> None:
+    """A dataset folder's ``dataset_meta.json`` and README card from ``meta``
+    (:mod:`multiref.hfdata`'s format), written like every other file (:func:`write_file`)."""
+    title = folder.rstrip("/").rsplit("/", 1)[-1] if "://" in folder else os.path.basename(os.path.abspath(folder))
+    write_file(join(folder, hfdata.META_FILE), hfdata.meta_text(meta).encode("utf-8"))
+    write_file(join(folder, "README.md"), hfdata.card_text(meta, title).encode("utf-8"))
 
 
 class CountingDoFn(beam.DoFn):

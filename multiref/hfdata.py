@@ -146,20 +146,30 @@ def add_config(
     if summary:
         meta["summary"] = summary
     meta.setdefault("sections", {}).update(dict(sections or {}))
-    meta["configs"][info.name] = {
+    meta["configs"][info.name] = config_entry(info, _split_bytes(folder, info.files()))
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, META_FILE), "w", encoding="utf-8") as fh:
+        fh.write(meta_text(meta))
+    write_card(folder, meta)
+
+
+def config_entry(info: ConfigInfo, split_bytes: Mapping[str, int]) -> dict:
+    """The ``dataset_meta.json`` entry of one config (``split_bytes``: split -> uncompressed
+    parquet bytes, as the card's ``dataset_info`` states them)."""
+    return {
         "description": info.description,
         "splits": dict(info.splits),
-        "split_bytes": _split_bytes(folder, info.files()),
+        "split_bytes": dict(split_bytes),
         "data_files": info.files(),
         "features": _features_yaml(info.features),
         "options": _jsonable(info.options),
         "counts": _jsonable(info.counts),
     }
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, META_FILE), "w", encoding="utf-8") as fh:
-        json.dump(meta, fh, indent=2, sort_keys=True, ensure_ascii=False)
-        fh.write("\n")
-    write_card(folder, meta)
+
+
+def meta_text(meta: Mapping[str, Any]) -> str:
+    """The text of ``dataset_meta.json``."""
+    return json.dumps(meta, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _split_bytes(folder: str, data_files: Mapping[str, str]) -> dict:
@@ -184,6 +194,15 @@ def _jsonable(value):
 
 def write_card(folder: str, meta: Mapping[str, Any]) -> str:
     """Render README.md (YAML front matter + Markdown) from ``meta``; return its path."""
+    path = os.path.join(folder, "README.md")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(card_text(meta, os.path.basename(os.path.abspath(folder))))
+    return path
+
+
+def card_text(meta: Mapping[str, Any], default_title: str) -> str:
+    """The README card (YAML front matter + Markdown) of ``meta``; ``default_title`` when
+    ``meta`` has none (the folder's name)."""
     import yaml
 
     configs = meta.get("configs", {})
@@ -212,7 +231,7 @@ def write_card(folder: str, meta: Mapping[str, Any]) -> str:
         ],
     }
     lines = ["---", yaml.safe_dump(front, sort_keys=False, allow_unicode=True).rstrip(), "---", ""]
-    lines.append(f"# {meta.get('title') or os.path.basename(os.path.abspath(folder))}")
+    lines.append(f"# {meta.get('title') or default_title}")
     lines.append("")
     if meta.get("summary"):
         lines += [meta["summary"], ""]
@@ -235,7 +254,4 @@ def write_card(folder: str, meta: Mapping[str, Any]) -> str:
             lines += [json.dumps(c["counts"], indent=2, sort_keys=True, ensure_ascii=False), "```", ""]
     for heading, body in sorted(meta.get("sections", {}).items()):
         lines += [f"## {heading}", "", body.rstrip(), ""]
-    path = os.path.join(folder, "README.md")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines))
-    return path
+    return "\n".join(lines)

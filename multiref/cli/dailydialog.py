@@ -3,7 +3,8 @@
 ``multiref dailydialog build --output FOLDER [--dailydialog DIR] [--multiref-references FILE]
 [--ddpp DIR] [options] [-- BEAM_OPTIONS]``. With no input it runs on the bundled sample
 (dailydialog_pp/sample). Beam options (``--runner``, ``--direct_num_workers``, ...) go after
-``--``. Only the standard library is imported here; the pipeline is imported by the handler.
+``--``. Only the standard library is imported here; the pipeline is imported by the handler,
+which parses, makes one call (:func:`pipelines.dailydialog.build_published`) and prints its summary.
 """
 
 from __future__ import annotations
@@ -24,50 +25,31 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
                         "(e.g. --runner DataflowRunner --project P)")
 
 
-def check_inputs(args) -> None:
-    """Check the given releases by shape before the pipeline starts (UserError naming the file)."""
-    from dailydialog_pp import readers
-
-    if args.dailydialog:
-        readers.check_dailydialog_shape(args.dailydialog)
-    if args.multiref_references:
-        readers.check_multiref_shape(args.multiref_references)
-    if args.ddpp:
-        readers.check_ddpp_shape(args.ddpp)
+def format_summary(summary: dict) -> str:
+    """The build's summary as printed: rows per config and split, dead letters by reason,
+    the folder written."""
+    if summary.get("dry_run"):
+        return "dry run: the pipeline was built, nothing was run"
+    lines = [f"{config}: " + ", ".join(f"{s} {n:,}" for s, n in sorted(splits.items()))
+             for config, splits in sorted(summary["configs"].items(), key=lambda kv: (kv[0] != "multiref", kv[0]))]
+    letters = summary.get("dead_letters")
+    if letters:
+        lines.append("dead letters (rejected/): " + ", ".join(f"{k} {v:,}" for k, v in sorted(letters.items())))
+    lines.append(f"wrote {summary['output']}")
+    return "\n".join(lines)
 
 
 def _build(args) -> int:
-    from pipelines.dailydialog import build
+    from pipelines.dailydialog import build_published
 
-    from multiref.io import require_writable
+    from multiref import progress
 
-    check_inputs(args)
-    require_writable(args.output, "--output")
     beam_args = list(args.beam_args or [])
     if beam_args and beam_args[0] == "--":
         beam_args = beam_args[1:]
-    # ---- publish: build into a staging folder beside --output, swap it in whole (multiref.publish);
-    # the job's summary is held back and printed once the folder is published, naming it
-    import contextlib
-    import io
-    import os
-
-    from multiref import progress, publish, published
-
-    target = os.path.abspath(args.output)
-    printed = io.StringIO()
-    with publish.publishing(target, command="multiref dailydialog build") as pub:
-        args.output = pub.staging
-        try:
-            with contextlib.redirect_stdout(printed), progress.step("dailydialog build"):
-                stats = build(args, beam_args)
-        finally:
-            args.output = target
-        if "configs" in stats:
-            published.check_dataset(pub.staging)
-        else:  # a remote runner: nothing to publish here
-            pub.abandon()
-    print(printed.getvalue().replace(pub.staging, target), end="")
+    with progress.step("dailydialog build"):
+        summary = build_published(args, beam_args)
+    print(format_summary(summary))
     return 0
 
 
