@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from multiref.errors import UserError, where
-from multiref.io import read_jsonl, read_text
+from multiref.io import parse_json, read_jsonl, read_text
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def load_references(path: str, config: str | None = None, split: str | None = No
         return load_references_jsonl(path)
     text = read_text(path, "references file")
     try:
-        document = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        document = parse_json(text, path, object_pairs_hook=_no_duplicate_keys)
     except _DuplicateKey as exc:
         raise UserError(f"{where(path, _line_of(text, json.dumps(exc.key, ensure_ascii=False), second=True))}: "
                         f"duplicate key {exc.key!r}") from None
@@ -237,7 +237,7 @@ def _dataset_choices(folder: str) -> dict:
     if os.path.exists(meta_path):
         try:
             with open(meta_path, encoding="utf-8") as fh:
-                meta = json.load(fh)
+                meta = parse_json(fh.read(), meta_path)
             for name, info in meta.get("configs", {}).items():
                 for split, pattern in (info.get("data_files") or {}).items():
                     files = sorted(glob.glob(os.path.join(folder, pattern)))
