@@ -123,6 +123,8 @@ CASES = [
     ("dailydialog-ddpp-shape", ["dailydialog", "build", "--output", "dd", "--dailydialog", str(DD_SAMPLE),
                                 "--ddpp", "ddpp"], 1, "dev.json:1"),
     ("dailydialog-unwritable", ["dailydialog", "build", "--output", "a_file/dd"], 1, "a_file"),
+    ("annotate-serve-port", ["lsdscc", "annotate", "serve", "--dataset", "missing", "--output", "x.csv", "--port",
+                             "70000"], 2, "argument --port: must be from 0 to 65535, got 70000"),
     ("metrics-path-unknown", ["metrics", "path", "no_such_metric"], 1, "no_such_metric"),
     ("group-without-command", ["analyze"], 2, "correlation"),
 ]

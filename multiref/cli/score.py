@@ -31,22 +31,6 @@ TIES = ("auto", "first", "lsdscc")
 SHORT_TOKENS = 2
 
 
-def integer_from(low: int, high: int):
-    """An argparse ``type``: an integer from ``low`` to ``high``, else a usage error (exit 2)
-    saying the range, before any file is read."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:  # also a number too long to convert
-            raise argparse.ArgumentTypeError(f"expected an integer from {low} to {high}, got {text[:20]!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {value}")
-        return value
-
-    return parse
-
-
 def bleu_weights(text: str) -> tuple:
     """An argparse ``type`` for ``--bleu-weights``: at most ``MAX_ORDER`` non-negative finite
     numbers, not all zero (checked as :func:`multiref.metrics.bleu.resolve_weights` does)."""
@@ -69,6 +53,7 @@ def bleu_weights(text: str) -> tuple:
 
 
 def register(parser: argparse.ArgumentParser) -> None:
+    from multiref.cli.flags import integer_from
     from multiref.metrics.base import AGGREGATES, MAX_ORDER
     from multiref.metrics.bleu import SMOOTHINGS
     from multiref.tokenizers import TOKENIZER_NAMES
