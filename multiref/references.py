@@ -253,6 +253,24 @@ def _dataset_choices(folder: str) -> dict:
     return choices
 
 
+def _row_record(row: dict, ref_column: str) -> dict:
+    """A parquet row as the record :func:`_parse_ref_record` checks: values of the wrong type are
+    passed on as they are (its UserError names the row), never converted into something else."""
+    record = {"id": row["id"]}
+    if row.get("query") is not None:
+        record["query"] = row["query"]
+    if ref_column == "groups":
+        record["groups"] = [] if row["groups"] is None else row["groups"]
+        ids = row.get("group_ids")
+        if isinstance(ids, list) and all(isinstance(g, (str, int)) and not isinstance(g, bool) for g in ids):
+            ids = [str(g) for g in ids]  # a dataset may store numeric group ids
+        if ids is not None:
+            record["group_ids"] = ids
+    else:
+        record["references"] = [] if row[ref_column] is None else row[ref_column]
+    return record
+
+
 def load_dataset_folder(folder: str, config: str | None = None, split: str | None = None) -> ReferenceSet:
     """References from a dataset folder: ``config`` (needed when it holds several) and ``split``
     (default: the only split, else ``test``)."""
@@ -278,7 +296,10 @@ def load_dataset_folder(folder: str, config: str | None = None, split: str | Non
     refset = ReferenceSet(f"{folder}/{config}/{split}", "dataset", [])
     row_number = 0
     for path in splits[split]:
-        table = pq.read_table(path)
+        try:
+            table = pq.read_table(path)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowIOError / ArrowInvalid: a corrupt file
+            raise UserError(f"{path}: cannot read as parquet ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
         names = set(table.column_names)
         if "id" not in names:
             raise UserError(f"{path}: no 'id' column")
@@ -287,17 +308,7 @@ def load_dataset_folder(folder: str, config: str | None = None, split: str | Non
             raise UserError(f"{path}: config {config!r} has no 'groups' or 'references' column to score against")
         for row in table.to_pylist():
             row_number += 1
-            location = f"{path} row {row_number}"
-            record = {"id": row["id"]}
-            if row.get("query") is not None:
-                record["query"] = row["query"]
-            if ref_column == "groups":
-                record["groups"] = [list(g) for g in row["groups"] or []]
-                if row.get("group_ids") is not None:
-                    record["group_ids"] = [str(g) for g in row["group_ids"]]
-            else:
-                record["references"] = list(row[ref_column] or [])
-            refset.add(_parse_ref_record(record, location))
+            refset.add(_parse_ref_record(_row_record(row, ref_column), f"{path} row {row_number}"))
     if not refset.records:
         raise UserError(f"{refset.source}: no rows")
     return refset
