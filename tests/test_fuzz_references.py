@@ -196,7 +196,8 @@ def score_once(label: str, refset, hyps, hyp_path) -> None:
     assert 0.0 <= result.score <= 1.0 or result.score != result.score, label
 
 
-def run_ref_case(tmp_path, label, data: bytes, suffix: str, hyps_seed) -> None:
+def run_ref_case(tmp_path, label, data: bytes, suffix: str, hyps_seed) -> str:
+    """``"parsed"`` or ``"refused"`` (a UserError) for one references file."""
     path = tmp_path / f"refs{suffix}"
     path.write_bytes(data)
     with case_timer(label):
@@ -204,9 +205,11 @@ def run_ref_case(tmp_path, label, data: bytes, suffix: str, hyps_seed) -> None:
         if refset is not None:
             assert refset.records, label
             score_once(label, refset, hyps_seed, path)
+    return "refused" if refset is None else "parsed"
 
 
-def run_hyp_case(tmp_path, label, data: bytes, refset) -> None:
+def run_hyp_case(tmp_path, label, data: bytes, refset) -> str:
+    """``"parsed"`` or ``"refused"`` (a UserError) for one hypotheses file."""
     path = tmp_path / "hyps.jsonl"
     path.write_bytes(data)
     with case_timer(label):
@@ -214,6 +217,12 @@ def run_hyp_case(tmp_path, label, data: bytes, refset) -> None:
         if hyps is not None:
             assert hyps and all(isinstance(h, str) for hyp in hyps for h in hyp.hypotheses), label
             score_once(label, refset, hyps, path)
+    return "refused" if hyps is None else "parsed"
+
+
+def assert_both_outcomes(outcomes, minimum: int) -> None:
+    """The mutations reach both sides: files that parse (and are scored) and files refused."""
+    assert outcomes["parsed"] >= minimum and outcomes["refused"] >= minimum, outcomes
 
 
 # -- the tier ----------------------------------------------------------------------------------
@@ -249,38 +258,48 @@ def _suffix(rng, name):
 
 
 def test_mutated_reference_files(scratch, seeds):
+    from collections import Counter
+
     _, hyps = seeds
     rng = random.Random(SEED)
     names = sorted(REF_SEEDS)
+    bytes_outcomes, tree_outcomes = Counter(), Counter()
     for i in range(BYTE_REF_CASES):
         name = rng.choice(names)
         data = mutate_bytes(rng, REF_SEEDS[name])
-        run_ref_case(scratch, f"byte case {i} of {name}: {data[:300]!r}", data, _suffix(rng, name),
-                     hyps["lsdscc" if "lsdscc" in name else "flat"])
+        bytes_outcomes[run_ref_case(scratch, f"byte case {i} of {name}: {data[:300]!r}", data, _suffix(rng, name),
+                                    hyps["lsdscc" if "lsdscc" in name else "flat"])] += 1
     trees = {name: ([json.loads(line) for line in REF_SEEDS[name].splitlines()] if name.endswith(".jsonl")
                     else json.loads(REF_SEEDS[name])) for name in names}
     for i in range(TREE_REF_CASES):
         name = rng.choice(names)
         data = dump(mutate_tree(rng, trees[name]), name.endswith(".jsonl"))
-        run_ref_case(scratch, f"tree case {i} of {name}: {data[:300]!r}", data, _suffix(rng, name),
-                     hyps["lsdscc" if "lsdscc" in name else "flat"])
+        tree_outcomes[run_ref_case(scratch, f"tree case {i} of {name}: {data[:300]!r}", data, _suffix(rng, name),
+                                   hyps["lsdscc" if "lsdscc" in name else "flat"])] += 1
+    assert_both_outcomes(bytes_outcomes, 200)
+    assert_both_outcomes(tree_outcomes, 300)
 
 
 def test_mutated_hypothesis_files(scratch, seeds):
+    from collections import Counter
+
     refsets, _ = seeds
     rng = random.Random(SEED + 1)
     names = sorted(HYP_SEEDS)
+    bytes_outcomes, tree_outcomes = Counter(), Counter()
     for i in range(BYTE_HYP_CASES):
         name = rng.choice(names)
         data = mutate_bytes(rng, HYP_SEEDS[name])
-        run_hyp_case(scratch, f"byte case {i} of {name}: {data[:300]!r}", data,
-                     refsets["lsdscc" if "lsdscc" in name else "flat"])
+        bytes_outcomes[run_hyp_case(scratch, f"byte case {i} of {name}: {data[:300]!r}", data,
+                                    refsets["lsdscc" if "lsdscc" in name else "flat"])] += 1
     trees = {name: [json.loads(line) for line in HYP_SEEDS[name].splitlines()] for name in names}
     for i in range(TREE_HYP_CASES):
         name = rng.choice(names)
         data = dump(mutate_tree(rng, trees[name]), True)
-        run_hyp_case(scratch, f"tree case {i} of {name}: {data[:300]!r}", data,
-                     refsets["lsdscc" if "lsdscc" in name else "flat"])
+        tree_outcomes[run_hyp_case(scratch, f"tree case {i} of {name}: {data[:300]!r}", data,
+                                   refsets["lsdscc" if "lsdscc" in name else "flat"])] += 1
+    assert_both_outcomes(bytes_outcomes, 200)
+    assert_both_outcomes(tree_outcomes, 300)
 
 
 def test_random_json_records(scratch, seeds):
