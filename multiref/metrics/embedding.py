@@ -113,14 +113,15 @@ def check_header(path: str, fmt: str, size: int) -> tuple:
         raise UserError(f"{path}: cannot read word vectors as {fmt}: {exc}") from None
     parts = line.split()
     if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        raise UserError(f"{path}: the first line of a {fmt} file must be the header '<count> <dimensions>', "
+        raise UserError(f"{path}: cannot read word vectors as {fmt}: the first line must be the header '<count> <dimensions>', "
                         f"got {line[:40].decode('ascii', 'replace')!r}")
     count, dimension = int(parts[0]), int(parts[1])
     if dimension > MAX_DIMENSION:
-        raise UserError(f"{path}: the header's {dimension} dimensions is over the limit of {MAX_DIMENSION}")
+        raise UserError(f"{path}: cannot read word vectors as {fmt}: the header's {dimension} dimensions is over "
+                        f"the limit of {MAX_DIMENSION}")
     capacity = size * (_GZIP_MAX_RATIO if path.endswith(".gz") else 1)
     if count < 1 or dimension < 1 or count * dimension * _BYTES_PER_VALUE[fmt] > capacity:
-        raise UserError(f"{path}: the header claims {count} vectors of {dimension} dimensions, "
+        raise UserError(f"{path}: cannot read word vectors as {fmt}: the header claims {count} vectors of {dimension} dimensions, "
                         f"which a file of {size} bytes cannot hold")
     return count, dimension
 
