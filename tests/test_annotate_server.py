@@ -393,12 +393,16 @@ def test_host_check_holds_for_any_bound_address(dataset, tmp_path, bind):
 
 
 def test_allowed_hosts_for_a_wildcard_or_lan_address():
-    from lsdscc.annotate_server import allowed_hosts
+    from lsdscc.annotate_server import allowed_hosts, host_allowed
 
     assert allowed_hosts("127.0.0.1", 8765) == {"127.0.0.1:8765", "localhost:8765"}
     assert allowed_hosts("::1", 8765) == {"[::1]:8765", "localhost:8765"}
     assert allowed_hosts("192.168.1.5", 80) == {"192.168.1.5:80", "192.168.1.5"}
     assert allowed_hosts("0.0.0.0", 8765) is None  # any IP literal: DNS rebinding needs a name
+    for host, ok in [("192.168.1.5:8765", True), ("[::1]:8765", True), ("LOCALHOST:8765", True), ("10.0.0.1:8766", False),
+                     ("evil.example:8765", False), ("", False), ("[::1]", False), ("1.2.3.4:x", False)]:
+        assert host_allowed(host, "0.0.0.0", 8765) is ok, host
+    assert host_allowed("[::1]", "::", 80) and host_allowed("127.0.0.1", "127.0.0.1", 80)
 
 
 def test_two_tabs_never_interleave(annotate, dataset, tmp_path):
