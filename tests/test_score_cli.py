@@ -275,6 +275,10 @@ def test_option_bounds_are_shown_in_the_help(capsys):
         ("recall_bleu", {"order": 12}, "order must be an integer from 1 to 10, got 12"),
         ("distinct", {"order": 11}, "order must be an integer from 1 to 10, got 11"),
         ("distinct_per_utterance", {"order": 10**9}, "order must be an integer from 1 to 10"),
+        ("rouge_l", {"beta": float("inf")}, "beta must be a positive finite number"),
+        ("rouge_l", {"beta": float("nan")}, "beta must be a positive finite number"),
+        ("meteor", {"beta": -1.0}, "beta must be a non-negative finite number"),
+        ("meteor", {"beta": float("nan")}, "beta must be a non-negative finite number"),
     ],
 )
 def test_metric_options_are_bounded_in_the_library(name, options, expected):
