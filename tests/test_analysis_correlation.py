@@ -163,7 +163,7 @@ def test_correlation_cli_table_and_options_change_numbers(tmp_path, capsys):
     (["--rating-column", "stars"], "ratings.csv:2: no rating column 'stars'"),
     (["--ratings", "/nonexistent.csv"], "ratings file not found"),
     (["--metric", "embedding_average"], "--vectors PATH or --train-vectors-from"),
-    (["--metric", "bleu:order=0"], "order must be a positive integer"),
+    (["--metric", "bleu:order=0"], "order must be an integer from 1 to 10, got 0"),
     (["--rouge-beta", "0"], "--rouge-beta must be positive, got 0.0"),
     (["--metric", "bleu:weights=0.5/x"], "weights must be numbers"),
 ])
