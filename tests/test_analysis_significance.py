@@ -120,14 +120,22 @@ def test_bootstrap_interval_coverage():
 
 
 def _exact_permutation_p(a, b, h, kind):
-    """Every one of the 2^n swap patterns (the exact permutation distribution)."""
-    func = {"pearson": sps.pearsonr, "spearman": sps.spearmanr, "kendall": sps.kendalltau}[kind]
-    za, zb = (a - a.mean()) / a.std(), (b - b.mean()) / b.std()
-    observed = func(za, h)[0] - func(zb, h)[0]
+    """Every one of the 2^n swap patterns (the exact permutation distribution) of the
+    standardized scores (Pearson) or standardized ranks (Spearman: Pearson with the ranks of h;
+    Kendall)."""
+    def z(v):
+        return (v - v.mean()) / v.std()
+
+    if kind == "pearson":
+        xa, xb, target, func = z(a), z(b), h, sps.pearsonr
+    else:
+        xa, xb = z(sps.rankdata(a)), z(sps.rankdata(b))
+        target, func = (sps.rankdata(h), sps.pearsonr) if kind == "spearman" else (h, sps.kendalltau)
+    observed = func(xa, target)[0] - func(xb, target)[0]
     diffs = []
     for pattern in itertools.product([False, True], repeat=len(h)):
         s = np.array(pattern)
-        diffs.append(func(np.where(s, zb, za), h)[0] - func(np.where(s, za, zb), h)[0])
+        diffs.append(func(np.where(s, xb, xa), target)[0] - func(np.where(s, xa, xb), target)[0])
     return observed, np.mean(np.abs(diffs) >= abs(observed) - 1e-12)
 
 
@@ -139,6 +147,7 @@ def test_permutation_test_agrees_with_the_exact_distribution():
     for kind in stats.CORRELATIONS:
         observed, exact = _exact_permutation_p(a, b, h, kind)
         assert got[kind]["difference"] == pytest.approx(observed, abs=1e-12)
+        assert observed == pytest.approx(stats.correlation(a, h, kind)["value"] - stats.correlation(b, h, kind)["value"])
         assert got[kind]["p"] == pytest.approx(exact, abs=0.01), kind  # Monte Carlo error about 0.003
     assert stats.permutation_test(a, b, h, 500, seed=1) == stats.permutation_test(a, b, h, 500, seed=1)
 

@@ -352,45 +352,38 @@ def _group_means(X, systems):
 def permutation_test(a, b, human, permutations: int, seed: int, systems=None) -> dict:
     """Paired permutation test of ``corr(a, human) = corr(b, human)`` for the three correlations.
 
-    ``a`` and ``b`` are two metrics' scores of the same items, ``human`` their human scores.
-    Each metric is standardized (z-scores, which changes none of the correlations), then in
+    ``a`` and ``b`` are two metrics' scores of the same items, ``human`` their human scores. In
     each of ``permutations`` seeded rounds (numpy PCG64(seed)) every item's two scores are
     swapped with probability 1/2 (approximate randomization, Noreen 1989; the form Deutsch et
-    al. 2021 use for summarization metrics, and sacrebleu's paired test for MT). With
+    al. 2021 use for summarization metrics, and sacrebleu's paired test for MT). So that the
+    two metrics share a scale, what is swapped is standardized: z-scores for Pearson, z-scores
+    of the ranks for Spearman (then Pearson with the human ranks, so the observed statistic is
+    the difference of Spearman's rho) and Kendall (whose tau they do not change). With
     ``systems`` (system level) all rows of a system swap together and the correlations are
-    computed on the means per system, so with k systems no p is below ``2 / 2^k`` (swapping
-    single rows would test a far stronger null and give tiny p-values on 5 systems). Returns ``{kind: {"difference": corr(a) - corr(b), "p": p}}`` with the
+    computed on the means per system of the z-scores, so with k systems no p is below
+    ``2 / 2^k`` (swapping single rows would test a far stronger null and give tiny p-values on
+    5 systems). Returns ``{kind: {"difference": corr(a) - corr(b), "p": p}}`` with the
     two-sided ``p = (1 + #{|d*| >= |d|}) / (1 + permutations)``; both None when a side is
     constant or undefined.
     """
     import numpy as np
 
-    za, zb = _standardize(a), _standardize(b)
     h = np.asarray(human, dtype=float)
     if len(h) != len(a) or len(a) != len(b):
         raise ValueError(f"permutation_test: {len(a)}, {len(b)} and {len(h)} values")
-    empty = {kind: {"difference": None, "p": None} for kind in CORRELATIONS}
-    if za is None or zb is None or permutations <= 0:
-        return empty
+    if _standardize(a) is None or _standardize(b) is None or permutations <= 0:
+        return {kind: {"difference": None, "p": None} for kind in CORRELATIONS}
     rng = np.random.Generator(np.random.PCG64(seed))
     if systems is None:
         swap = rng.random((permutations, len(h))) < 0.5
+        ca, cb = _response_level_null(a, b, h, swap)
     else:  # a system's rows swap together: the unit of the system level is the system
         codes = {name: i for i, name in enumerate(sorted(set(systems), key=str))}
         swap = (rng.random((permutations, len(codes))) < 0.5)[:, [codes[s] for s in systems]]
-    pa = np.vstack([za, np.where(swap, zb, za)])  # row 0: the observed scores
-    pb = np.vstack([zb, np.where(swap, za, zb)])
-    hh = np.broadcast_to(h, pa.shape)
-    if systems is not None:
-        pa, pb, hh = _group_means(pa, systems), _group_means(pb, systems), _group_means(h[None, :], systems)
-        hh = np.broadcast_to(hh, pa.shape)
-    ca, cb = _rowwise_correlations(pa, hh, kendall=systems is not None), _rowwise_correlations(pb, hh, kendall=systems is not None)
-    if systems is None:  # response level: Kendall from the swap pattern, fast (see _swapped_kendall)
-        ca["kendall"] = _swapped_kendall(za, zb, h, swap)
-        cb["kendall"] = _swapped_kendall(zb, za, h, swap)
+        ca, cb = _system_level_null(_standardize(a), _standardize(b), h, swap, systems)
     out = {}
     for kind in CORRELATIONS:
-        d = ca[kind] - cb[kind]
+        d = ca[kind] - cb[kind]  # row 0: the observed difference
         if np.isnan(d[0]):
             out[kind] = {"difference": None, "p": None}
             continue
@@ -398,6 +391,33 @@ def permutation_test(a, b, human, permutations: int, seed: int, systems=None) ->
         extreme = int(np.sum(np.abs(null) >= abs(d[0]) - 1e-12))
         out[kind] = {"difference": float(d[0]), "p": (1 + extreme) / (1 + null.size)}
     return out
+
+
+def _response_level_null(a, b, h, swap) -> tuple:
+    """The three correlations with ``h`` of the observed and of each swapped ``a`` and ``b``."""
+    import numpy as np
+    from scipy import stats as sps
+
+    za, zb = _standardize(a), _standardize(b)
+    ra, rb = _standardize(sps.rankdata(a)), _standardize(sps.rankdata(b))
+    rh = sps.rankdata(h)
+    shape = (len(swap) + 1, len(h))
+    out = []
+    for (x, y), (rx, ry) in (((za, zb), (ra, rb)), ((zb, za), (rb, ra))):
+        out.append({"pearson": _rowwise_pearson(np.vstack([x, np.where(swap, y, x)]), np.broadcast_to(h, shape)),
+                    "spearman": _rowwise_pearson(np.vstack([rx, np.where(swap, ry, rx)]), np.broadcast_to(rh, shape)),
+                    "kendall": _swapped_kendall(rx, ry, h, swap)})
+    return tuple(out)
+
+
+def _system_level_null(za, zb, h, swap, systems) -> tuple:
+    """As :func:`_response_level_null` on the means per system of the (swapped) z-scores."""
+    import numpy as np
+
+    pa = _group_means(np.vstack([za, np.where(swap, zb, za)]), systems)
+    pb = _group_means(np.vstack([zb, np.where(swap, za, zb)]), systems)
+    hh = np.broadcast_to(_group_means(h[None, :], systems), pa.shape)
+    return _rowwise_correlations(pa, hh), _rowwise_correlations(pb, hh)
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> list | None:
