@@ -283,3 +283,10 @@ def _rouge_scorer():
 
     return make_scorers([parse_metric_spec("rouge_l")], {"tokenizer": "whitespace", "lowercase": True,
                                                          "smoothing": "nltk1"}, None, {"rouge_l": {"beta": 1.2}})[0]
+
+
+def test_scatter_titles_carry_the_intervals():
+    from multiref.analysis.report_text import scatter_title
+
+    result = {"pearson": {"value": 0.18, "p": 0.01, "ci": [0.094, 0.256]}, "spearman": {"value": 0.025, "p": 0.6}}
+    assert scatter_title("single reference", result) == "single reference\nr 0.180 [0.094, 0.256], rho 0.025"

@@ -66,6 +66,16 @@ def _fisher_rows(results: dict) -> list:
     return rows
 
 
+def scatter_title(setting: str, result: dict) -> str:
+    """A scatter panel's title: the setting, then Pearson and Spearman with their intervals
+    (``single reference\nr 0.180 [0.094, 0.256], rho 0.025 [-0.071, 0.116]``)."""
+    parts = []
+    for kind, symbol in (("pearson", "r"), ("spearman", "rho")):
+        value = result[kind].get("value")
+        parts.append(f"{symbol} {fmt(value)}" + _band(result[kind].get("ci")))
+    return f"{setting}\n{', '.join(parts)}"
+
+
 def correlation_tables(report: dict) -> str:
     """Terminal tables: response level and system level, single against all references, then
     the tests of all references against one (W: Williams, perm: permutation test) and of each

@@ -281,7 +281,7 @@ def run_correlation(args) -> int:
     from multiref.analysis.paper_defaults import GUPTA_2019
     from multiref.analysis.correlation import CorrelationOptions, analyze_correlation, correlation_report, public_json
     from multiref.analysis.ratings import ratings_summary
-    from multiref.analysis.report_text import correlation_markdown, correlation_tables
+    from multiref.analysis.report_text import correlation_markdown, correlation_tables, scatter_title
 
     _check_statistics(args)
     specs = _specs(args, GUPTA_2019.metrics)
@@ -304,8 +304,10 @@ def run_correlation(args) -> int:
         ratings, systems = [r.rating for r in rows], [r.system for r in rows]
         for label, scored in scores.items():
             name = f"plots/scatter_{reports.safe_name(label)}.png"
+            entry = results[label]
             reports.scatter_plot(os.path.join(args.output_dir, name), label, ratings, systems,
-                                 {"single reference": scored["single"], f"all references ({scored['aggregation']})":
+                                 {scatter_title("single reference", entry["single"]): scored["single"],
+                                  scatter_title(f"all references ({scored['aggregation']})", entry["multi"]):
                                   scored["multi"]})
             plots[label] = name
         reports.write_json(os.path.join(args.output_dir, "correlation.json"), report)
