@@ -74,20 +74,30 @@ def _fullname(value: str, prefix: str, key: str) -> str:
     return (prefix if prefix != "any" else "t1_") + value
 
 
+#: ``created_utc`` must lie in [1970-01-01, 2100-01-01): whole seconds since the epoch, as
+#: Reddit's dumps give them (a millisecond stamp is out of range). It fits every int64 column.
+CREATED_RANGE = (0, 4_102_444_800)
+
+
 def _created(record: dict) -> int:
+    """The record's ``created_utc`` (or ``created``) as whole seconds in :data:`CREATED_RANGE`."""
     value = record.get("created_utc", record.get("created"))
     if value is None:
         raise Rejected("missing-field", "no 'created_utc'")
     if isinstance(value, bool):
         raise Rejected("wrong-type", "'created_utc' is a boolean")
-    if isinstance(value, (int, float)):
-        return int(value)
     if isinstance(value, str):
         try:
-            return int(float(value))
+            value = float(value)
         except ValueError:
             raise Rejected("wrong-type", f"'created_utc' is not a number: {value[:40]!r}") from None
-    raise Rejected("wrong-type", f"'created_utc' should be a number, got {type(value).__name__}")
+    if not isinstance(value, (int, float)):
+        raise Rejected("wrong-type", f"'created_utc' should be a number, got {type(value).__name__}")
+    low, high = CREATED_RANGE
+    if not low <= value < high:  # False for NaN too
+        shown = repr(value) if isinstance(value, float) or value.bit_length() < 100 else f"an integer of {value.bit_length()} bits"
+        raise Rejected("out-of-range", f"'created_utc' is not a time between 1970 and 2100 in seconds: {shown}")
+    return int(value)
 
 
 def _own_id(record: dict, prefix: str) -> str:
@@ -135,10 +145,21 @@ def _bot_names(bots: tuple) -> frozenset:
     return names
 
 
+def _is_unicode(text: str) -> bool:
+    """True when ``text`` can be written as UTF-8 (no lone surrogate, which JSON escapes allow)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def normalize(record: dict, config: CorpusConfig) -> Post | str:
     """One parsed dump record -> a :class:`Post`, or the reason it is dropped (a str).
 
-    Raises :class:`Rejected` (reasons ``unknown-kind``, ``missing-field``, ``wrong-type``).
+    Raises :class:`Rejected` (reasons ``unknown-kind``, ``missing-field``, ``wrong-type``,
+    ``out-of-range`` for a ``created_utc`` outside :data:`CREATED_RANGE`, ``not-utf8`` for a
+    text with a lone surrogate); any other exception is a bug.
     """
     if "data" in record and "kind" in record and isinstance(record["data"], dict):
         record = record["data"]  # Reddit API listing child
@@ -164,6 +185,8 @@ def normalize(record: dict, config: CorpusConfig) -> Post | str:
         title = _get_str(record, "title")
         selftext = _get_str(record, "selftext", required=False) or ""
         text = title if selftext.strip() in DELETED_BODIES or not selftext.strip() else f"{title}\n\n{selftext}"
+    if not (text.isascii() or _is_unicode(text)):
+        raise Rejected("not-utf8", "the text holds a lone surrogate (an escape such as \\ud800), not a character")
     author = record.get("author")
     if author is not None and not isinstance(author, str):
         raise Rejected("wrong-type", f"'author' should be a string, got {type(author).__name__}")
@@ -179,17 +202,54 @@ def normalize(record: dict, config: CorpusConfig) -> Post | str:
     return Post(kind, post_id, link_id, parent_id, created, text)
 
 
-_AUTHOR_FIELDS = re.compile(r'("author(?:_fullname|_flair_text|_flair_css_class)?"\s*:\s*)"(?:[^"\\]|\\.)*"')
+# Dead letters are published: an excerpt keeps no author, author_* or flair field, no u/name
+# (or /user/name) mention, no e-mail address and no [deleted]/[removed] marker.
+_PRIVATE_KEY = re.compile(r"author|flair", re.I)
+_PRIVATE_FIELD = re.compile(  # a private key and a simple value (string, literal, flat object, array of those)
+    r'"[^"\\]*(?:author|flair)[^"\\]*"\s*:\s*'
+    r'(?:"[^"\\]*(?:\\.[^"\\]*)*"|[-+.\w]+|\[(?:[^\[\]{}]|\{[^\[\]{}]*\})*\]|\{[^\[\]{}]*\})\s*,?\s*', re.I)
+_PRIVATE_KEY_LEFT = re.compile(r'"[^"]*(?:author|flair)[^"]*"\s*:', re.I)  # one the rule above missed
+_MENTION = re.compile(r"(?<![A-Za-z0-9_])/?u(?:ser)?\\?/[A-Za-z0-9_-]+", re.I)
+_MARKER = re.compile(r"\[(deleted|removed)[^\]]{0,20}\]", re.I)
+_MAX_EXCERPT_DEPTH = 20
 
 
-def redact(text: str, limit: int = 2000) -> str:
-    """A raw line for the dead-letter file, with author fields blanked and length capped."""
-    text = _AUTHOR_FIELDS.sub(r'\1"<redacted>"', text)
-    return text if len(text) <= limit else text[:limit] + "..."
+def redact(text: str, limit: int = 500) -> str:
+    """A line (parsed or not) as a publishable excerpt of at most ``limit`` characters (plus
+    ``...``): author/flair fields removed (and the excerpt cut before any such key left, e.g.
+    one whose value nests), u/name and /user/name mentions as ``<user>``, e-mail addresses as
+    ``<email>``, [deleted]/[removed] as ``<deleted>``/``<removed>``, lone surrogates escaped."""
+    from lsdscc.cleaning import _EMAIL
+
+    cut = len(text) > limit * 4
+    text = text[: limit * 4]
+    text = _PRIVATE_FIELD.sub("", text)
+    left = _PRIVATE_KEY_LEFT.search(text)
+    if left is not None:
+        text, cut = text[: left.start()], True
+    text = _MENTION.sub("<user>", text)
+    text = _EMAIL.sub("<email>", text)
+    text = _MARKER.sub(lambda m: f"<{m.group(1).lower()}>", text)
+    if not text.isascii():  # valid characters stay, lone surrogates become \\udxxx
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if len(text) > limit:
+        text, cut = text[:limit], True
+    return text + "..." if cut else text
 
 
-def redact_record(record) -> str:
-    """A parsed record for the dead-letter file, as sorted JSON without author fields."""
-    if isinstance(record, dict):
-        record = {k: ("<redacted>" if k.startswith("author") and v is not None else v) for k, v in record.items()}
-    return redact(json.dumps(record, sort_keys=True, ensure_ascii=False))
+def _without_private_keys(value, depth: int = 0):
+    """``value`` with every author/flair key dropped at any depth, and cut below a depth of 20."""
+    if depth >= _MAX_EXCERPT_DEPTH and isinstance(value, (dict, list, tuple)):
+        return "..."
+    if isinstance(value, dict):
+        return {str(k): _without_private_keys(v, depth + 1) for k, v in value.items() if not _PRIVATE_KEY.search(str(k))}
+    if isinstance(value, (list, tuple)):
+        return [_without_private_keys(v, depth + 1) for v in value]
+    return value
+
+
+def redact_record(record, limit: int = 500) -> str:
+    """A parsed record as a publishable excerpt: sorted JSON without author/flair fields, then
+    :func:`redact`."""
+    text = json.dumps(_without_private_keys(record), sort_keys=True, ensure_ascii=False, default=repr)
+    return redact(text, limit)
