@@ -204,29 +204,47 @@ def normalize(record: dict, config: CorpusConfig) -> Post | str:
 
 # Dead letters are published: an excerpt keeps no author, author_* or flair field, no u/name
 # (or /user/name) mention, no e-mail address and no [deleted]/[removed] marker.
-_PRIVATE_KEY = re.compile(r"author|flair", re.I)
+_PRIVATE_KEY = re.compile(r"author|flair|_by$|reports", re.I)  # also approved_by, mod_reports (moderators)
 _PRIVATE_FIELD = re.compile(  # a private key and a simple value (string, literal, flat object, array of those)
     r'"[^"\\]*(?:author|flair)[^"\\]*"\s*:\s*'
     r'(?:"[^"\\]*(?:\\.[^"\\]*)*"|[-+.\w]+|\[(?:[^\[\]{}]|\{[^\[\]{}]*\})*\]|\{[^\[\]{}]*\})\s*,?\s*', re.I)
-_PRIVATE_KEY_LEFT = re.compile(r'"[^"]*(?:author|flair)[^"]*"\s*:', re.I)  # one the rule above missed
+# An unparsed line keeps its shape only (the names of known dump keys, numbers, punctuation); a
+# parsed record its known keys, with strings only as values of the keys in _SAFE_VALUES (ids,
+# subreddit, timestamps, texts) that look like one. Everything else is "…".
+_STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"?')
+_KNOWN_KEYS = frozenset((
+    "_meta", "archived", "body", "controversiality", "created", "created_utc", "data", "distinguished", "downs",
+    "edited", "gilded", "id", "is_self", "kind", "link_id", "name", "num_comments", "over_18", "parent_id",
+    "permalink", "retrieved_2nd_on", "retrieved_on", "retrieved_utc", "score", "score_hidden", "selftext",
+    "stickied", "subreddit", "subreddit_id", "title", "ups", "url", "was_deleted_later"))
+_KEY_COLON = re.compile(r"\s*:\s*")
+_BARE_WORD = re.compile(r"\w+")
+_LITERALS = frozenset({"true", "false", "null", "NaN", "Infinity"})
+_SAFE_VALUES = {
+    **dict.fromkeys(("id", "name", "parent_id", "link_id", "subreddit_id"), re.compile(r"(?:t[135]_)?[0-9a-z]{1,10}")),
+    "subreddit": re.compile(r"[A-Za-z0-9_]{1,21}"),
+    **dict.fromkeys(("created_utc", "created", "retrieved_on", "retrieved_utc"), re.compile(r"[0-9.eE+-]{1,30}")),
+    **dict.fromkeys(("body", "title", "selftext"), re.compile(r"(?s).*")),
+    "kind": re.compile(r"t\d|Listing|more"),
+}
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_])/?u(?:ser)?\\?/[A-Za-z0-9_-]+", re.I)
 _MARKER = re.compile(r"\[(deleted|removed)[^\]]{0,20}\]", re.I)
 _MAX_EXCERPT_DEPTH = 20
 
 
-def redact(text: str, limit: int = 500) -> str:
-    """A line (parsed or not) as a publishable excerpt of at most ``limit`` characters (plus
-    ``...``): author/flair fields removed (and the excerpt cut before any such key left, e.g.
-    one whose value nests), u/name and /user/name mentions as ``<user>``, e-mail addresses as
-    ``<email>``, [deleted]/[removed] as ``<deleted>``/``<removed>``, lone surrogates escaped."""
-    from lsdscc.cleaning import _EMAIL
+def redact(text: str, limit: int = 500, fields_removed: bool = False) -> str:
+    """A line as a publishable excerpt of at most ``limit`` characters (plus ``...``).
 
+    ``text`` is an unparsed line (see :func:`_line_shape`: only its shape is kept, so a
+    mangled ``author`` key cannot carry its value out), or with ``fields_removed``
+    a text without private fields (JSON from :func:`redact_record`, a message). Then u/name and
+    /user/name mentions become ``<user>``, e-mail addresses ``<email>``, [deleted]/[removed]
+    ``<deleted>``/``<removed>``; lone surrogates are escaped.
+    """
     cut = len(text) > limit * 4
     text = text[: limit * 4]
-    text = _PRIVATE_FIELD.sub("", text)
-    left = _PRIVATE_KEY_LEFT.search(text)
-    if left is not None:
-        text, cut = text[: left.start()], True
+    text = _PRIVATE_FIELD.sub("", text) if fields_removed else _line_shape(text)
     text = _MENTION.sub("<user>", text)
     text = _EMAIL.sub("<email>", text)
     text = _MARKER.sub(lambda m: f"<{m.group(1).lower()}>", text)
@@ -237,19 +255,43 @@ def redact(text: str, limit: int = 500) -> str:
     return text + "..." if cut else text
 
 
-def _without_private_keys(value, depth: int = 0):
-    """``value`` with every author/flair key dropped at any depth, and cut below a depth of 20."""
-    if depth >= _MAX_EXCERPT_DEPTH and isinstance(value, (dict, list, tuple)):
-        return "..."
+def _line_shape(text: str) -> str:
+    """An unparsed line with every string replaced by ``"…"`` except the names of known dump
+    keys, and every bare word that is not a JSON literal or a number replaced by ``…``. Its
+    values are not shown at all: in a line that does not parse (a lost quote, a corrupt
+    stream) any value may hold parts of another, a username included."""
+    out, pos = [], 0
+    for m in _STRING_LITERAL.finditer(text):
+        out.append(_BARE_WORD.sub(_bare_word, text[pos:m.start()]))
+        pos, literal = m.end(), m[0]
+        inner = literal[1:-1] if len(literal) > 1 and literal.endswith('"') else literal[1:]
+        out.append(literal if inner in _KNOWN_KEYS and _KEY_COLON.match(text, pos) else '"…"')
+    out.append(_BARE_WORD.sub(_bare_word, text[pos:]))
+    return "".join(out)
+
+
+def _bare_word(word: re.Match) -> str:
+    return word[0] if word[0] in _LITERALS or word[0].isdigit() else "…"
+
+
+def _record_shape(value, key=None, depth: int = 0):
+    """A parsed record cut to what a dead letter may show, as :func:`_line_shape` does for a
+    line: known keys only (at any depth, down to 20 levels), strings only as values of the
+    keys in ``_SAFE_VALUES`` that look like one, numbers and literals as they are."""
     if isinstance(value, dict):
-        return {str(k): _without_private_keys(v, depth + 1) for k, v in value.items() if not _PRIVATE_KEY.search(str(k))}
+        if depth >= _MAX_EXCERPT_DEPTH:
+            return "…"
+        return {k: _record_shape(v, k, depth + 1) for k, v in value.items() if isinstance(k, str) and k in _KNOWN_KEYS}
     if isinstance(value, (list, tuple)):
-        return [_without_private_keys(v, depth + 1) for v in value]
-    return value
+        return [_record_shape(v, None, depth + 1) for v in value] if depth < _MAX_EXCERPT_DEPTH else "…"
+    if isinstance(value, str):
+        safe = _SAFE_VALUES.get(key)
+        return value if safe is not None and safe.fullmatch(value) else "…"
+    return value if value is None or isinstance(value, (bool, int, float)) else "…"
 
 
 def redact_record(record, limit: int = 500) -> str:
-    """A parsed record as a publishable excerpt: sorted JSON without author/flair fields, then
-    :func:`redact`."""
-    text = json.dumps(_without_private_keys(record), sort_keys=True, ensure_ascii=False, default=repr)
-    return redact(text, limit)
+    """A parsed record as a publishable excerpt: sorted JSON of :func:`_record_shape` (no
+    author, flair or unknown key), then :func:`redact` (mentions, e-mails in the texts)."""
+    text = json.dumps(_record_shape(record), sort_keys=True, ensure_ascii=False)
+    return redact(text, limit, fields_removed=True)

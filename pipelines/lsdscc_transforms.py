@@ -53,7 +53,7 @@ def dead_letter(path, line, reason, detail, raw, offset=None) -> dict:
         detail = detail.replace(str(path), name)
     text = records.redact(raw) if isinstance(raw, str) else records.redact_record(raw)
     return {"reason": reason, "file": name, "line": line, "offset": offset,
-            "detail": records.redact(detail, 300), "text": text}
+            "detail": records.redact(detail, 300, fields_removed=True), "text": text}
 
 
 class _Counting(CountingDoFn):
@@ -143,7 +143,8 @@ class ResolveThread(_Counting):
         for name, n in counts.items():
             self.count(name, n)
         for post, detail in cyclic:
-            yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(None, None, "parent-cycle", detail, post.text))
+            record = {"id": post.id, "parent_id": post.parent_id, "link_id": post.link_id, "body": post.text}
+            yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(None, None, "parent-cycle", detail, record))
         yield link_id, resolved
 
 
