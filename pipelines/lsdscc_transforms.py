@@ -101,13 +101,14 @@ class ReadPosts(_Counting):
             yield from self._normalize(*element)
             return
         for item in self.read_items(element):
-            if item[0] == "ok":
-                yield from self._normalize(element, item[1], item[2], item[3])
+            if item[0] == "ok":  # ("ok", line, record, offset); a reader without offsets is fine too
+                yield from self._normalize(element, *item[1:4])
             elif item[0] == "skipped":  # lines of other subreddits, dropped before parsing
                 self.count("records-read", item[1])
                 self.count("dropped-other-subreddit", item[1])
             else:
-                _, line, reason, detail, raw, offset = item
+                _, line, reason, detail, raw, *offset = item
+                offset = offset[0] if offset else None
                 self.count(f"rejected-{reason}")
                 yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(element, line, reason, detail, raw, offset))
 
