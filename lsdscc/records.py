@@ -12,11 +12,16 @@ reason (``other-subreddit``, ``deleted``, ``removed``, ``bot``, ``deleted-later`
 string ``subreddit`` outside ``CorpusConfig.subreddits`` is ``other-subreddit`` whatever else
 it holds, as the reader's byte prefilter (:func:`lsdscc.sources.read_items`) assumes. Usernames are read only to recognise bots; they
 never leave this module.
+
+Dead letters (:func:`dead_letter`) are published with the dataset, so their excerpts are
+redacted (:func:`redact`, :func:`redact_record`): no author, flair or moderator field, no
+u/name mention, no e-mail, and of a line that does not parse only its shape.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from typing import NamedTuple
 
@@ -295,3 +300,19 @@ def redact_record(record, limit: int = 500) -> str:
     author, flair or unknown key), then :func:`redact` (mentions, e-mails in the texts)."""
     text = json.dumps(_record_shape(record), sort_keys=True, ensure_ascii=False)
     return redact(text, limit, fields_removed=True)
+
+
+def dead_letter(path, line, reason, detail, raw, offset=None) -> dict:
+    """A dead letter safe to publish: ``file`` is the input's name without its folder (None for
+    a letter of the thread stage), ``line`` and ``offset`` (byte offset of the line's start in
+    the decompressed file) say where, ``reason`` and ``detail`` (the path in it shortened to the
+    name too) why, ``text`` is a redacted excerpt of ``raw`` (the line as text, or the parsed
+    record): no author/flair field, mention, e-mail or [deleted] marker
+    (:func:`lsdscc.records.redact`, :func:`~lsdscc.records.redact_record`)."""
+    name = None
+    if path is not None:
+        name = os.path.basename(str(path).rstrip("/")) or str(path)
+        detail = detail.replace(str(path), name)
+    text = redact(raw) if isinstance(raw, str) else redact_record(raw)
+    return {"reason": reason, "file": name, "line": line, "offset": offset,
+            "detail": redact(detail, 300, fields_removed=True), "text": text}

@@ -32,28 +32,13 @@ import apache_beam as beam
 from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc import records, sources, threads
+from lsdscc.records import dead_letter
 from lsdscc.threads import MULTI_FIELDS, SINGLE_FIELDS
 from multiref.beam_writer import COUNTS, CountingDoFn, SumCounts
 
 NAMESPACE = "lsdscc"
 _SINGLE_ROW, _MULTI_ROW = operator.itemgetter(*SINGLE_FIELDS), operator.itemgetter(*MULTI_FIELDS)  # dict -> row tuple
 REJECTED = "rejected"
-
-
-def dead_letter(path, line, reason, detail, raw, offset=None) -> dict:
-    """A dead letter safe to publish: ``file`` is the input's name without its folder (None for
-    a letter of the thread stage), ``line`` and ``offset`` (byte offset of the line's start in
-    the decompressed file) say where, ``reason`` and ``detail`` (the path in it shortened to the
-    name too) why, ``text`` is a redacted excerpt of ``raw`` (the line as text, or the parsed
-    record): no author/flair field, mention, e-mail or [deleted] marker
-    (:func:`lsdscc.records.redact`, :func:`~lsdscc.records.redact_record`)."""
-    name = None
-    if path is not None:
-        name = os.path.basename(str(path).rstrip("/")) or str(path)
-        detail = detail.replace(str(path), name)
-    text = records.redact(raw) if isinstance(raw, str) else records.redact_record(raw)
-    return {"reason": reason, "file": name, "line": line, "offset": offset,
-            "detail": records.redact(detail, 300, fields_removed=True), "text": text}
 
 
 class _Counting(CountingDoFn):
