@@ -84,6 +84,12 @@ def _fullname(value: str, prefix: str, key: str) -> str:
 CREATED_RANGE = (0, 4_102_444_800)
 
 
+#: Longer texts are rejected (``too-long``) before cleaning: Reddit allows 10,000 characters in
+#: a comment and 300 + 40,000 in a submission's title and self-text, so no real record is
+#: longer, and some cleaning rules take time quadratic in a hostile text's length.
+MAX_TEXT_CHARS = 40_400
+
+
 def _created(record: dict) -> int:
     """The record's ``created_utc`` (or ``created``) as whole seconds in :data:`CREATED_RANGE`."""
     value = record.get("created_utc", record.get("created"))
@@ -163,8 +169,9 @@ def normalize(record: dict, config: CorpusConfig) -> Post | str:
     """One parsed dump record -> a :class:`Post`, or the reason it is dropped (a str).
 
     Raises :class:`Rejected` (reasons ``unknown-kind``, ``missing-field``, ``wrong-type``,
-    ``out-of-range`` for a ``created_utc`` outside :data:`CREATED_RANGE`, ``not-utf8`` for a
-    text with a lone surrogate); any other exception is a bug.
+    ``out-of-range`` for a ``created_utc`` outside :data:`CREATED_RANGE`, ``too-long`` for a
+    text over :data:`MAX_TEXT_CHARS`, ``not-utf8`` for a text with a lone surrogate); any
+    other exception is a bug.
     """
     if "data" in record and "kind" in record and isinstance(record["data"], dict):
         record = record["data"]  # Reddit API listing child
@@ -190,6 +197,8 @@ def normalize(record: dict, config: CorpusConfig) -> Post | str:
         title = _get_str(record, "title")
         selftext = _get_str(record, "selftext", required=False) or ""
         text = title if selftext.strip() in DELETED_BODIES or not selftext.strip() else f"{title}\n\n{selftext}"
+    if len(text) > MAX_TEXT_CHARS:
+        raise Rejected("too-long", f"the text has {len(text):,} characters; Reddit allows at most {MAX_TEXT_CHARS:,}")
     if not (text.isascii() or _is_unicode(text)):
         raise Rejected("not-utf8", "the text holds a lone surrogate (an escape such as \\ud800), not a character")
     author = record.get("author")

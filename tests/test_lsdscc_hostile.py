@@ -237,6 +237,7 @@ HOSTILE_LINES = {
     "created-milliseconds": (_line(created=1500000000000), "out-of-range"),
     "integer-of-5000-digits": (_line()[:-1] + b', "score": ' + b"9" * 5000 + b"}", "out-of-range"),
     "lone-surrogate-body": (_line(body="x").replace(b'"x"', b'"caf\\ud800"'), "not-utf8"),
+    "body-of-1m-characters": (_line(body=" *a" * 350_000), "too-long"),  # cleaning it took hours
 }
 
 
