@@ -264,7 +264,7 @@ def build(args, beam_args=(), *, source=None, options=None) -> dict:
     configs = [MULTIREF, DDPP] + ([CORRUPTED] if options.corruptions else [])
     import apache_beam as beam
 
-    from multiref.beam_utils import counters, runner_does_not_execute
+    from multiref.beam_utils import counters, run_pipeline, runner_does_not_execute
 
     if not runner_does_not_execute(beam_options):  # a dry run or a drawing writes nothing
         os.makedirs(folder, exist_ok=True)
@@ -274,8 +274,7 @@ def build(args, beam_args=(), *, source=None, options=None) -> dict:
     log("running the Beam pipeline")
     p = beam.Pipeline(options=beam_options)
     build_pipeline(p, source, options, folder)
-    result = p.run()
-    result.wait_until_finish()
+    result = run_pipeline(p)
     if runner_does_not_execute(beam_options):
         return {"counters": {}, "dry_run": True}
     counts = counters(result)
