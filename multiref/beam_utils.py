@@ -162,55 +162,34 @@ class _JobException(logging.Handler):
 
 # -- worker processes die with the driver ---------------------------------------------------
 
-#: Set by :func:`run_pipeline` to the driver's pid while a job runs; Beam's multi-process
-#: workers (``/bin/sh -c python -m ...sdk_worker_main``) inherit it with the environment.
+#: Set by :func:`run_pipeline` to the driver's pid while a job runs: every process the job
+#: starts (Beam's multi-process workers, ``/bin/sh -c python -m ...sdk_worker_main``) inherits
+#: it, which is how :mod:`multiref.beam_guard` finds them once the driver is gone.
 DRIVER_ENV = "MULTIREF_BEAM_DRIVER"
-_WATCHED: list = []
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` still runs (a zombie, killed but not yet reaped, does not)."""
-    import os
+@contextlib.contextmanager
+def _guarded():
+    """Start :mod:`multiref.beam_guard` for this driver (Linux: it reads /proc) and tell it,
+    on a normal exit, that the job ended; if the driver is killed, the guard's pipe closes
+    without that word and it kills the job's leftover processes."""
+    import subprocess
+    import sys
 
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-    except FileNotFoundError:
-        return False
-    except OSError:  # no /proc (not Linux): ask the kernel
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-
-
-def die_with_driver(interval: float = 0.5) -> None:
-    """In a Beam SDK worker process that a driver of ours started, watch the driver and kill
-    this worker (SIGKILL) within ``interval`` s of the driver's end, so ``kill -9`` of a
-    multi-process build leaves no workers behind. Idempotent; nothing in the driver itself.
-
-    A watching thread, not ``prctl(PR_SET_PDEATHSIG)``: Beam starts each worker through
-    ``/bin/sh -c``, so the worker's parent is a shell that outlives the driver.
-    """
-    import os
-    import signal
-    import threading
-    import time
-
-    driver = os.environ.get(DRIVER_ENV, "")
-    if _WATCHED or not driver.isdigit() or int(driver) == os.getpid():
+    if not sys.platform.startswith("linux"):
+        yield
         return
-    _WATCHED.append(int(driver))
-
-    def watch():
-        while _alive(int(driver)):
-            time.sleep(interval)
-        os.kill(os.getpid(), signal.SIGKILL)
-
-    threading.Thread(target=watch, name="multiref-die-with-driver", daemon=True).start()
+    guard = subprocess.Popen([sys.executable, "-m", "multiref.beam_guard"], stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        yield
+    finally:
+        try:
+            guard.stdin.write(b"done\n")
+            guard.stdin.close()
+        except OSError:
+            pass
+        guard.wait()
 
 
 @contextlib.contextmanager
@@ -242,7 +221,7 @@ def run_pipeline(p):
     job = _JobException()
     job_log.addHandler(job)
     try:
-        with _driver_pid_in_environment():
+        with _driver_pid_in_environment(), _guarded():
             return _run_and_wait(p, runner, job)
     finally:
         job_log.removeHandler(job)

@@ -219,8 +219,24 @@ def _threads(pid: int) -> int:
         return 0
 
 
+def _workers(pid: int) -> list:
+    """The Beam SDK worker processes (and their ``sh -c``) that ``pid`` started."""
+    found = []
+    for child in _children(pid):
+        try:
+            with open(f"/proc/{child}/cmdline", "rb") as fh:
+                if b"sdk_worker_main" in fh.read():
+                    found.append(child)
+        except FileNotFoundError:
+            pass
+    return found
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_kill_9_of_a_multi_process_build_leaves_no_workers(tmp_path):
+@pytest.mark.parametrize("when", ["starting", "working"])
+def test_kill_9_of_a_multi_process_build_leaves_no_workers(tmp_path, when):
+    # "starting": killed as soon as the workers exist, before they connect (Beam's workers then
+    # wait for their driver for minutes); "working": killed while both process bundles
     from lsdscc.sample_gen import write_dump
 
     write_dump(str(tmp_path / "dump"), 60000)  # about 40 s of work with two workers
@@ -231,19 +247,21 @@ def test_kill_9_of_a_multi_process_build_leaves_no_workers(tmp_path):
     workers: list = []
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:  # both workers up and working
-            workers = _children(proc.pid)
-            busy = [p for p in workers if _threads(p) > 10]
-            if len(busy) >= 2:
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = _workers(proc.pid)
+            busy = [p for p in workers if _threads(p) > 10]  # a worker, connected (not its sh -c)
+            ready = len(workers) >= 4 if when == "starting" else len(busy) >= 2  # two workers, each under a sh -c
+            if ready:
                 break
-            time.sleep(0.5)
-        assert len(busy) >= 2, "the workers did not start"
-        time.sleep(3)
+            time.sleep(0.2)
+        assert ready, f"the workers did not start: {workers}"
+        if when == "working":
+            time.sleep(2)
         assert proc.poll() is None, "the build finished before it was killed: use a bigger dump"
-        workers = _children(proc.pid)
+        workers = _workers(proc.pid)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline and any(_running(p) for p in workers):
             time.sleep(0.2)
         left = [p for p in workers if _running(p)]
