@@ -1,8 +1,9 @@
 """Input files for the LSDSCC corpus: Reddit dumps as JSON lines (plain, .gz, .zst) or JSON arrays.
 
-- :func:`resolve_inputs` turns ``--input`` values (files, folders, globs, ``gs://`` paths)
-  into a sorted file list, raising :class:`~multiref.errors.UserError` for a missing path
-  or an empty glob.
+- :func:`resolve_inputs` turns local ``--input`` values (files, folders, globs, FIFOs) into
+  a sorted file list, raising :class:`~multiref.errors.UserError` for a missing path or an
+  empty glob; remote (``gs://``) paths and globs pass through unread and are expanded inside
+  the job by :func:`match_remote`.
 - :func:`read_items` yields each record of one file as ``("ok", line, dict)`` or, for a
   line that cannot be used, ``("rejected", line, reason, detail, raw)``; with
   ``subreddits=`` it also skips, before any JSON parsing, lines that certainly belong to
@@ -81,18 +82,14 @@ def resolve_inputs(specs) -> list[str]:
     """Files named by ``specs`` (paths, folders, globs), sorted and without repeats.
 
     A folder stands for its dump files (``*.jsonl``, ``*.zst``, ``*.gz``, ``*.json``: e.g. the
-    crawler's ``submissions.jsonl`` + ``comments.jsonl``). ``gs://`` and other remote paths
-    are matched with Beam's FileSystems.
+    crawler's ``submissions.jsonl`` + ``comments.jsonl``). A local path is resolved here
+    (UserError if missing); ``gs://`` and other remote paths or globs are returned as given,
+    unread: the job matches them (:func:`match_remote`), so building the graph needs no network.
     """
     files: list[str] = []
     for spec in specs:
         if _is_remote(spec):
-            from apache_beam.io.filesystems import FileSystems
-
-            matches = [m.path for r in FileSystems.match([spec]) for m in r.metadata_list]
-            if not matches:
-                raise UserError(f"no input files match {spec}")
-            files += matches
+            files.append(spec)
         elif any(ch in spec for ch in "*?["):
             matches = sorted(p for p in glob.glob(spec) if os.path.isfile(p))
             if not matches:
@@ -103,11 +100,31 @@ def resolve_inputs(specs) -> list[str]:
             if not found:
                 raise UserError(f"input folder has no dump files (*.jsonl, *.zst, *.gz, *.json): {spec}")
             files += found
-        elif os.path.isfile(spec):
+        elif _is_readable_file(spec):
             files.append(spec)
         else:
             raise UserError(f"input not found: {spec}")
     return sorted(set(files))
+
+
+def _is_readable_file(path: str) -> bool:
+    """A regular file, or any other existing non-folder that can be opened for reading (a FIFO,
+    ``<(zstdcat ...)``'s ``/dev/fd/N``). A FIFO is not opened here: it can be read only once."""
+    try:
+        return not os.path.isdir(path) and os.path.exists(path) and os.access(path, os.R_OK)
+    except OSError:
+        return False
+
+
+def match_remote(pattern: str) -> list[str]:
+    """The files a remote path or glob (``gs://B/reddit/R[CS]_2017-*.zst``) names, sorted, as
+    matched by Beam's FileSystems when the job runs; UserError when nothing matches."""
+    from apache_beam.io.filesystems import FileSystems
+
+    matches = sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
+    if not matches:
+        raise UserError(f"no input files match {pattern}")
+    return matches
 
 
 def _open(path: str):
@@ -352,7 +369,7 @@ def _metered(fh, path: str, label: str | None):
     if label is None or not progress.enabled():
         yield fh
         return
-    total = None if _is_remote(path) else os.path.getsize(path)
+    total = os.path.getsize(path) if not _is_remote(path) and os.path.isfile(path) else None  # a FIFO: unknown
     meter = progress.ByteReader(fh, label, total=total, count_lines=False)
     try:
         yield meter

@@ -11,6 +11,7 @@ Parallelism on a laptop: ``--direct_num_workers N --direct_running_mode multi_pr
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Sequence
 
@@ -109,3 +110,137 @@ def options_class(module_name: str, name: str, add_arguments, doc: str):
     })
     setattr(sys.modules[module_name], name, cls)
     return cls
+
+
+# -- a runner that cannot start --------------------------------------------------------------
+
+#: Beam functions that only start a runner or its workers, as (module, qualified name): an
+#: exception raised while one of them runs means the job never ran (a job-server jar or the
+#: Prism binary that cannot be fetched, no --job_endpoint, a job service that does not answer,
+#: an environment type the runner lacks, a worker process or container that does not start).
+#: Recognised by where it was raised, whatever its type or message.
+RUNNER_START_UP = frozenset({
+    ("apache_beam.runners.portability.portable_runner", "PortableRunner.run_portable_pipeline"),
+    ("apache_beam.runners.portability.fn_api_runner.worker_handlers", "WorkerHandlerManager.get_worker_handlers"),
+})
+_EMBEDDED_JOB_LOG = "apache_beam.runners.portability.local_job_service"  # logs its job's exception
+
+
+def start_up_frame(exc: BaseException):
+    """``(module, qualified name)`` of the innermost :data:`RUNNER_START_UP` function that
+    ``exc`` was raised through, or None (the runner had started: a failure of the job itself)."""
+    found, tb = None, exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        key = (tb.tb_frame.f_globals.get("__name__"), getattr(code, "co_qualname", code.co_name))
+        if key in RUNNER_START_UP:
+            found = key
+        tb = tb.tb_next
+    return found
+
+
+def runner_start_reason(exc: BaseException) -> str:
+    """Beam's own reason, one line, for an exception raised while a runner started."""
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    if isinstance(exc, KeyError) and start_up_frame(exc)[1].startswith("WorkerHandlerManager"):
+        return f"this runner has no worker environment {text}"
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _JobException(logging.Handler):
+    """Keeps the exception the embedded job service logs when its job fails (it reaches the
+    driver only as text)."""
+
+    def __init__(self):
+        super().__init__(logging.ERROR)
+        self.exception = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and record.exc_info[1] is not None:
+            self.exception = record.exc_info[1]
+
+
+# -- worker processes die with the driver ---------------------------------------------------
+
+#: Set by :func:`run_pipeline` to the driver's pid while a job runs: every process the job
+#: starts (Beam's multi-process workers, ``/bin/sh -c python -m ...sdk_worker_main``) inherits
+#: it, which is how :mod:`multiref.beam_guard` finds them once the driver is gone.
+DRIVER_ENV = "MULTIREF_BEAM_DRIVER"
+
+
+@contextlib.contextmanager
+def _guarded():
+    """Start :mod:`multiref.beam_guard` for this driver (Linux: it reads /proc) and tell it,
+    on a normal exit, that the job ended; if the driver is killed, the guard's pipe closes
+    without that word and it kills the job's leftover processes."""
+    import subprocess
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        yield
+        return
+    guard = subprocess.Popen([sys.executable, "-m", "multiref.beam_guard"], stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        yield
+    finally:
+        try:
+            guard.stdin.write(b"done\n")
+            guard.stdin.close()
+        except OSError:
+            pass
+        guard.wait()
+
+
+@contextlib.contextmanager
+def _driver_pid_in_environment():
+    import os
+
+    old = os.environ.get(DRIVER_ENV)
+    os.environ[DRIVER_ENV] = str(os.getpid())
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(DRIVER_ENV, None)
+        else:
+            os.environ[DRIVER_ENV] = old
+
+
+def run_pipeline(p):
+    """Run pipeline ``p`` and wait until it finishes; return its result.
+
+    A runner that cannot start raises :class:`multiref.errors.RunnerError` (a UserError:
+    exit 1) carrying Beam's own reason, chained to Beam's exception. Recognised by where the
+    exception was raised (:data:`RUNNER_START_UP`), in this process or, for
+    ``--job_endpoint embed``, in the embedded job service's thread. Any other exception (a
+    failure of the job, a bug of ours) is re-raised unchanged.
+    """
+    runner = f"Apache Beam's {type(p.runner).__name__}"
+    job_log = logging.getLogger(_EMBEDDED_JOB_LOG)
+    job = _JobException()
+    job_log.addHandler(job)
+    try:
+        with _driver_pid_in_environment(), _guarded():
+            return _run_and_wait(p, runner, job)
+    finally:
+        job_log.removeHandler(job)
+
+
+def _run_and_wait(p, runner: str, job: _JobException):
+    from multiref.errors import RunnerError
+
+    try:
+        result = p.run()
+    except Exception as exc:
+        if start_up_frame(exc) is None:
+            raise
+        raise RunnerError(f"{runner} could not start: {runner_start_reason(exc)}") from exc
+    try:
+        result.wait_until_finish()
+    except Exception as exc:
+        failed = job.exception
+        if failed is None or start_up_frame(failed) is None:
+            raise
+        raise RunnerError(f"{runner} could not start: {runner_start_reason(failed)}") from exc
+    return result

@@ -25,3 +25,7 @@ class Interrupted(UserError):
 def where(path, line=None) -> str:
     """Format a location for error messages: ``path`` or ``path:line``."""
     return f"{path}:{line}" if line is not None else str(path)
+
+
+class RunnerError(UserError):
+    """Apache Beam's runner could not start (its message is Beam's own reason): exit status 1."""

@@ -198,7 +198,7 @@ def build(args, beam_args=(), *, source=None, options=None, folder: str | None =
     the graph. UserError for a bad option, input or output."""
     import apache_beam as beam
 
-    from multiref.beam_utils import check_output_for_runner, pipeline_options, runner_does_not_execute
+    from multiref.beam_utils import check_output_for_runner, pipeline_options, run_pipeline, runner_does_not_execute
 
     beam_options = options if options is not None else pipeline_options(list(beam_args))
     options = options_from_args(args)
@@ -219,7 +219,7 @@ def build(args, beam_args=(), *, source=None, options=None, folder: str | None =
     _note("running the Beam pipeline: " + " -> ".join(s for s in STEPS if options.corruptions or s != "Corrupt"))
     p = beam.Pipeline(options=beam_options)
     build_pipeline(p, source, options, folder)
-    p.run().wait_until_finish()
+    run_pipeline(p)
     if not executes:
         return {"output": folder, "dry_run": True, "counters": {}}
     _note("writing the dataset card")

@@ -96,11 +96,12 @@ def _run_with_gc_tuned(p):
     rescanning them. Nothing here makes reference cycles that rely on prompt collection."""
     import gc
 
+    from multiref.beam_utils import run_pipeline
+
     old = gc.get_threshold()
     gc.set_threshold(100_000, 50, 1_000)
     try:
-        result = p.run()
-        result.wait_until_finish()
+        result = run_pipeline(p)
     finally:
         gc.set_threshold(*old)
     return result
@@ -143,9 +144,10 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     options = options if options is not None else pipeline_options(list(beam_args or []))
     folder = values.output
     inputs = [] if source is not None else sources.resolve_inputs(values.input or sources.default_inputs())
-    config = config_from_values(values, resolve_num_shards(values.num_shards, inputs, source))
-    check_output_for_runner(options, folder)
     executes = not runner_does_not_execute(options)
+    # --num-shards auto sizes remote inputs by listing them, except in a dry run (no network)
+    config = config_from_values(values, resolve_num_shards(values.num_shards, inputs, source, list_remote=executes))
+    check_output_for_runner(options, folder)
     if executes:
         outputs.prepare_folder(folder)
     _log(f"{len(inputs) or 'in-memory'} input file(s), subreddits {list(config.subreddits)}, output {folder}, "

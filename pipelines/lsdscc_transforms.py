@@ -112,10 +112,25 @@ class Read(beam.PTransform):
             items = [("<memory>", i + 1, r) for i, r in enumerate(self.source)]
             start = pbegin | "InjectRecords" >> beam.Create(items)
         else:
-            start = pbegin | "ListFiles" >> beam.Create(self.inputs) | "SpreadFiles" >> beam.Reshuffle()
+            start = self._files(pbegin) | "SpreadFiles" >> beam.Reshuffle()
         out = start | "ReadAndNormalize" >> beam.ParDo(ReadPosts(self.config)).with_outputs(
             REJECTED, COUNTS, main="posts")
         return {"posts": out.posts, "rejected": out[REJECTED], "counts": out[COUNTS]}
+
+    def _files(self, pbegin):
+        """The input files: local ones as resolved before the job; remote paths and globs
+        (``gs://...``) matched by the job itself (:func:`lsdscc.sources.match_remote`), so
+        building the graph (``--dry_run``) never lists a bucket."""
+        local = [i for i in self.inputs if "://" not in i]
+        remote = [i for i in self.inputs if "://" in i]
+        if not remote:
+            return pbegin | "ListFiles" >> beam.Create(local)
+        matched = (pbegin | "ListRemotePatterns" >> beam.Create(remote)
+                   | "MatchRemote" >> beam.FlatMap(sources.match_remote)
+                   | "DropRepeatedMatches" >> beam.Distinct())
+        if not local:
+            return matched
+        return (matched, pbegin | "ListFiles" >> beam.Create(local)) | "AllFiles" >> beam.Flatten()
 
 
 class ResolveThread(_Counting):
