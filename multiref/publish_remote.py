@@ -195,7 +195,8 @@ def publishing_remote(target: str, *, command: str, inputs=()) -> Iterator[Remot
     if "/" not in target.split("://", 1)[-1]:
         raise UserError(f"a remote output needs a folder inside the bucket, e.g. gs://BUCKET/lsdscc, not {target}")
     staging = sidecar(target, "staging")
-    publish_target.check_remote(target, list_files(target), is_complete(staging), inputs)
+    publish_target.check_remote_inputs(target, inputs)
+    publish_target.check_remote(target, list_files(target), is_complete(staging))
     lock = RemoteLock(target, command).acquire()
     guard = _SignalGuard()
     try:

@@ -7,8 +7,8 @@ and :func:`check_remote` from :mod:`multiref.publish` and :mod:`multiref.publish
 **Ours** is a folder this tool published: its ``dataset_meta.json`` (a JSON object with a
 ``configs`` mapping, written by :func:`multiref.hfdata.add_config`) and the ``README.md`` card
 beside it; or a folder that does not exist or is empty. A remote prefix is ours when it has
-no object, a ``dataset_meta.json``, or a complete staging sidecar (a publish that a crash cut
-short, which the next run finishes). Anything else is refused with a :class:`NotOurFolder`
+no object, a ``dataset_meta.json`` or the ``_MANIFEST.json`` of a remote publish, or a complete
+staging sidecar (a publish that a crash cut short, which the next run finishes). Anything else is refused with a :class:`NotOurFolder`
 naming the folder and its first entries, before anything is touched. So is an output that
 is, or contains, one of the command's inputs.
 """
@@ -26,6 +26,7 @@ from multiref.errors import UserError
 
 META_FILE = "dataset_meta.json"  # multiref.hfdata.META_FILE (not imported: hfdata needs pyarrow)
 CARD_FILE = "README.md"
+MANIFEST = "_MANIFEST.json"  # multiref.publish_remote.MANIFEST: what a remote publish writes
 SHOWN = 4  # entries named in the message
 
 #: errors that say the output's filesystem cannot take the build, wherever they come from
@@ -99,9 +100,9 @@ def _local_inputs(inputs: Iterable[str]) -> list:
 # ---------------------------------------------------------------- remote prefixes
 
 
-def check_remote(target: str, files: Iterable[str], staging_complete: bool, inputs: Iterable[str] = ()) -> None:
-    """:func:`check_local` for an object-store prefix: ``files`` are the relative paths of the
-    objects under ``target``; ``staging_complete`` says a cut publish waits in its staging."""
+def check_remote_inputs(target: str, inputs: Iterable[str]) -> None:
+    """:class:`NotOurFolder` when the object-store prefix ``target`` is or holds one of the
+    remote ``inputs`` (paths or globs, compared up to their first wildcard). No request is made."""
     target = target.rstrip("/")
     for given in inputs:
         if given and "://" in given:
@@ -109,11 +110,18 @@ def check_remote(target: str, files: Iterable[str], staging_complete: bool, inpu
             if fixed == target or fixed.startswith(target + "/"):
                 raise NotOurFolder(f"refusing to replace {target}: it {'is' if fixed == target else 'contains'} "
                                    f"the input {given}; nothing was written (choose an output outside the inputs)")
+
+
+def check_remote(target: str, files: Iterable[str], staging_complete: bool) -> None:
+    """:func:`check_local` for an object-store prefix: ``files`` are the relative paths of the
+    objects under ``target``; ``staging_complete`` says a cut publish waits in its staging."""
+    target = target.rstrip("/")
     files = sorted(files)
-    if not files or staging_complete or META_FILE in files:
+    if not files or staging_complete or META_FILE in files or MANIFEST in files:
         return
     top = sorted({f.split("/", 1)[0] + ("/" if "/" in f else "") for f in files})
-    raise NotOurFolder(f"refusing to replace {target}: it is not a dataset written by multiref (no {META_FILE}) "
+    raise NotOurFolder(f"refusing to replace {target}: it is not a dataset written by multiref (no {META_FILE} "
+                       f"or {MANIFEST}) "
                        f"and holds {len(files)} object(s) under {describe(top)}; nothing was touched "
                        "(choose a new prefix, or delete those objects yourself)")
 

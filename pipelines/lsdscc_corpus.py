@@ -210,7 +210,7 @@ def main(argv=None) -> int:
         with mode or contextlib.nullcontext():
             summary = run(argv)
     except UserError as exc:
-        print(f"lsdscc_corpus: error: {exc}", file=sys.stderr)
+        print(f"multiref: error: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(summary.get("splits", {}), sort_keys=True))
     return 0

@@ -318,12 +318,12 @@ def test_remote_protocol_publishes_with_a_marker_written_last(tmp_path):
     from multiref import publish_remote as remote
 
     target = str(tmp_path / "data")
-    make(tmp_path / "data", {"old.parquet": "old", remote.SUCCESS: ""})
+    make(tmp_path / "data", {"old.parquet": "old", remote.SUCCESS: "", remote.MANIFEST: "{}"})  # an earlier publish
     with pytest.raises(RuntimeError):
         with remote.publishing_remote(target, command="test") as pub:
             make(pub.staging, {"a/new.parquet": "new"})
             raise RuntimeError("failed build")
-    assert sorted(remote.list_files(target)) == ["_SUCCESS", "old.parquet"]
+    assert sorted(remote.list_files(target)) == ["_MANIFEST.json", "_SUCCESS", "old.parquet"]
     with remote.publishing_remote(target, command="test") as pub:
         assert remote.list_files(pub.staging) == {}  # the failed build's output was removed
         make(pub.staging, {"a/new.parquet": "new", "card.md": "card"})
