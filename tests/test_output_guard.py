@@ -196,7 +196,7 @@ def test_dailydialog_module_publishes_whole(tmp_path):
     again = run_module("pipelines.dailydialog", ["--output", str(folder), "--seed", "7"], tmp_path)
     assert again.returncode == 0, again.stderr
     assert os.stat(folder).st_ino != inode and sidecars(tmp_path) == []
-    assert again.stdout.strip().splitlines()[-1] == f"wrote {folder}"
+    assert json.loads(again.stdout.strip().splitlines()[-1])["multiref"] == {"test": 37}
     assert load_rows(folder, "multiref", tmp_path) == {"test": 37}
 
 
