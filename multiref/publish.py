@@ -343,16 +343,7 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
                 pub.published = True
                 _remove(sidecar(target, "old"))
     except BaseException as exc:
-        if guard.received and pub is not None and pub.published:
-            raise Interrupted(f"interrupted by {guard.received} after {target} was published whole (the previous "
-                              "copy beside it is removed by the next build)") from exc
-        if guard.received:
-            raise Interrupted(f"interrupted by {guard.received}: {target} is unchanged (the partial build in "
-                              f"{staging} is cleaned up by the next build)") from exc
-        failed = publish_target.output_error(exc, target, [target, staging]) if isinstance(exc, Exception) else None
-        if failed is not None and not (pub is not None and pub.published):
-            _remove(staging)  # frees the space; a full disk keeps no cache
-            raise failed from exc
+        _explain(exc, guard.received, pub is not None and pub.published, target, staging)
         raise
     finally:
         _remove(leftover)
@@ -360,6 +351,23 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
     for note in pub.notes:
         if note:
             _warn(note)
+
+
+def _explain(exc: BaseException, received, published: bool, target: str, staging: str) -> None:
+    """Raise what a build that failed with ``exc`` means for the user: :class:`Interrupted`
+    after SIGINT/SIGTERM (``received``); a one-line UserError, with the staging folder removed,
+    for an OS error on the output (:func:`multiref.publish_target.output_error`). Returns for
+    anything else (the caller re-raises ``exc``)."""
+    if received and published:
+        raise Interrupted(f"interrupted by {received} after {target} was published whole (the previous "
+                          "copy beside it is removed by the next build)") from exc
+    if received:
+        raise Interrupted(f"interrupted by {received}: {target} is unchanged (the partial build in "
+                          f"{staging} is cleaned up by the next build)") from exc
+    failed = publish_target.output_error(exc, target, [target, staging]) if isinstance(exc, Exception) else None
+    if failed is not None and not published:
+        _remove(staging)  # frees the space; a full disk keeps no cache
+        raise failed from exc
 
 
 def _prepare(target: str, staging: str, leftover: str, seed: bool, copy: list, inputs: list) -> Publication:
