@@ -62,14 +62,18 @@ def join(folder: str, *parts: str) -> str:
 def prepare_folder(folder: str) -> None:
     """Remove what an earlier run wrote (so the folder holds this run only); check it is writable.
 
-    Raises UserError naming the folder when it cannot be written.
+    Raises UserError naming the folder when it cannot be written, and
+    :class:`multiref.publish_target.NotOurFolder` when it holds anything but a dataset this
+    tool published (the builds pass a fresh staging folder: :mod:`multiref.publish`).
     """
     from multiref.errors import UserError
+    from multiref.publish_target import check_local
 
     if is_remote(folder):
         return
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise UserError(f"output is not a folder: {folder}")
+    check_local(folder)
     try:
         os.makedirs(folder, exist_ok=True)
         for name in CONFIGS + ("rejected", "plots", WORK):

@@ -38,6 +38,7 @@ import socket
 import sys
 from typing import Iterable, Iterator, Sequence
 
+from multiref import publish_target
 from multiref.errors import UserError
 from multiref.publish_guard import FolderLocked, Interrupted, SignalGuard as _SignalGuard  # noqa: F401
 from multiref.publish_guard import signals_blocked as _signals_blocked, warn as _warn
@@ -298,22 +299,29 @@ def _top_matches(folder: str, patterns: Sequence[str]) -> list:
 
 @contextlib.contextmanager
 def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[str] = (),
-               use_exchange: bool = True) -> Iterator[Publication]:
+               inputs: Iterable[str] = (), use_exchange: bool = True) -> Iterator[Publication]:
     """Lock ``target``, hand out a staging folder, swap it in when the block succeeds.
 
-    ``seed=True`` starts the staging folder as a copy of ``target`` (hard links, except the
-    ``copy`` patterns: files the command rewrites in place, such as ``dataset_meta.json``).
-    On an exception nothing is published; SIGINT/SIGTERM raise :class:`Interrupted`.
+    ``target`` must be absent, empty or a dataset this tool published, and must not be or hold
+    one of the command's ``inputs`` (paths or globs): else :class:`NotOurFolder`, nothing
+    touched (:mod:`multiref.publish_target`). A symlink is followed: the dataset is published
+    where it points and the link stays. ``seed=True`` starts the staging folder as a copy of
+    ``target`` (hard links, except the ``copy`` patterns: files the command rewrites in place,
+    such as ``dataset_meta.json``). On an exception nothing is published; SIGINT/SIGTERM raise
+    :class:`Interrupted`; an OS error on the output (a full disk) a one-line UserError, with
+    the staging folder removed.
     """
+    inputs = [os.fspath(i) for i in inputs]
     if "://" in target:
         from multiref.publish_remote import publishing_remote
 
-        with publishing_remote(target, command=command) as pub:
+        with publishing_remote(target, command=command, inputs=inputs) as pub:
             yield pub
         return
-    target = os.path.abspath(target)
+    target = os.path.realpath(target)
     if os.path.lexists(target) and not os.path.isdir(target):
         raise UserError(f"output is not a folder: {target}")
+    publish_target.check_local(target, inputs)  # before the lock: a refused folder gets no sidecar
     staging, leftover = sidecar(target, "staging"), sidecar(target, "leftover")
     guard = _SignalGuard()
     try:
@@ -324,7 +332,7 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
     pub = None
     try:
         with guard:
-            pub = _prepare(target, staging, leftover, seed, list(copy))
+            pub = _prepare(target, staging, leftover, seed, list(copy), inputs)
             yield pub
             if guard.received:  # a Beam worker swallowed the KeyboardInterrupt
                 raise KeyboardInterrupt
@@ -335,12 +343,7 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
                 pub.published = True
                 _remove(sidecar(target, "old"))
     except BaseException as exc:
-        if guard.received and pub is not None and pub.published:
-            raise Interrupted(f"interrupted by {guard.received} after {target} was published whole (the previous "
-                              "copy beside it is removed by the next build)") from exc
-        if guard.received:
-            raise Interrupted(f"interrupted by {guard.received}: {target} is unchanged (the partial build in "
-                              f"{staging} is cleaned up by the next build)") from exc
+        _explain(exc, guard.received, pub is not None and pub.published, target, staging)
         raise
     finally:
         _remove(leftover)
@@ -350,10 +353,30 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
             _warn(note)
 
 
-def _prepare(target: str, staging: str, leftover: str, seed: bool, copy: list) -> Publication:
-    """Repair a cut swap, set a previous run's partial output aside, make the staging folder."""
+def _explain(exc: BaseException, received, published: bool, target: str, staging: str) -> None:
+    """Raise what a build that failed with ``exc`` means for the user: :class:`Interrupted`
+    after SIGINT/SIGTERM (``received``); a one-line UserError, with the staging folder removed,
+    for an OS error on the output (:func:`multiref.publish_target.output_error`). Returns for
+    anything else (the caller re-raises ``exc``)."""
+    if received and published:
+        raise Interrupted(f"interrupted by {received} after {target} was published whole (the previous "
+                          "copy beside it is removed by the next build)") from exc
+    if received:
+        raise Interrupted(f"interrupted by {received}: {target} is unchanged (the partial build in "
+                          f"{staging} is cleaned up by the next build)") from exc
+    failed = publish_target.output_error(exc, target, [target, staging]) if isinstance(exc, Exception) else None
+    if failed is not None and not published:
+        _remove(staging)  # frees the space; a full disk keeps no cache
+        raise failed from exc
+
+
+def _prepare(target: str, staging: str, leftover: str, seed: bool, copy: list, inputs: list) -> Publication:
+    """Repair a cut swap, check the target again (under the lock, once repaired: it may have
+    changed since the first check), set a previous run's partial output aside, make the
+    staging folder."""
     for note in repair(target):
         _warn(note)
+    publish_target.check_local(target, inputs)
     _remove(leftover)
     if os.path.lexists(staging):
         _warn(f"found the partial output of an earlier build that did not finish in {staging}: "

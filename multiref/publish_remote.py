@@ -184,14 +184,19 @@ class RemotePublication:
 
 
 @contextlib.contextmanager
-def publishing_remote(target: str, *, command: str) -> Iterator[RemotePublication]:
-    """:func:`multiref.publish.publishing` for an object-store ``target`` (module docstring)."""
+def publishing_remote(target: str, *, command: str, inputs=()) -> Iterator[RemotePublication]:
+    """:func:`multiref.publish.publishing` for an object-store ``target`` (module docstring).
+    A prefix holding objects this tool did not write, or one of ``inputs``, is refused
+    (:func:`multiref.publish_target.check_remote`) before anything is written."""
+    from multiref import publish_target
     from multiref.publish_guard import Interrupted, SignalGuard as _SignalGuard, warn as _warn
 
     target = target.rstrip("/")
     if "/" not in target.split("://", 1)[-1]:
         raise UserError(f"a remote output needs a folder inside the bucket, e.g. gs://BUCKET/lsdscc, not {target}")
     staging = sidecar(target, "staging")
+    publish_target.check_remote_inputs(target, inputs)
+    publish_target.check_remote(target, list_files(target), is_complete(staging))
     lock = RemoteLock(target, command).acquire()
     guard = _SignalGuard()
     try:

@@ -78,6 +78,13 @@ def check_inputs(args) -> None:
         readers.check_ddpp_shape(args.ddpp)
 
 
+def input_paths(args) -> list:
+    """The input files and folders ``args`` names (the bundled sample when none): an output
+    may not be or hold one of them (:mod:`multiref.publish_target`)."""
+    given = [p for p in (args.dailydialog, args.multiref_references, args.ddpp) if p]
+    return given or [SAMPLE_DIR]
+
+
 def read_sources(args) -> dict:
     """Raw lines of the inputs named in ``args`` (the bundled sample when none is given)."""
     from dailydialog_pp import readers
@@ -215,6 +222,10 @@ def build(args, beam_args=(), *, source=None, options=None, folder: str | None =
     _note("inputs: " + ", ".join(f"{k} = {v}" for k, v in sorted(inputs.items()) if v))
     executes = not runner_does_not_execute(beam_options)  # a dry run or a drawing writes nothing
     if executes:
+        if "://" not in folder:  # in place (run()): only over this job's earlier output
+            from multiref.publish_target import check_local
+
+            check_local(folder, input_paths(args))
         _clear_previous(folder)
     _note("running the Beam pipeline: " + " -> ".join(s for s in STEPS if options.corruptions or s != "Corrupt"))
     p = beam.Pipeline(options=beam_options)
@@ -266,7 +277,7 @@ def build_published(args, beam_args=(), *, options=None, command: str = "multire
     target = _output_folder(args.output)
     if runner_does_not_execute(options):  # builds or draws the graph only: nothing to publish
         return dict(build(args, options=options, folder=target), output=target)
-    with publish.publishing(target, command=command) as pub:
+    with publish.publishing(target, command=command, inputs=input_paths(args)) as pub:
         summary = build(args, options=options, folder=pub.staging)
         if "://" not in target:
             published.check_dataset(pub.staging)

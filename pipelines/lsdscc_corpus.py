@@ -126,8 +126,30 @@ def run(argv=None, *, source=None, quiet: bool = False) -> dict:
     from multiref.beam_utils import pipeline_options
     from pipelines.lsdscc_options import LsdsccCorpusOptions
 
+    from multiref.beam_utils import runner_does_not_execute
+
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
-    return run_parsed(options.view_as(LsdsccCorpusOptions), None, source=source, quiet=quiet, options=options)
+    values = options.view_as(LsdsccCorpusOptions)
+    if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
+        return run_parsed(values, None, source=source, quiet=quiet, options=options)
+    return _published(values, options, source, quiet)
+
+
+def _published(values, options, source, quiet: bool) -> dict:
+    """:func:`run_parsed` into a staging folder beside ``--output``, swapped in whole when it
+    succeeds (:mod:`multiref.publish`, as ``multiref lsdscc build`` does)."""
+    from lsdscc.sources import default_inputs
+    from multiref import publish
+
+    target = values.output
+    inputs = [] if source is not None else list(values.input or default_inputs())
+    with publish.publishing(target, command="python -m pipelines.lsdscc_corpus", inputs=inputs) as pub:
+        values.output = pub.staging
+        try:
+            summary = run_parsed(values, None, source=source, quiet=quiet, options=options)
+        finally:
+            values.output = target
+    return dict(summary, output=target)
 
 
 def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=None) -> dict:
@@ -190,7 +212,7 @@ def main(argv=None) -> int:
         with mode or contextlib.nullcontext():
             summary = run(argv)
     except UserError as exc:
-        print(f"lsdscc_corpus: error: {exc}", file=sys.stderr)
+        print(f"multiref: error: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(summary.get("splits", {}), sort_keys=True))
     return 0

@@ -354,8 +354,17 @@ def run(argv=None) -> dict:
     if not args.dataset:
         raise UserError("--dataset FOLDER is required (a corpus folder written by `multiref lsdscc build`)")
     args.beam_args = beam_args
+    from multiref.publish_target import check_local
+
+    check_local(args.dataset)  # the stage rewrites the folder in place: only a dataset this tool wrote
     return run_testset_stage(args.dataset, args)
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(), indent=2, sort_keys=True))
+    from multiref.errors import UserError
+
+    try:
+        print(json.dumps(run(), indent=2, sort_keys=True))
+    except UserError as exc:
+        print(f"multiref: error: {exc}", file=sys.stderr)
+        sys.exit(1)

@@ -46,6 +46,10 @@ def _files(folder):
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"id": pa.array([], pa.string())}), corpus / "train-00000-of-00001.parquet")
+    from multiref import hfdata  # a corpus this tool wrote (a build of no rows): the stage may update it
+
+    hfdata.add_config(str(corpus.parent), hfdata.ConfigInfo(name="single_turn", description="no rows",
+                                                            splits={"train": 0}, features=pa.schema([("id", pa.string())])))
     (folder / "annotated.csv").write_text("x\n")
     _deep_files(folder)
 

@@ -33,6 +33,10 @@ def sidecars(parent) -> list:
     return sorted(n for n in os.listdir(parent) if n.startswith("."))
 
 
+# what every dataset this tool published holds (multiref.publish_target): a folder without it is refused
+CARD = {"README.md": "# data\n", "dataset_meta.json": '{"configs": {}}\n'}
+
+
 # ---------------------------------------------------------------- swap and repair
 
 
@@ -46,10 +50,11 @@ def test_exchange_swaps_two_folders_atomically(tmp_path):
 @pytest.mark.parametrize("use_exchange", [True, False])
 def test_publishing_swaps_in_the_new_dataset_and_cleans_up(tmp_path, use_exchange):
     target = tmp_path / "data"
-    make(target, {"old.txt": "old", "sub/x": "1"})
+    make(target, {"old.txt": "old", "sub/x": "1", **CARD})
     with publish.publishing(str(target), command="test", use_exchange=use_exchange) as pub:
         assert pub.staging == str(tmp_path / ".data.staging") and pub.previous == str(target)
-        assert tree(target) == {"old.txt": hashlib.sha256(b"old").hexdigest(), "sub/x": hashlib.sha256(b"1").hexdigest()}
+        assert {k: v for k, v in tree(target).items() if k not in CARD} == {
+            "old.txt": hashlib.sha256(b"old").hexdigest(), "sub/x": hashlib.sha256(b"1").hexdigest()}
         make(pub.staging, {"new.txt": "new"})
     assert sorted(tree(target)) == ["new.txt"]
     assert sidecars(tmp_path) == []  # no staging, old, ready or lock file left
@@ -57,7 +62,7 @@ def test_publishing_swaps_in_the_new_dataset_and_cleans_up(tmp_path, use_exchang
 
 def test_failed_build_leaves_target_and_next_run_reuses_its_cache(tmp_path, capsys):
     target = tmp_path / "data"
-    make(target, {"f": "old", "artifacts/cache-1/model": "old model"})
+    make(target, {"f": "old", "artifacts/cache-1/model": "old model", **CARD})
     before = tree(target)
     with pytest.raises(RuntimeError):
         with publish.publishing(str(target), command="test") as pub:
@@ -90,7 +95,7 @@ def test_repair_finishes_or_undoes_a_half_done_fallback_swap(tmp_path):
 
 def test_seeded_staging_never_changes_the_target_through_a_hard_link(tmp_path):
     target = tmp_path / "data"
-    make(target, {"meta.json": "{}", "cfg/a.parquet": "rows", "cache/big": "x" * 1000})
+    make(target, {"meta.json": "{}", "cfg/a.parquet": "rows", "cache/big": "x" * 1000, **CARD})
     before = tree(target)
     with pytest.raises(RuntimeError):
         with publish.publishing(str(target), command="test", seed=True, copy=["meta.json"]) as pub:
@@ -107,7 +112,7 @@ def test_seeded_staging_never_changes_the_target_through_a_hard_link(tmp_path):
 
 def test_abandon_publishes_nothing(tmp_path):
     target = tmp_path / "data"
-    make(target, {"f": "old"})
+    make(target, {"f": "old", **CARD})
     with publish.publishing(str(target), command="test") as pub:
         make(pub.staging, {"f": "new"})
         pub.abandon()
@@ -155,7 +160,7 @@ def test_stale_lock_is_taken_over_with_a_warning(tmp_path, capsys):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_inside_a_build_leaves_the_target(tmp_path, sig):
     target = tmp_path / "data"
-    make(target, {"f": "old"})
+    make(target, {"f": "old", **CARD})
     with pytest.raises(publish.Interrupted, match=f"interrupted by {sig.name}: .*data is unchanged"):
         with publish.publishing(str(target), command="test") as pub:
             make(pub.staging, {"f": "new"})
@@ -318,12 +323,12 @@ def test_remote_protocol_publishes_with_a_marker_written_last(tmp_path):
     from multiref import publish_remote as remote
 
     target = str(tmp_path / "data")
-    make(tmp_path / "data", {"old.parquet": "old", remote.SUCCESS: ""})
+    make(tmp_path / "data", {"old.parquet": "old", remote.SUCCESS: "", remote.MANIFEST: "{}"})  # an earlier publish
     with pytest.raises(RuntimeError):
         with remote.publishing_remote(target, command="test") as pub:
             make(pub.staging, {"a/new.parquet": "new"})
             raise RuntimeError("failed build")
-    assert sorted(remote.list_files(target)) == ["_SUCCESS", "old.parquet"]
+    assert sorted(remote.list_files(target)) == ["_MANIFEST.json", "_SUCCESS", "old.parquet"]
     with remote.publishing_remote(target, command="test") as pub:
         assert remote.list_files(pub.staging) == {}  # the failed build's output was removed
         make(pub.staging, {"a/new.parquet": "new", "card.md": "card"})

@@ -97,7 +97,10 @@ def handle(args) -> int:
         print("dry run: the pipeline was built, nothing was run")
         return 0
     testset_counts = None
-    with publish.publishing(target, command="multiref lsdscc build") as pub:
+    from lsdscc.sources import default_inputs
+
+    inputs = list(args.input or default_inputs())
+    with publish.publishing(target, command="multiref lsdscc build", inputs=inputs) as pub:
         args.output = pub.staging
         try:
             summary = run_parsed(args, beam_args)

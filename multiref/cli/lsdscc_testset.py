@@ -121,7 +121,7 @@ def _import(args) -> int:
     with publish.publishing(args.dataset, command="multiref lsdscc annotate import", seed=True,
                             copy=("README.md", "dataset_meta.json")) as pub:
         output = args.output
-        inside = os.path.relpath(os.path.abspath(output), pub.target)
+        inside = os.path.relpath(os.path.realpath(output), pub.target)  # pub.target is resolved too
         if not inside.startswith(os.pardir):  # --output inside the dataset: published with it
             output = os.path.normpath(os.path.join(pub.staging, inside))
         counts, agreed = annotation.import_round(pub.staging, args.annotations, output, tie=args.tie,
