@@ -14,7 +14,7 @@ import math
 import os
 import sys
 
-from lsdscc.config import CorpusConfig
+from lsdscc.corpus.config import CorpusConfig
 
 MAX_AUTO_SHARDS = 4096
 COMPRESSION_RATIO = 6
@@ -78,7 +78,7 @@ def add_corpus_arguments(parser) -> None:
 
 def __getattr__(name):
     if name == "LsdsccCorpusOptions":
-        from multiref.beam_utils import options_class
+        from multiref.output.beam_utils import options_class
 
         return options_class(__name__, name, add_corpus_arguments, "The corpus job's flags as Beam pipeline options.")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -86,7 +86,7 @@ def __getattr__(name):
 
 def parse_num_shards(value) -> int | None:
     """``--num-shards``: None for ``auto``, else a positive integer (UserError otherwise)."""
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     text = str(value).strip().lower()
     if text == "auto":
@@ -102,7 +102,7 @@ def parse_num_shards(value) -> int | None:
 
 def config_from_values(values, num_shards: int = 1) -> CorpusConfig:
     """The CorpusConfig of parsed flags (an argparse Namespace or the options view)."""
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     try:
         return CorpusConfig(

@@ -25,7 +25,7 @@ import pytest
 from tests.helpers import REPO_DIR
 from tests.test_cli_errors import CLOSED, assert_one_error_line, run_multiref
 
-SAMPLE = REPO_DIR / "lsdscc" / "sample"
+SAMPLE = REPO_DIR / "lsdscc" / "corpus" / "sample"
 NO_DOWNLOADS = {"https_proxy": CLOSED, "HTTPS_PROXY": CLOSED, "http_proxy": CLOSED, "HTTP_PROXY": CLOSED,
                 "no_proxy": "", "NO_PROXY": ""}
 
@@ -65,7 +65,7 @@ class _Boom(Exception):
 def _failing_pipeline(beam_args, in_setup=False):
     import apache_beam as beam
 
-    from multiref.beam_utils import pipeline_options
+    from multiref.output.beam_utils import pipeline_options
 
     class Fails(beam.DoFn):
         def setup(self):
@@ -87,8 +87,8 @@ def _failing_pipeline(beam_args, in_setup=False):
 @pytest.mark.parametrize("in_setup", [False, True], ids=["process", "setup"])
 def test_a_failing_job_is_not_a_runner_that_cannot_start(beam_args, in_setup):
     # our own bug inside the job stays what it is (the CLI's exit 3), on either runner
-    from multiref.beam_utils import run_pipeline
-    from multiref.errors import UserError
+    from multiref.output.beam_utils import run_pipeline
+    from multiref.util.errors import UserError
 
     with pytest.raises(Exception) as caught:
         run_pipeline(_failing_pipeline(beam_args, in_setup))
@@ -131,8 +131,8 @@ def test_the_remote_glob_is_matched_inside_the_graph(tmp_path):
 
 
 def test_remote_inputs_pass_through_and_local_ones_are_resolved(tmp_path):
-    from lsdscc import sources
-    from multiref.errors import UserError
+    from lsdscc.corpus import sources
+    from multiref.util.errors import UserError
 
     (tmp_path / "RC_a.jsonl").write_text("{}\n")
     remote = "gs://my-bucket/reddit/R[CS]_2017-*.zst"
@@ -157,7 +157,7 @@ def _feed(fifo, data: bytes):
 
 
 def test_a_fifo_is_read_once_streaming(tmp_path):
-    from lsdscc import sources
+    from lsdscc.corpus import sources
 
     fifo = tmp_path / "comments.fifo"
     os.mkfifo(fifo)
@@ -174,7 +174,7 @@ def test_a_build_reads_a_fifo_like_the_file(tmp_path):
     os.mkfifo(fifo)
     out = {}
     for name, comments in (("file", SAMPLE / "RC_sample.jsonl.zst"), ("fifo", fifo)):
-        argv = [sys.executable, "-m", "multiref", "lsdscc", "build", "--quiet", "--skip-testset", "--input",
+        argv = [sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--quiet", "--skip-testset", "--input",
                 str(comments), "--input", str(SAMPLE / "RS_sample.jsonl.zst"), "--output", str(tmp_path / name)]
         proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         writer = _feed(fifo, (SAMPLE / "RC_sample.jsonl.zst").read_bytes()) if name == "fifo" else None
@@ -237,10 +237,10 @@ def _workers(pid: int) -> list:
 def test_kill_9_of_a_multi_process_build_leaves_no_workers(tmp_path, when):
     # "starting": killed as soon as the workers exist, before they connect (Beam's workers then
     # wait for their driver for minutes); "working": killed while both process bundles
-    from lsdscc.sample_gen import write_dump
+    from lsdscc.corpus.sample_gen import write_dump
 
     write_dump(str(tmp_path / "dump"), 60000)  # about 40 s of work with two workers
-    argv = [sys.executable, "-m", "multiref", "lsdscc", "build", "--quiet", "--skip-testset", "--input",
+    argv = [sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--quiet", "--skip-testset", "--input",
             str(tmp_path / "dump"), "--output", str(tmp_path / "out"), "--direct_running_mode", "multi_processing",
             "--direct_num_workers", "2"]
     proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from lsdscc.cleaning import clean_and_tokenize
-from multiref.cli import main
-from multiref.tokenizers import TOKENIZER_NAMES, get_tokenizer
+from lsdscc.corpus.cleaning import clean_and_tokenize
+from multiref_cli import main
+from multiref.metrics.tokenizers import TOKENIZER_NAMES, get_tokenizer
 
 # Raw system outputs and their forms in the released convention (worked by hand).
 RAW = ["I didn't like the ending.", "It's 10/10, the 90s' best!!!", "Nope... <unk> <unk> it\u2019s fine"]

@@ -6,7 +6,7 @@
 Each refusal is exit 1 and one line ``multiref: error: ...`` naming the folder and what is in
 it, with every file byte-identical (sha256) and no lock or staging sidecar left beside it.
 The disk-full case runs on a real 20 MB tmpfs (mounted as root, or inside ``unshare -rm``).
-The mechanism: multiref/publish_target.py.
+The mechanism: multiref/output/publish_target.py.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import sys
 
 import pytest
 
-from multiref import publish
-from multiref.errors import UserError
+from multiref.output import publish
+from multiref.util.errors import UserError
 from tests.helpers import REPO_DIR
 from tests.test_cli_errors import assert_one_error_line, run_multiref
 from tests.test_data_safety import SKIP_TESTSET, base, copy_of, load_rows, run, tiny_dump  # noqa: F401 (fixtures)
@@ -204,8 +204,8 @@ def test_dailydialog_module_publishes_whole(tmp_path):
 
 
 def test_remote_prefix_of_someone_elses_objects_is_refused(tmp_path):
-    from multiref import publish_remote as remote
-    from multiref import publish_target
+    from multiref.output import publish_remote as remote
+    from multiref.output import publish_target
 
     make(tmp_path / "data", {"exports/a.csv": "1\n", "_SUCCESS": ""})  # e.g. a Spark job's output
     before = tree(tmp_path / "data")
