@@ -91,6 +91,17 @@ SUBCOMMANDS = [
 ]
 
 
+def tokenizer_choices() -> tuple:
+    """The names ``--tokenizer`` accepts: the built-in tokenizers and the plug-ins. The CLI sits
+    above the dataset packages, so it registers the ``lsdscc`` one itself (an installed package
+    also declares it as a ``multiref.metrics.tokenizers`` entry point)."""
+    from lsdscc.corpus.tokenizer import register
+    from multiref.metrics.tokenizers import tokenizer_names
+
+    register()
+    return tokenizer_names()
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``multiref`` parser. With ``command`` (e.g. ``"score"``), only that command's
     module is imported and registered; the others are listed by name (start-up stays short

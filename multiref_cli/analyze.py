@@ -28,14 +28,14 @@ def _add_metric_options(p: argparse.ArgumentParser, paper) -> None:
     """Metric options; ``paper`` (a :class:`multiref.analysis.paper_defaults.PaperDefaults`)
     gives every default, and the help names it."""
     from multiref.metrics.bleu import SMOOTHINGS  # stdlib-only module
-    from multiref.metrics.tokenizers import TOKENIZER_NAMES  # stdlib-only module
+    from multiref_cli import tokenizer_choices
 
     g = p.add_argument_group(f"metrics (defaults: {paper.paper}, {paper.study})")
     g.add_argument("--metric", action="append", metavar="SPEC",
                    help="metric NAME or NAME:key=value,... (repeatable; list values with '/': "
                         "bleu:weights=0.5/0.5); bleu1..bleu4 = bleu with order 1..4; "
                         f"default: {' '.join(paper.metrics)}")
-    g.add_argument("--tokenizer", default=paper.tokenizer, choices=TOKENIZER_NAMES,
+    g.add_argument("--tokenizer", default=paper.tokenizer, choices=tokenizer_choices(),
                    help=f"tokenizer for every metric (default: {paper.tokenizer}, as {paper.paper})")
     g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=paper.lowercase,
                    help=f"lowercase before tokenizing (default: {'yes' if paper.lowercase else 'no'}, "
@@ -159,9 +159,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--similarity", choices=("bleu", "ribes", "wer", "wer2"), action="append",
                    help="similarity feature(s): bleu (NIST geometric smoothing), ribes, wer (1-NL), wer2 (1-2NL); "
                         f"repeatable (default: {' '.join(SUGIYAMA.similarity)}, as {SUGIYAMA.paper})")
-    from multiref.metrics.tokenizers import TOKENIZER_NAMES  # stdlib-only module
+    from multiref_cli import tokenizer_choices
 
-    g.add_argument("--tokenizer", default=SUGIYAMA.tokenizer, choices=TOKENIZER_NAMES,
+    g.add_argument("--tokenizer", default=SUGIYAMA.tokenizer, choices=tokenizer_choices(),
                    help=f"tokenizer (default: {SUGIYAMA.tokenizer})")
     g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=SUGIYAMA.lowercase,
                    help=f"lowercase before tokenizing (default: {'yes' if SUGIYAMA.lowercase else 'no'})")

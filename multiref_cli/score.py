@@ -56,7 +56,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     from multiref_cli.flags import integer_from
     from multiref.metrics.base import AGGREGATES, MAX_ORDER
     from multiref.metrics.bleu import SMOOTHINGS
-    from multiref.metrics.tokenizers import TOKENIZER_NAMES
+    from multiref_cli import tokenizer_choices
 
     parser.add_argument("--references", "-r", required=True, metavar="PATH",
                         help="LSDSCC grouped JSON {query: {group_id: [refs]}}, JSON lines with id and "
@@ -68,7 +68,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", "-m", action="append", metavar="NAME",
                         help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
                              "bleu otherwise); see `multiref metrics list`")
-    parser.add_argument("--tokenizer", choices=TOKENIZER_NAMES, default="whitespace",
+    parser.add_argument("--tokenizer", choices=tokenizer_choices(), default="whitespace",
                         help="tokenizer (default: whitespace, the public LSDSCC scorer's)")
     parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
                         help="lowercase before tokenizing (default: no)")

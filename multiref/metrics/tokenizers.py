@@ -13,10 +13,13 @@ Names:
 - ``tweet``: NLTK's ``TweetTokenizer`` (keeps emoticons, hashtags and URLs whole).
 - ``13a``: sacrebleu's default tokenizer (mteval-v13a), if sacrebleu is installed.
 - ``char``: one token per non-space character.
-- ``lsdscc``: the corpus's ``lsdscc`` text convention (``lsdscc.corpus.cleaning``, README "Text
-  conventions"): the same cleaning and tokenization the corpus text went through
-  (markdown, urls, emoticons, lowercase, ``didn t``, no ``.`` or ``/``, ``digits``), so
-  hypotheses and references meet the corpus's vocabulary. ``<unk>`` is kept as a token.
+
+Plug-ins add more names without the core importing them: ``register_tokenizer(name,
+factory)``, or an entry point ``name = module:factory`` of the group
+``multiref.metrics.tokenizers`` (loaded on first use of ``name``). ``factory()`` returns the
+``str -> list[str]`` function. The ``lsdscc`` dataset package provides ``lsdscc`` this way
+(the corpus's text convention, :mod:`lsdscc.corpus.tokenizer`); the ``multiref`` command
+registers it explicitly, so it also works from a checkout that is not installed.
 
 Any of them can be combined with lower-casing (``get_tokenizer(name, lowercase=True)``).
 """
@@ -28,7 +31,10 @@ from typing import Callable
 
 Tokenizer = Callable[[str], list]
 
-TOKENIZER_NAMES = ("whitespace", "treebank", "nltk", "tweet", "13a", "char", "lsdscc")
+#: The built-in tokenizers; :func:`tokenizer_names` adds the plug-ins.
+TOKENIZER_NAMES = ("whitespace", "treebank", "nltk", "tweet", "13a", "char")
+ENTRY_POINT_GROUP = "multiref.metrics.tokenizers"
+_FACTORIES: dict = {}  # name -> factory, registered explicitly
 
 
 def _whitespace(text: str) -> list:
@@ -39,18 +45,40 @@ def _char(text: str) -> list:
     return [c for c in text if not c.isspace()]
 
 
-def _lsdscc(text: str) -> list:
-    from lsdscc.corpus.cleaning import clean_and_tokenize
+def register_tokenizer(name: str, factory: Callable[[], Tokenizer]) -> None:
+    """Make tokenizer ``name`` available; ``factory()`` (called on first use) returns it.
 
-    if UNK not in text:
-        return clean_and_tokenize(text, convention="lsdscc")
-    tokens = []
-    for i, piece in enumerate(text.split(UNK)):  # a model trained on the corpus writes <unk>
-        tokens += ([UNK] if i else []) + clean_and_tokenize(piece, convention="lsdscc")
-    return tokens
+    ValueError for a built-in name, or for a name already registered with another factory
+    (registering the same factory again does nothing)."""
+    if name in TOKENIZER_NAMES:
+        raise ValueError(f"tokenizer {name!r} is built in")
+    if _FACTORIES.get(name, factory) is not factory:
+        raise ValueError(f"tokenizer {name!r} is already registered")
+    _FACTORIES[name] = factory
+    _build.cache_clear()
 
 
-UNK = "<unk>"  # the corpus's unknown-word token (lsdscc.corpus.config.CorpusConfig.unk_token)
+@functools.lru_cache(maxsize=None)
+def _entry_points() -> dict:
+    """``{name: entry point}`` of the installed ``multiref.metrics.tokenizers`` plug-ins."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def tokenizer_names() -> tuple:
+    """Every tokenizer name: the built-in ones, then the plug-ins (registered or installed), sorted."""
+    plugins = (set(_FACTORIES) | set(_entry_points())) - set(TOKENIZER_NAMES)
+    return TOKENIZER_NAMES + tuple(sorted(plugins))
+
+
+def _plugin(name: str) -> Tokenizer:
+    factory = _FACTORIES.get(name)
+    if factory is None and name in _entry_points():
+        factory = _entry_points()[name].load()
+    if factory is None:
+        raise ValueError(f"unknown tokenizer {name!r}; choose one of: {', '.join(tokenizer_names())}")
+    return factory()
 
 
 @functools.lru_cache(maxsize=None)
@@ -59,8 +87,6 @@ def _build(name: str) -> Tokenizer:
         return _whitespace
     if name == "char":
         return _char
-    if name == "lsdscc":
-        return _lsdscc
     if name == "treebank":
         from nltk.tokenize import TreebankWordTokenizer
 
@@ -80,13 +106,14 @@ def _build(name: str) -> Tokenizer:
             raise ValueError("tokenizer '13a' needs the sacrebleu package") from exc
         tok = Tokenizer13a()
         return lambda text: tok(text).split()
-    raise ValueError(f"unknown tokenizer {name!r}; choose one of: {', '.join(TOKENIZER_NAMES)}")
+    return _plugin(name)
 
 
 def get_tokenizer(name: str = "whitespace", lowercase: bool = False) -> Tokenizer:
     """Return a function ``str -> list[str]`` for tokenizer ``name``.
 
-    Raises ``ValueError`` naming the choices when ``name`` is unknown.
+    Raises ``ValueError`` naming the choices when ``name`` is unknown (neither built in nor
+    a registered or installed plug-in).
     """
     base = _build(name)
     if not lowercase:
