@@ -22,7 +22,6 @@ DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.Cou
 
 from __future__ import annotations
 
-import inspect
 import json
 import operator
 import os
@@ -45,17 +44,6 @@ class _Counting(CountingDoFn):
     namespace = NAMESPACE
 
 
-def _items_reader(subreddits):
-    """``read_items(path)``, told the subreddits when it takes them (so it can skip other
-    subreddits' lines before parsing them) and a progress label (shown only when progress
-    is on: ``MULTIREF_PROGRESS``, set by ``--progress`` / ``--quiet``)."""
-    parameters = inspect.signature(sources.read_items).parameters
-    kwargs = {"subreddits": tuple(subreddits)} if "subreddits" in parameters else {}
-    if "progress_label" in parameters:
-        return lambda path: sources.read_items(path, progress_label=f"reading {os.path.basename(path)}", **kwargs)
-    return lambda path: sources.read_items(path, **kwargs)
-
-
 class ReadPosts(_Counting):
     """A dump file, or an injected ``(source name, line, record)`` -> ``(link_id, post tuple)``;
     malformed records go to the ``rejected`` output."""
@@ -63,8 +51,11 @@ class ReadPosts(_Counting):
     def __init__(self, config):
         self.config = config
 
-    def setup(self):
-        self.read_items = _items_reader(self.config.subreddits)
+    def read_items(self, path):
+        """The file's items; lines of other subreddits are skipped before parsing; the
+        progress label shows only when progress is on (``--progress``)."""
+        return sources.read_items(path, subreddits=tuple(self.config.subreddits),
+                                  progress_label=f"reading {os.path.basename(path)}")
 
     def _normalize(self, path, line, record, offset=None):
         self.count("records-read")
