@@ -1,4 +1,4 @@
-"""Benchmark of ``multiref augment`` (ALGORITHMS.md section 2) on DailyDialog.
+"""Benchmark of ``multiref augment`` (docs/algorithms.md section 2) on DailyDialog.
 
 Augments the DailyDialog test contexts (config ``contexts``, split ``test``: 6,740 contexts)
 from DailyDialog train (``contexts``/``train``: 76,052 contexts, one per utterance after a

@@ -1,4 +1,4 @@
-"""Candidate references for any test set, grown from a training corpus (ALGORITHMS.md s.2).
+"""Candidate references for any test set, grown from a training corpus (docs/algorithms.md section 2).
 
 LSDSCC's test-set method (steps 1, 2 and 4) applied to a test set that is not part of the
 corpus: every distinct context of the corpus is a Lucene document; each test context's

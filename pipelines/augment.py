@@ -1,4 +1,4 @@
-"""Grow candidate references for a test set from a training corpus (ALGORITHMS.md section 2).
+"""Grow candidate references for a test set from a training corpus (docs/algorithms.md section 2).
 
 The driver step of ``multiref augment``: LSDSCC's test-set method (Lucene top-k similar
 contexts, Doc2Vec re-ranking with a threshold, the kept contexts' responses as candidates)
@@ -32,7 +32,7 @@ from lsdscc.retrieval import RetrievalConfig
 from multiref.errors import UserError
 
 CARD_SECTION = """\
-Built by `multiref augment` (LSDSCC's test-set method, ALGORITHMS.md section 2, applied to a test
+Built by `multiref augment` (LSDSCC's test-set method, docs/algorithms.md section 2, applied to a test
 set outside the corpus): every distinct context of the corpus split indexed with Lucene; for each
 test context the `top_k` most similar corpus contexts (TF-IDF by default), re-ranked by the cosine
 of their Doc2Vec vectors and kept at or above the threshold; their responses, most similar context
@@ -173,7 +173,7 @@ def write_outputs(folder: str, found: list, options: dict, counts: dict) -> None
     card_counts = dict(sorted(counts.items()))
     hfdata.add_config(folder, hfdata.ConfigInfo(
         name=aug.CANDIDATES_CONFIG,
-        description=("Candidate references retrieved from a training corpus (LSDSCC's method, ALGORITHMS.md "
+        description=("Candidate references retrieved from a training corpus (LSDSCC's method, docs/algorithms.md "
                      "section 2), in the LSDSCC test_candidates schema: annotate them with `multiref lsdscc "
                      "annotate export/import`. `query` is the test context, turns joined by ' __eou__ '."),
         splits={"test": len(rows)}, features=candidates_schema(), options=options, counts=card_counts),

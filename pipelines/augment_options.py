@@ -23,7 +23,7 @@ def add_augment_arguments(parser: argparse.ArgumentParser) -> None:
         io.add_argument(f"--{name}-split", required=True, metavar="NAME", help="its split")
     io.add_argument("--output", required=True, metavar="FOLDER",
                     help="dataset folder to write (test_candidates, test_auto); replaced whole")
-    g = parser.add_argument_group("method (LSDSCC's test set, ALGORITHMS.md section 2)")
+    g = parser.add_argument_group("method (LSDSCC's test set, docs/algorithms.md section 2)")
     g.add_argument("--top-k", type=int, default=100, metavar="K",
                    help="similar corpus contexts retrieved per test context (default: %(default)s, the paper's)")
     g.add_argument("--threshold", type=float, default=0.9, metavar="T",

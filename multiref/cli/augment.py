@@ -2,7 +2,7 @@
 
 ``multiref augment --corpus FOLDER --corpus-config NAME --corpus-split NAME --test FOLDER
 --test-config NAME --test-split NAME --output FOLDER [--top-k K --threshold T
---max-candidates M --seed S]`` (LSDSCC's method, ALGORITHMS.md section 2). Only the standard
+--max-candidates M --seed S]`` (LSDSCC's method, docs/algorithms.md section 2). Only the standard
 library at module level; the options are declared with the driver
 (:mod:`pipelines.augment_options`), and the handler publishes the output folder whole
 (:func:`multiref.publish.publishing`) around one call of :func:`pipelines.augment.run_augment`.
