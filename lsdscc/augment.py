@@ -108,10 +108,16 @@ def items_from_columns(table, where: str, *, references: bool) -> list:
         raise UserError(f"{where}: the id column repeats a value; each row needs its own id")
     out = []
     for row_id, ctx, ans in zip(ids, table.column(context).to_pylist(), table.column(answer).to_pylist()):
-        turns = tuple(t or "" for t in ctx) if isinstance(ctx, list) else (ctx or "",)
-        refs = tuple(a for a in ans if a) if isinstance(ans, list) else ((ans,) if ans else ())
+        turns = tuple(_text(t) for t in ctx) if isinstance(ctx, list) else (_text(ctx),)
+        answers_ = [_text(a) for a in ans] if isinstance(ans, list) else [_text(ans)]
+        refs = tuple(a for a in answers_ if a.strip())
         out.append(Item(row_id, turns, refs))
     return out
+
+
+def _text(value) -> str:
+    """A cell as text: None is empty, anything else its ``str``."""
+    return "" if value is None else str(value)
 
 
 def corpus_queries(corpus: Sequence[Item], context_turns: int) -> tuple:

@@ -258,9 +258,13 @@ def test_items_from_columns_takes_query_and_response_strings():
 
     from lsdscc.augment import items_from_columns
 
-    table = pa.table({"query": ["a b", "c"], "response": ["x", ""]})
+    table = pa.table({"query": ["a b", "c", None], "response": ["x", "", None]})
     items = items_from_columns(table, "here", references=True)
-    assert [(i.id, i.turns, i.references) for i in items] == [("0", ("a b",), ("x",)), ("1", ("c",), ())]
+    assert [(i.id, i.turns, i.references) for i in items] == [("0", ("a b",), ("x",)), ("1", ("c",), ()),
+                                                              ("2", ("",), ())]
+    numbers = items_from_columns(pa.table({"id": [7], "context": [[1, None]], "references": [["y", " "]]}), "here",
+                                 references=True)
+    assert [(i.id, i.turns, i.references) for i in numbers] == [("7", ("1", ""), ("y",))]
     from multiref.errors import UserError
 
     with pytest.raises(UserError, match="here: needs a context column"):
