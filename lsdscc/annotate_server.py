@@ -15,12 +15,22 @@ Routes (every answer to ``/api/...`` is JSON; every error is ``{"error": message
 - browse: ``GET /api/state`` (the whole document of :mod:`lsdscc.annotate_browse`).
 
 POST bodies must be JSON sent as ``application/json``: a browser cannot send that from
-another site without a CORS preflight, which this server never grants. On a loopback
-address, requests whose ``Host`` is not a loopback name get 403 (DNS rebinding).
+another site without a CORS preflight, which this server never grants. Requests whose
+``Host`` is not the address the server listens on (``127.0.0.2:PORT``), or ``localhost:PORT``
+on a loopback address, get 403 (DNS rebinding: a page of another site whose name was
+re-pointed at this address sends its own name); on a wildcard address (``0.0.0.0``) any IP
+literal with the right port is accepted, never a name other than ``localhost``.
+
+Every malformed request gets a 4xx JSON answer, never a dropped connection: ids are ASCII
+digits, a ``Content-Length`` must be ASCII digits and at most ``MAX_BODY``, a body nested
+over :data:`multiref.io.MAX_JSON_DEPTH` levels is refused, a body that does not arrive within
+``Handler.timeout`` seconds gets 408. The listen backlog holds ``REQUEST_QUEUE_SIZE``
+connections (socketserver's default of 5 reset clients under load).
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import sys
 from http import HTTPStatus
@@ -33,6 +43,54 @@ ASSETS = {"annotate.html": "text/html", "browse.html": "text/html", "annotate.js
           "browse.js": "text/javascript", "common.js": "text/javascript", "annotate.css": "text/css"}
 MAX_BODY = 1 << 20  # 1 MiB: a page's change is a few hundred bytes
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+REQUEST_QUEUE_SIZE = 1024  # the listen backlog (the kernel caps it at net.core.somaxconn)
+READ_TIMEOUT = 30.0  # seconds a client may take to send a request line, headers or body
+
+
+def _ip(text: str):
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
+
+
+def _host_port(address: str, port: int) -> str:
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+
+
+def allowed_hosts(address: str, port: int):
+    """The ``Host`` header values a server bound to ``(address, port)`` answers (lowercase):
+    the address itself with the port (also bare on port 80), plus ``localhost:PORT`` on a
+    loopback address; None for a wildcard address (``0.0.0.0``, ``::``), which answers any
+    IP literal with the port (DNS rebinding needs a name)."""
+    ip = _ip(address)
+    if ip is not None and ip.is_unspecified:
+        return None
+    names = {address.lower()} | ({"localhost"} if (ip is not None and ip.is_loopback) or address == "localhost" else set())
+    hosts = {_host_port(name, port) for name in names}
+    if port == 80:
+        hosts |= {f"[{name}]" if ":" in name else name for name in names}
+    return hosts
+
+
+def host_allowed(host: str, address: str, port: int) -> bool:
+    """Whether a request's ``Host`` header (any case) is one the server bound to ``(address, port)`` answers."""
+    host = host.strip().lower()
+    allowed = allowed_hosts(address, port)
+    if allowed is not None:
+        return host in allowed
+    name, _, given = host.rpartition(":") if not host.endswith("]") else (host, "", "")
+    name = name.strip("[]") if name else host.strip("[]")
+    if (given or "80") != str(port):
+        return False
+    return name == "localhost" or _ip(name) is not None
+
+
+class Server(ThreadingHTTPServer):
+    """``ThreadingHTTPServer`` with a listen backlog for many simultaneous clients."""
+
+    request_queue_size = REQUEST_QUEUE_SIZE
+    daemon_threads = True
 
 
 class RequestError(Exception):
@@ -53,6 +111,7 @@ class Handler(BaseHTTPRequestHandler):
 
     server_version = "multiref-annotate"
     protocol_version = "HTTP/1.1"
+    timeout = READ_TIMEOUT  # socket timeout: a stalled client cannot hold a thread forever
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         if self.server.verbose:
@@ -76,18 +135,34 @@ class Handler(BaseHTTPRequestHandler):
         self._send(status, json.dumps(value, ensure_ascii=False).encode("utf-8"), "application/json")
 
     def _check_host(self) -> None:
-        """On a loopback address, answer only requests addressed to it: a page of another site
-        whose name was re-pointed at 127.0.0.1 (DNS rebinding) sends its own name."""
-        if self.server.server_address[0] not in ("127.0.0.1", "::1"):
-            return
-        host = (self.headers.get("Host") or "").strip().lower()
-        name = host[1:].split("]")[0] if host.startswith("[") else host.rsplit(":", 1)[0]
-        if name not in LOOPBACK:
-            raise RequestError(HTTPStatus.FORBIDDEN, f"unexpected Host header {host!r}: open the page at 127.0.0.1")
+        """Answer only requests addressed to the bound address (:func:`host_allowed`): a page of
+        another site whose name was re-pointed at this address (DNS rebinding) sends its own name."""
+        address, port = self.server.server_address[:2]
+        host = (self.headers.get("Host") or "").strip()
+        if not host_allowed(host, address, port):
+            raise RequestError(HTTPStatus.FORBIDDEN,
+                               f"unexpected Host header {host!r}: open the page at {url_of(self.server)}")
+
+    def parse_request(self) -> bool:
+        """http.server's parsing, refusing HTTP/0.9 (a request line without a version), whose
+        answers have no status line."""
+        if not super().parse_request():
+            return False
+        if self.request_version == "HTTP/0.9":
+            self.send_error(HTTPStatus.BAD_REQUEST, "a request line needs an HTTP version (HTTP/0.9 is not served)")
+            return False
+        return True
 
     def send_error(self, code, message=None, explain=None):
-        """http.server's own errors (a malformed request line, an unknown method) as JSON too."""
+        """http.server's own errors (a malformed request line, an unknown method, an
+        unsupported HTTP version) as JSON too, and as the client's fault: 4xx."""
+        if code == HTTPStatus.NOT_IMPLEMENTED:  # an unknown method
+            code = HTTPStatus.METHOD_NOT_ALLOWED
+        elif code >= 500:  # 505 HTTP version not supported: a malformed request line for us
+            code = HTTPStatus.BAD_REQUEST
         self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # the request line was not understood: answer with a status line
+            self.request_version = "HTTP/1.1"
         self._json(code, {"error": message or HTTPStatus(code).phrase})
 
     def _handle(self, route) -> None:
@@ -131,7 +206,7 @@ class Handler(BaseHTTPRequestHandler):
             self._json(HTTPStatus.OK, app.state())
         elif path.startswith("/api/query/") and app.page == "annotate":
             number = path[len("/api/query/"):]
-            if not number.isdigit():
+            if not (number.isascii() and number.isdigit()) or len(number) > 9:  # str.isdigit takes the superscript two
                 raise RequestError(HTTPStatus.BAD_REQUEST, f"query index must be a number, got {number!r}")
             index = int(number)
             if index >= len(app.session.queries):
@@ -145,15 +220,22 @@ class Handler(BaseHTTPRequestHandler):
     def _read_json(self):
         if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
             raise RequestError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send the body as Content-Type: application/json")
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
-            raise RequestError(HTTPStatus.LENGTH_REQUIRED, "a Content-Length header is required")
-        if int(length) > MAX_BODY:
-            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body of {length} bytes is over {MAX_BODY}")
-        raw = self.rfile.read(int(length))
+        from multiref.io import parse_json
+
+        length = (self.headers.get("Content-Length") or "").strip()
+        if not (length.isascii() and length.isdigit()):
+            raise RequestError(HTTPStatus.LENGTH_REQUIRED, "a Content-Length header (a number of bytes) is required")
+        if len(length) > 9 or int(length) > MAX_BODY:
+            raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body of {length[:20]} bytes is over {MAX_BODY}")
         try:
-            return json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raw = self.rfile.read(int(length))
+        except TimeoutError:
+            raise RequestError(HTTPStatus.REQUEST_TIMEOUT, f"the body did not arrive within {self.timeout:g} s") from None
+        if len(raw) < int(length):
+            raise RequestError(HTTPStatus.BAD_REQUEST, f"the body ended after {len(raw)} of {length} bytes")
+        try:
+            return parse_json(raw.decode("utf-8"), "request body")
+        except ValueError as exc:  # bad UTF-8, bad JSON, nested too deep, a number too long
             raise RequestError(HTTPStatus.BAD_REQUEST, f"body is not valid JSON ({exc})") from None
 
     def _post(self) -> None:
@@ -196,13 +278,12 @@ class BrowseApp:
         return self.document
 
 
-def make_server(app, host: str = "127.0.0.1", port: int = 0, verbose: bool = False) -> ThreadingHTTPServer:
+def make_server(app, host: str = "127.0.0.1", port: int = 0, verbose: bool = False) -> Server:
     """A bound (not yet serving) server for ``app``; ``port`` 0 picks a free port."""
     try:
-        server = ThreadingHTTPServer((host, port), Handler)
-    except OSError as exc:
-        raise UserError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None
-    server.daemon_threads = True
+        server = Server((host, port), Handler)
+    except (OSError, OverflowError) as exc:  # OverflowError: a port over 65535
+        raise UserError(f"cannot listen on {host}:{port} ({getattr(exc, 'strerror', None) or exc})") from None
     server.app = app
     server.verbose = verbose
     return server

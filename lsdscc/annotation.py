@@ -34,6 +34,12 @@ and ``annotations/``; when the test set changed they are moved aside, with the
 ``test_candidates`` they label, into ``NAME.annotations-<UTC time>/`` beside the folder (a
 dataset folder of its own).
 
+Agreement (:func:`agreement`, recorded in the card's "Annotator agreement" section and printed by
+``annotate import``), over the imported queries' candidates: Fleiss' kappa and Krippendorff's
+alpha (nominal) of the relevance labels, and the adjusted Rand index of the groups of each pair
+of annotators on each query (the references both marked relevant, when there are at least
+two), averaged over the queries, then over the pairs (:mod:`multiref.analysis.agreement`).
+
 Output: the public LSDSCC JSON ``{query: {group_id: [references]}}`` (``test.group.json``,
 formatted like the released file: ``json.dumps(indent=2)``, no final newline) and
 ``test.queries.txt`` in ``--output``, and the ``test_grouped`` config in the dataset folder.
@@ -257,6 +263,58 @@ def reconcile(row_ids: Sequence[str], annotations: Sequence[Mapping], tie: str =
     return [[relevant[i] for i in members] for members in _components(len(relevant), linked)]
 
 
+AGREEMENT_SECTION = "Annotator agreement"
+
+
+def _pair_rand_index(queries: Sequence[Sequence[str]], first: Mapping, second: Mapping) -> tuple:
+    """``(mean ARI over queries or None, queries compared)`` of two annotators' groups."""
+    from multiref.analysis.agreement import adjusted_rand_index
+
+    values = []
+    for ids in queries:
+        both = [rid for rid in ids if first[rid][0] and second[rid][0]]
+        if len(both) >= 2:
+            values.append(adjusted_rand_index([first[r][1] for r in both], [second[r][1] for r in both]))
+    return (sum(values) / len(values) if values else None), len(values)
+
+
+def agreement(queries: Sequence[Sequence[str]], annotations: Sequence[Mapping], names: Sequence[str]) -> dict:
+    """Agreement of the annotators on the candidates of ``queries`` (lists of row ids, every row
+    labelled by every annotator): ``{"relevance_fleiss_kappa", "relevance_krippendorff_alpha",
+    "groups_adjusted_rand_index", "pairs": [{"annotators": [a, b], "adjusted_rand_index",
+    "queries_compared"}], "candidates"}`` (module docstring). A statistic that is undefined (one
+    annotator, every label the same, no query to compare) is None."""
+    from multiref.analysis.agreement import fleiss_kappa, krippendorff_alpha
+
+    ids = [rid for q in queries for rid in q]
+    out = {"candidates": len(ids), "relevance_fleiss_kappa": None, "relevance_krippendorff_alpha": None,
+           "groups_adjusted_rand_index": None, "pairs": []}
+    if len(annotations) < 2 or not ids:
+        return out
+    yes = [sum(1 for a in annotations if a[rid][0]) for rid in ids]
+    out["relevance_fleiss_kappa"] = fleiss_kappa([[y, len(annotations) - y] for y in yes])
+    out["relevance_krippendorff_alpha"] = krippendorff_alpha([[float(a[rid][0]) for rid in ids] for a in annotations])
+    for i, j in ((i, j) for i in range(len(annotations)) for j in range(i + 1, len(annotations))):
+        ari, compared = _pair_rand_index(queries, annotations[i], annotations[j])
+        out["pairs"].append({"annotators": [names[i], names[j]], "adjusted_rand_index": ari,
+                             "queries_compared": compared})
+    defined = [p["adjusted_rand_index"] for p in out["pairs"] if p["adjusted_rand_index"] is not None]
+    out["groups_adjusted_rand_index"] = sum(defined) / len(defined) if defined else None
+    return out
+
+
+def agreement_markdown(result: Mapping) -> str:
+    """The card section of :func:`agreement`'s result: a sentence, then the numbers as JSON."""
+    def fmt(v):
+        return "n/a" if v is None else f"{v:.3f}"
+
+    return (f"Over {result['candidates']} imported candidates: Fleiss' kappa of relevance "
+            f"{fmt(result['relevance_fleiss_kappa'])}, Krippendorff's alpha (nominal) "
+            f"{fmt(result['relevance_krippendorff_alpha'])}; mean pairwise adjusted Rand index of the groups "
+            f"{fmt(result['groups_adjusted_rand_index'])} (per pair of annotators, on the references both marked "
+            "relevant, averaged over queries).\n\n```json\n" + json.dumps(result, indent=2, sort_keys=True) + "\n```")
+
+
 def dumps_public(public: Mapping) -> str:
     """The public LSDSCC JSON text of ``{query: {group_id: [references]}}``: formatted as the
     released ``test.group.json`` (2-space indent, ASCII escapes, no final newline)."""
@@ -266,7 +324,16 @@ def dumps_public(public: Mapping) -> str:
 def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str = "irrelevant",
                        partial: bool = False) -> dict:
     """Merge annotator files into ``test_grouped`` (in ``dataset``) and the public JSON (in
-    ``output``). Returns counts (also written to the card).
+    ``output``). Returns counts (also written to the card); :func:`import_round` returns the
+    agreement too.
+    """
+    return import_round(dataset, files, output, tie, partial)[0]
+
+
+def import_round(dataset: str, files: Sequence[str], output: str, tie: str = "irrelevant",
+                 partial: bool = False) -> tuple:
+    """:func:`import_annotations`, returning ``(counts, agreement)`` (:func:`agreement`); both
+    are written to the card.
 
     With ``partial``, unfinished files are accepted: only the queries whose every candidate
     every annotator has labelled are imported; the others are counted as
@@ -281,7 +348,7 @@ def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str
     rows = ts.read_candidates(dataset)
     texts = {row_id(r["id"], k): c["text"] for r in rows for k, c in enumerate(r["candidates"], start=1)}
     annotations = [read_annotator_file(path, texts, partial) for path in files]
-    grouped, public = [], {}
+    grouped, public, finished = [], {}, []
     counts = {"annotators": len(files), "candidates": len(texts), "relevant": 0, "queries_without_relevant": 0,
               "unanimous_relevance": 0}
     if partial:
@@ -292,6 +359,7 @@ def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str
             counts["queries_unfinished"] += 1
             continue
         counts["unanimous_relevance"] += sum(len({a[rid][0] for a in annotations}) == 1 for rid in ids)
+        finished.append(ids)
         groups = reconcile(ids, annotations, tie)
         if not groups:
             counts["queries_without_relevant"] += 1
@@ -310,6 +378,7 @@ def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str
     shutil.rmtree(os.path.join(dataset, ts.GROUPED_CONFIG), ignore_errors=True)  # never rewrite a file in place
     hfdata.write_parquet(hfdata.shard_path(dataset, ts.GROUPED_CONFIG, "test"), grouped, ts.grouped_schema())
     kept = _keep_annotator_files(dataset, files)
+    agreed = agreement(finished, annotations, kept)
     hfdata.add_config(dataset, hfdata.ConfigInfo(
         name=ts.GROUPED_CONFIG,
         description=("LSDSCC grouped multi-reference test set (ALGORITHMS.md section 2, step 6): the relevant "
@@ -318,8 +387,8 @@ def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str
         splits={"test": len(grouped)}, features=ts.grouped_schema(),
         options={"tie": tie, "annotators": len(files), "annotation_files": kept, "partial": partial,
                  "relevance_rule": "strict majority of annotators", "group_rule": "majority co-grouping, connected components"},
-        counts=counts))
-    return counts
+        counts=counts), sections={AGREEMENT_SECTION: agreement_markdown(agreed)})
+    return counts, agreed
 
 
 ANNOTATIONS_DIR = "annotations"
@@ -380,8 +449,12 @@ def carry_over(previous: str | None, staging: str, target: str) -> str | None:
         for item in items:
             if os.path.isdir(os.path.join(previous, item)) and not os.path.exists(os.path.join(staging, item)):
                 link_tree(os.path.join(previous, item), os.path.join(staging, item))
-        if new_meta["configs"].get(ts.GROUPED_CONFIG) != old_meta["configs"][ts.GROUPED_CONFIG]:
+        section = old_meta.get("sections", {}).get(AGREEMENT_SECTION)
+        if (new_meta["configs"].get(ts.GROUPED_CONFIG) != old_meta["configs"][ts.GROUPED_CONFIG]
+                or new_meta.get("sections", {}).get(AGREEMENT_SECTION) != section):
             new_meta["configs"][ts.GROUPED_CONFIG] = old_meta["configs"][ts.GROUPED_CONFIG]
+            if section is not None:
+                new_meta.setdefault("sections", {})[AGREEMENT_SECTION] = section
             write_meta(staging, new_meta)
         return f"kept the annotations ({ts.GROUPED_CONFIG}, {ANNOTATIONS_DIR}/): the test set is unchanged"
     import datetime
@@ -397,8 +470,9 @@ def carry_over(previous: str | None, staging: str, target: str) -> str | None:
                                          if c in (ts.GROUPED_CONFIG, ts.CANDIDATES_CONFIG)})
     write_meta(tmp, aside_meta)
     os.rename(tmp, aside)
-    if ts.GROUPED_CONFIG in new_meta["configs"]:
-        del new_meta["configs"][ts.GROUPED_CONFIG]
+    if ts.GROUPED_CONFIG in new_meta["configs"] or AGREEMENT_SECTION in new_meta.get("sections", {}):
+        new_meta["configs"].pop(ts.GROUPED_CONFIG, None)
+        new_meta.get("sections", {}).pop(AGREEMENT_SECTION, None)
         write_meta(staging, new_meta)
     for item in items:
         shutil.rmtree(os.path.join(staging, item), ignore_errors=True)

@@ -11,7 +11,12 @@
   recognised by its magic bytes (zstd ``28 b5 2f fd``, gzip ``1f 8b``), so names do not
   matter. Reddit's zstd dumps are decoded with a 2 GiB window (``max_window_size=2**31``),
   streaming, frame after frame; a file that ends inside a compressed frame yields one
-  ``truncated-file`` rejection naming how many lines and bytes were read.
+  ``truncated-file`` rejection naming how many lines and bytes were read, and a file the
+  decoder refuses part way (a gzip CRC or deflate error, zstd garbage, an unreadable
+  member) one ``corrupt-file`` rejection the same way: the lines before the fault are kept.
+- Every line that cannot be used is a rejection with its reason, never an exception:
+  invalid JSON or UTF-8, a value that is not an object, nesting deeper than
+  :data:`MAX_DEPTH` (``too-deep``), a number Python will not convert (``out-of-range``).
 - A file whose first non-blank byte is ``[`` is a JSON array (the BigQuery / PolyAI export),
   always parsed whole (no prefilter).
 - :func:`default_inputs` is the bundled sample (``lsdscc/sample/``), the default input.
@@ -28,6 +33,7 @@ import re
 import zlib
 from typing import Iterator
 
+from lsdscc.records import redact_record
 from multiref.errors import UserError
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -37,8 +43,21 @@ _DUMP_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".js
 SAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample")
 
 
+#: Lines nested deeper than this are rejected (``too-deep``) whichever parser reads them;
+#: Reddit records nest a few levels. It is below both parsers' own limits (orjson's 1024,
+#: json's recursion limit), so the outcome depends neither on the parser nor on the stack.
+MAX_DEPTH = 500
+
+
 class TruncatedFile(Exception):
-    """The compressed stream ended early."""
+    """The compressed stream ended early; ``args[0]``: bytes decompressed before the end."""
+
+
+class CorruptFile(Exception):
+    """The decoder refused the data; ``args``: (bytes decompressed before, the decoder's reason)."""
+
+
+_STREAM_ENDS = (TruncatedFile, CorruptFile)
 
 
 def default_inputs() -> list[str]:
@@ -99,18 +118,27 @@ def _open(path: str):
     return open(path, "rb")
 
 
-def _chunks(fh) -> Iterator[bytes]:
-    """Decompressed chunks of ``fh``; raises TruncatedFile(bytes_out) when a frame is cut."""
-    head = fh.read(4)
+def _decoder(head: bytes):
+    """``(new decompress object, the errors it raises on bad data)`` for a stream that starts
+    with ``head``; None for plain data."""
     if head[:4] == ZSTD_MAGIC:
         import zstandard
 
-        dctx = zstandard.ZstdDecompressor(max_window_size=2**31)
-        new = dctx.decompressobj
-    elif head[:2] == GZIP_MAGIC:
-        def new():
-            return zlib.decompressobj(16 + zlib.MAX_WBITS)
-    else:
+        return zstandard.ZstdDecompressor(max_window_size=2**31).decompressobj, (zstandard.ZstdError,)
+    if head[:2] == GZIP_MAGIC:
+        return (lambda: zlib.decompressobj(16 + zlib.MAX_WBITS)), (zlib.error,)
+    return None
+
+
+def _chunks(fh) -> Iterator[bytes]:
+    """Decompressed chunks of ``fh``: frame after frame (zstd), member after member (gzip).
+
+    Raises TruncatedFile(bytes out) when the data ends inside a frame, CorruptFile(bytes
+    out, reason) when the decoder refuses the data.
+    """
+    head = fh.read(4)
+    decoder = _decoder(head)
+    if decoder is None:
         if head:
             yield head
         while True:
@@ -118,11 +146,15 @@ def _chunks(fh) -> Iterator[bytes]:
             if not data:
                 return
             yield data
+    new, errors = decoder
     dobj, fresh, produced, data = new(), True, 0, head
     while True:
         while data:
             fresh = False
-            out = dobj.decompress(data)
+            try:
+                out = dobj.decompress(data)
+            except errors as exc:
+                raise CorruptFile(produced, f"{type(exc).__name__}: {exc}") from None
             produced += len(out)
             if out:
                 yield out
@@ -142,7 +174,7 @@ def _blocks(chunks: Iterator[bytes]) -> Iterator[bytes]:
     """Whole lines of ``chunks``, one block per decompressed chunk: each block is complete
     lines joined by ``\\n`` (a final unterminated line joins the last block). Blocks lag one
     chunk behind, so on a TruncatedFile from ``chunks`` the pending block is yielded first;
-    the cut line is not yielded."""
+    the cut line is not yielded. The same on a CorruptFile."""
     pending, rest = None, b""
     try:
         for chunk in chunks:
@@ -153,7 +185,7 @@ def _blocks(chunks: Iterator[bytes]) -> Iterator[bytes]:
             if pending is not None:
                 yield pending
             pending, rest = rest + chunk[:cut], chunk[cut + 1:]
-    except TruncatedFile:
+    except _STREAM_ENDS:
         if pending is not None:
             yield pending
         raise
@@ -196,7 +228,8 @@ def _is_utf8(data: bytes) -> bool:
 def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     """The subreddit prefilter on one block of lines -> (exact, skipped, lines).
 
-    ``exact``: ``(index in block, raw line)`` for every line that must be parsed; ``skipped``:
+    ``exact``: ``(index in block, raw line, byte offset in block)`` for every line that must
+    be parsed; ``skipped``:
     how many lines certainly belong to another subreddit; ``lines``: lines in the block. A line
     is skipped only when it starts with ``{``, ends with ``}``, is valid UTF-8, holds the bytes
     ``"subreddit"`` exactly once, followed by ``:`` and a plain ASCII string (no backslash)
@@ -212,7 +245,9 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     exact: list = []
     skipped = 0
     match = _VALUE.match
+    end = 0
     for index, line in enumerate(lines):
+        start, end = end, end + len(line) + 1
         at = line.find(_KEY)
         if (
             at >= 0
@@ -228,7 +263,7 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
             if not (escape and escape(line)) and not (check_utf8 and not _is_utf8(line)):
                 skipped += 1
                 continue
-        exact.append((index, line))
+        exact.append((index, line, start))
     return exact, skipped, len(lines)
 
 
@@ -245,14 +280,35 @@ _DIGITS = bytes(ord("d") if chr(b).isdigit() and b < 128 else ord(".") for b in 
 _LONG_NUMBER = b"d" * 19
 
 
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def _too_deep(raw: bytes, limit: int = MAX_DEPTH) -> bool:
+    """True when the JSON text ``raw`` nests arrays and objects deeper than ``limit`` (brackets
+    inside strings do not count). Linear; a line with few brackets returns at once."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b"", raw)):
+        depth += 1 if bracket in b"[{" else -1
+        if depth > limit:
+            return True
+    return False
+
+
 def _parse(raw: bytes):
-    """One line -> ("ok", dict) or ("rejected", reason, detail).
+    """One line -> ("ok", dict) or ("rejected", reason, detail); never raises.
 
     orjson parses first (about 3x faster): it accepts strictly less than ``json.loads`` (no
     NaN, no lone surrogates, valid UTF-8 only) and gives equal objects, except that it turns
     integers past 64 bits into floats, so a line with a run of 19+ digits goes to ``json``.
-    Whatever orjson refuses is parsed by ``json``, whose error names the problem.
+    Whatever orjson refuses is parsed by ``json``, whose error names the problem. A line
+    nested deeper than :data:`MAX_DEPTH` is ``too-deep`` on both paths; an integer longer
+    than Python converts (4,300 digits) is ``out-of-range``.
     """
+    if _too_deep(raw):
+        return ("rejected", "too-deep", f"JSON nested deeper than {MAX_DEPTH} levels")
     if _FAST_LOADS is not None and _LONG_NUMBER not in raw.translate(_DIGITS):
         try:
             record = _FAST_LOADS(raw)
@@ -268,19 +324,23 @@ def _parse(raw: bytes):
         record = json.loads(line)
     except json.JSONDecodeError as exc:
         return ("rejected", "malformed-json", f"{exc.msg} at column {exc.colno}")
+    except RecursionError:  # not reached below MAX_DEPTH; kept so a parse never raises
+        return ("rejected", "too-deep", "JSON nested deeper than the parser allows")
+    except ValueError as exc:  # an integer past sys.get_int_max_str_digits()
+        return ("rejected", "out-of-range", str(exc).split(";")[0][:200])
     if not isinstance(record, dict):
         return ("rejected", "not-object", f"expected a JSON object, got {type(record).__name__}")
     return ("ok", record)
 
 
-def _item(line_no: int, raw: bytes) -> tuple | None:
+def _item(line_no: int, raw: bytes, offset: int) -> tuple | None:
     """The exact path: one line parsed -> an ``ok`` / ``rejected`` item (None for a blank line)."""
     if not raw.strip():
         return None
     parsed = _parse(raw)
     if parsed[0] == "ok":
-        return ("ok", line_no, parsed[1])
-    return ("rejected", line_no, parsed[1], parsed[2], raw.decode("utf-8", "replace"))
+        return ("ok", line_no, parsed[1], offset)
+    return ("rejected", line_no, parsed[1], parsed[2], raw.decode("utf-8", "replace"), offset)
 
 
 @contextlib.contextmanager
@@ -303,10 +363,11 @@ def _metered(fh, path: str, label: str | None):
 def read_items(path: str, subreddits=None, progress_label: str | None = None) -> Iterator[tuple]:
     """Every record of one dump file, in file order, as items (line numbers count from 1):
 
-    - ``("ok", line, record)``: a JSON object (``dict``), to be checked by ``normalize``;
-    - ``("rejected", line, reason, detail, raw)``: ``reason`` is ``not-utf8``,
-      ``malformed-json`` or ``not-object`` (``raw``: the line as text), or ``truncated-file``
-      (last item; ``line`` = lines read, ``raw`` = "");
+    - ``("ok", line, record, offset)``: a JSON object (``dict``), to be checked by ``normalize``;
+    - ``("rejected", line, reason, detail, raw, offset)``: ``reason`` is ``not-utf8``,
+      ``malformed-json``, ``not-object``, ``too-deep`` or ``out-of-range`` (``raw``: the line
+      as text), or, as the last item, ``truncated-file`` / ``corrupt-file`` (``line`` = lines
+      read, ``raw`` = "", ``offset`` = where the kept data ends);
     - ``("skipped", n)``, only with ``subreddits``: ``n >= 1`` lines of other subreddits,
       skipped unparsed since the previous such item; at most one per decompressed chunk.
       Count each as a record read and dropped ``other-subreddit``, as ``normalize`` would.
@@ -320,6 +381,9 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None) ->
     ``malformed-json``; so does a record whose only ``"subreddit"`` key is nested in
     another object (``missing-field`` on the exact path).
 
+    ``offset``: the byte offset of the line's start in the decompressed data (None for the
+    records of a JSON array file). Bad data never raises; an unreadable path does (OSError).
+
     ``progress_label``: show reading progress on stderr under this label (bytes of the file,
     lines/s) when progress is on (``MULTIREF_PROGRESS``); when it is off nothing is wrapped.
     """
@@ -329,58 +393,80 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None) ->
     with _open(path) as stored, _metered(stored, path, progress_label) as fh:
         meter = fh if fh is not stored else None
         chunks = _chunks(fh)
-        line_no = 0
+        where = [0, 0]  # lines read, byte offset of the next line
         try:
             first = next(chunks, b"")
             if first.lstrip().startswith(b"["):
                 yield from _read_array(path, first, chunks)
                 return
-            for block in _blocks(itertools.chain([first], chunks)):
-                if meter is not None:
-                    meter.lines_read(line_no)
-                if wanted is None:
-                    for line in block.split(b"\n"):
-                        line_no += 1
-                        item = _item(line_no, line)
-                        if item is not None:
-                            yield item
-                    continue
-                exact, skipped, count = _scan_block(block, wanted)
-                for index, raw in exact:
-                    item = _item(line_no + index + 1, raw)
-                    if item is not None:
-                        yield item
-                line_no += count
-                if skipped:
-                    yield ("skipped", skipped)
+            yield from _line_items(_blocks(itertools.chain([first], chunks)), wanted, where, meter)
             if meter is not None:
-                meter.lines_read(line_no)
-        except TruncatedFile as exc:
-            yield (
-                "rejected",
-                line_no,
-                "truncated-file",
-                f"{path}: compressed stream ends early, after {line_no:,} lines "
-                f"({exc.args[0]:,} bytes decompressed); the rest of the file is lost",
-                "",
-            )
+                meter.lines_read(where[0])
+        except _STREAM_ENDS as exc:
+            yield _stream_end(path, exc, *where)
+
+
+def _line_items(blocks, wanted, where: list, meter) -> Iterator[tuple]:
+    """The items of the lines of ``blocks`` (see :func:`read_items`); ``where`` (lines read,
+    byte offset of the next line) is brought up to date after each block."""
+    for block in blocks:
+        line_no, offset = where
+        if meter is not None:
+            meter.lines_read(line_no)
+        if wanted is None:
+            for line in block.split(b"\n"):
+                line_no += 1
+                item = _item(line_no, line, offset)
+                offset += len(line) + 1
+                if item is not None:
+                    yield item
+            where[:] = line_no, offset
+            continue
+        exact, skipped, count = _scan_block(block, wanted)
+        for index, raw, start in exact:
+            item = _item(line_no + index + 1, raw, offset + start)
+            if item is not None:
+                yield item
+        where[:] = line_no + count, offset + len(block) + 1
+        if skipped:
+            yield ("skipped", skipped)
+
+
+def _stream_end(path: str, exc: Exception, lines: int, offset: int) -> tuple:
+    """The ``truncated-file`` / ``corrupt-file`` item that ends a file read up to ``lines``."""
+    if isinstance(exc, TruncatedFile):
+        reason, what = "truncated-file", "compressed stream ends early"
+    else:
+        reason, what = "corrupt-file", f"the decoder refuses the data ({exc.args[1]})"
+    detail = (f"{path}: {what}, after {lines:,} lines ({exc.args[0]:,} bytes decompressed); "
+              "the rest of the file is lost")
+    return ("rejected", lines, reason, detail, "", offset)
 
 
 def _read_array(path: str, first: bytes, chunks) -> Iterator[tuple]:
+    """The records of a JSON array file (parsed whole), as :func:`read_items` items."""
     data = first + b"".join(chunks)
     try:
+        if _too_deep(data, MAX_DEPTH + 1):
+            yield ("rejected", 1, "too-deep", f"JSON array file: nested deeper than {MAX_DEPTH} levels", "", None)
+            return
         items = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        yield ("rejected", 1, "not-utf8", f"JSON array file: invalid UTF-8 at byte {exc.start}", "")
+        yield ("rejected", 1, "not-utf8", f"JSON array file: invalid UTF-8 at byte {exc.start}", "", None)
         return
     except json.JSONDecodeError as exc:
-        yield ("rejected", exc.lineno, "malformed-json", f"JSON array file: {exc.msg} at line {exc.lineno}", "")
+        yield ("rejected", exc.lineno, "malformed-json", f"JSON array file: {exc.msg} at line {exc.lineno}", "", None)
+        return
+    except (RecursionError, ValueError) as exc:  # see _parse
+        reason = "too-deep" if isinstance(exc, RecursionError) else "out-of-range"
+        yield ("rejected", 1, reason, f"JSON array file: {str(exc).split(';')[0][:200]}", "", None)
         return
     if not isinstance(items, list):
-        yield ("rejected", 1, "not-object", "expected a JSON array of records", "")
+        yield ("rejected", 1, "not-object", "expected a JSON array of records", "", None)
         return
     for number, record in enumerate(items, start=1):
         if isinstance(record, dict):
-            yield ("ok", number, record)
+            yield ("ok", number, record, None)
         else:
-            yield ("rejected", number, "not-object", f"array item {number} is a {type(record).__name__}", json.dumps(record)[:2000])
+            yield ("rejected", number, "not-object", f"array item {number} is a {type(record).__name__}",
+                   redact_record(record), None)

@@ -3,7 +3,9 @@
 A thread is a submission (``t3_``) and its comments (``t1_``), rebuilt from the records that
 share a ``link_id``. Pure functions over :class:`lsdscc.records.Post` and token tuples:
 
-- :func:`resolve_thread` keeps one record per fullname; :func:`clean_thread` cleans and
+- :func:`resolve_thread` keeps one record per fullname and makes the thread a tree: comments
+  on a parent cycle (:func:`parent_cycles`) become dead letters, their replies are dropped;
+  :func:`clean_thread` cleans and
   tokenizes every text once (steps 1-4) into the thread's nodes (:func:`prepare_thread`: both).
 - :func:`apply_vocabulary` applies the vocabulary (steps 5-6); :func:`thread_pairs` makes one
   pair per comment whose parent is present (query = parent, the submission's title + body for
@@ -36,13 +38,21 @@ class Node(NamedTuple):
     text: str
 
 
-def resolve_thread(thread_id: str, posts: Iterable[Post]) -> tuple[tuple, Counter]:
-    """The posts of one thread (the records sharing a ``link_id``), one per fullname, sorted by id.
+def resolve_thread(thread_id: str, posts: Iterable[Post]) -> tuple[tuple, Counter, tuple]:
+    """The posts of one thread (the records sharing a ``link_id``), one per fullname, sorted by
+    id, as a tree.
 
     A fullname seen twice keeps the copy with the latest ``created_utc`` then the longest
     text (dumps can repeat a record); each extra copy counts as ``dropped-duplicate-id``; a
-    thread whose submission is missing counts as ``threads-without-submission``. The result
-    does not depend on the order of ``posts``. Returns ``(posts, counts)``.
+    thread whose submission is missing counts as ``threads-without-submission``. Whatever
+    the input says, the result holds no parent cycle: a comment on one (a self-parent, two
+    comments naming each other, a longer loop; :func:`parent_cycles`) is taken out and
+    counted as ``rejected-parent-cycle``, a comment whose chain of parents runs into a cycle
+    is taken out and counted as ``dropped-below-parent-cycle``; the rest of the thread is
+    kept. The result does not depend on the order of ``posts``.
+
+    Returns ``(posts, counts, rejected)``; ``rejected``: ``(post, detail)`` for every post on
+    a cycle, sorted by id, for the dead letters.
     """
     counts: Counter = Counter()
     chosen: dict[str, Post] = {}
@@ -55,7 +65,48 @@ def resolve_thread(thread_id: str, posts: Iterable[Post]) -> tuple[tuple, Counte
         chosen[post.id] = post
     if thread_id not in chosen:
         counts["threads-without-submission"] += 1
-    return tuple(chosen[i] for i in sorted(chosen)), counts
+    cycles, below = parent_cycles({i: p.parent_id for i, p in chosen.items()})
+    rejected = []
+    for cycle in cycles:
+        loop = " -> ".join(cycle[:10] + [cycle[0]] if len(cycle) <= 10 else cycle[:10] + ["..."])
+        for member in cycle:
+            rejected.append((chosen.pop(member), f"{member} in thread {thread_id}: its parent chain loops ({loop})"))
+    for comment in below:
+        del chosen[comment]
+    if cycles:
+        counts["rejected-parent-cycle"] += len(rejected)
+    if below:
+        counts["dropped-below-parent-cycle"] += len(below)
+    return tuple(chosen[i] for i in sorted(chosen)), counts, tuple(sorted(rejected))
+
+
+def parent_cycles(parents: dict) -> tuple[list, list]:
+    """The parent cycles of a thread, in linear time. ``parents``: fullname -> parent's
+    fullname ("" or an id not in ``parents``: the chain ends there).
+
+    Returns ``(cycles, below)``: each cycle as the list of its ids in parent order starting
+    from its smallest id, sorted; ``below``: the sorted ids whose chain of parents runs into
+    a cycle without being on it. Every other id's chain ends, at the root or a missing parent.
+    """
+    state: dict = {}  # id -> "tree", "cycle" or "below"
+    cycles = []
+    for start in sorted(parents):
+        path, on_path, node = [], {}, start
+        while node in parents and node not in state and node not in on_path:
+            on_path[node] = len(path)
+            path.append(node)
+            node = parents[node]
+        if node in on_path:  # a cycle not seen before: the path from node on
+            loop = path[on_path[node]:]
+            first = loop.index(min(loop))
+            cycles.append(loop[first:] + loop[:first])
+            state.update((n, "cycle") for n in loop)
+            del path[on_path[node]:]
+            outcome = "below"
+        else:
+            outcome = "below" if state.get(node) in ("cycle", "below") else "tree"
+        state.update((n, outcome) for n in path)
+    return sorted(cycles), sorted(n for n, s in state.items() if s == "below")
 
 
 def clean_thread(posts: Iterable[Post], config: CorpusConfig) -> tuple:
@@ -69,7 +120,7 @@ def clean_thread(posts: Iterable[Post], config: CorpusConfig) -> tuple:
 
 def prepare_thread(thread_id: str, posts: Iterable[Post], config: CorpusConfig) -> tuple[tuple, Counter]:
     """:func:`resolve_thread` then :func:`clean_thread`: ``(nodes sorted by id, counts)``."""
-    resolved, counts = resolve_thread(thread_id, posts)
+    resolved, counts, _ = resolve_thread(thread_id, posts)
     return clean_thread(resolved, config), counts
 
 
@@ -148,7 +199,8 @@ def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator
 
 def thread_conversations(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[tuple]:
     """Root-to-leaf conversations of one thread whose texts are final; yields
-    ``("multi_turn", row)`` and ``("drop", counter_name)``."""
+    ``("multi_turn", row)`` and ``("drop", counter_name)``. ``nodes`` should form a tree
+    (:func:`resolve_thread` makes it one); a chain that loops anyway is dropped as broken."""
     text = {node.id: node.text for node in nodes}
     length = {node.id: len(node.text.split()) for node in nodes}
     by_id = {node.id: node for node in nodes}
@@ -168,7 +220,7 @@ def _conversations(thread_id, nodes, by_id, children, text, length, config) -> I
         broken = False
         while current.parent_id:
             parent = by_id.get(current.parent_id)
-            if parent is None:
+            if parent is None or len(chain) > len(nodes):  # missing, or a loop
                 broken = True
                 break
             chain.append(parent.id)

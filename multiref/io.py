@@ -8,9 +8,71 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Iterator
 
 from multiref.errors import UserError, where
+
+#: the deepest nesting of arrays and objects a JSON input may have (references need 3 or 4;
+#: deeper input raised RecursionError inside the parser, a crash instead of an error message)
+MAX_JSON_DEPTH = 100
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_LONG_NUMBER = re.compile(r"\d{4000}")
+
+
+def _json_depth(text: str) -> int:
+    """The deepest nesting of ``[``/``{`` outside strings (linear time, at C speed)."""
+    from itertools import accumulate
+
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    steps = brackets.translate({ord("["): "+", ord("{"): "+", ord("]"): "-", ord("}"): "-"})
+    return max(accumulate(1 if c == "+" else -1 for c in steps), default=0)
+
+
+def _too_deep_at(text: str, limit: int) -> int:
+    """Offset of the first bracket that opens level ``limit + 1`` (strings skipped)."""
+    depth = 0
+    for match in re.finditer(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return match.start()
+        elif token in "]}":
+            depth -= 1
+    return 0
+
+
+def check_json_depth(text: str, path: str, first_line: int = 1, limit: int = MAX_JSON_DEPTH) -> None:
+    """UserError ``path:line: JSON nested deeper than LIMIT levels`` when arrays and objects
+    outside strings nest deeper than ``limit``; ``first_line`` is the line ``text`` starts on.
+    Checked before any parser (``json`` or ``orjson``) sees the text, so the bound is the
+    same whatever the parser and the depth of the caller's stack."""
+    if text.count("[") + text.count("{") <= limit or _json_depth(text) <= limit:
+        return
+    offset = _too_deep_at(text, limit)
+    line = first_line + text.count("\n", 0, offset)
+    column = offset - text.rfind("\n", 0, offset)
+    raise UserError(f"{where(path, line)}: JSON nested deeper than {limit} levels (column {column})")
+
+
+def parse_json(text: str, path: str, first_line: int = 1, **options):
+    """``json.loads(text, **options)`` with bounded nesting (:func:`check_json_depth`) and a
+    ``path:line`` UserError for what the parser refuses without a position (a number of over
+    4,300 digits; a RecursionError). ``json.JSONDecodeError`` is left to the caller, which
+    knows how to word it."""
+    check_json_depth(text, path, first_line)
+    try:
+        return json.loads(text, **options)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise UserError(f"{where(path, first_line)}: JSON nested too deeply") from None
+    except ValueError as exc:  # int() of a too long number: ValueError with no position
+        found = _LONG_NUMBER.search(text)
+        line = first_line + text.count("\n", 0, found.start()) if found else first_line
+        raise UserError(f"{where(path, line)}: invalid JSON ({str(exc).split(';')[0]})") from None
 
 
 def require_file(path: str, what: str = "input file") -> str:
@@ -39,7 +101,7 @@ def read_jsonl(path: str, what: str = "JSON lines file", allow_empty: bool = Fal
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = parse_json(line, path, number)
             except json.JSONDecodeError as exc:
                 raise UserError(f"{where(path, number)}: invalid JSON ({exc.msg} at column {exc.colno})") from None
             if not isinstance(record, dict):
@@ -68,7 +130,7 @@ def read_json(path: str, what: str = "JSON file"):
     """Load a whole JSON document, with a file-and-line error on bad JSON."""
     text = read_text(path, what)
     try:
-        return json.loads(text)
+        return parse_json(text, path)
     except json.JSONDecodeError as exc:
         raise UserError(f"{where(path, exc.lineno)}: invalid JSON ({exc.msg} at column {exc.colno})") from None
 

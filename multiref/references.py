@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from multiref.errors import UserError, where
-from multiref.io import read_jsonl, read_text
+from multiref.io import parse_json, read_jsonl, read_text
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def load_references(path: str, config: str | None = None, split: str | None = No
         return load_references_jsonl(path)
     text = read_text(path, "references file")
     try:
-        document = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        document = parse_json(text, path, object_pairs_hook=_no_duplicate_keys)
     except _DuplicateKey as exc:
         raise UserError(f"{where(path, _line_of(text, json.dumps(exc.key, ensure_ascii=False), second=True))}: "
                         f"duplicate key {exc.key!r}") from None
@@ -237,7 +237,7 @@ def _dataset_choices(folder: str) -> dict:
     if os.path.exists(meta_path):
         try:
             with open(meta_path, encoding="utf-8") as fh:
-                meta = json.load(fh)
+                meta = parse_json(fh.read(), meta_path)
             for name, info in meta.get("configs", {}).items():
                 for split, pattern in (info.get("data_files") or {}).items():
                     files = sorted(glob.glob(os.path.join(folder, pattern)))
@@ -251,6 +251,24 @@ def _dataset_choices(folder: str) -> dict:
             split = os.path.basename(path).split("-")[0].split(".")[0]
             choices.setdefault(config, {}).setdefault(split, []).append(path)
     return choices
+
+
+def _row_record(row: dict, ref_column: str) -> dict:
+    """A parquet row as the record :func:`_parse_ref_record` checks: values of the wrong type are
+    passed on as they are (its UserError names the row), never converted into something else."""
+    record = {"id": row["id"]}
+    if row.get("query") is not None:
+        record["query"] = row["query"]
+    if ref_column == "groups":
+        record["groups"] = [] if row["groups"] is None else row["groups"]
+        ids = row.get("group_ids")
+        if isinstance(ids, list) and all(isinstance(g, (str, int)) and not isinstance(g, bool) for g in ids):
+            ids = [str(g) for g in ids]  # a dataset may store numeric group ids
+        if ids is not None:
+            record["group_ids"] = ids
+    else:
+        record["references"] = [] if row[ref_column] is None else row[ref_column]
+    return record
 
 
 def load_dataset_folder(folder: str, config: str | None = None, split: str | None = None) -> ReferenceSet:
@@ -278,7 +296,10 @@ def load_dataset_folder(folder: str, config: str | None = None, split: str | Non
     refset = ReferenceSet(f"{folder}/{config}/{split}", "dataset", [])
     row_number = 0
     for path in splits[split]:
-        table = pq.read_table(path)
+        try:
+            table = pq.read_table(path)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowIOError / ArrowInvalid: a corrupt file
+            raise UserError(f"{path}: cannot read as parquet ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
         names = set(table.column_names)
         if "id" not in names:
             raise UserError(f"{path}: no 'id' column")
@@ -287,17 +308,7 @@ def load_dataset_folder(folder: str, config: str | None = None, split: str | Non
             raise UserError(f"{path}: config {config!r} has no 'groups' or 'references' column to score against")
         for row in table.to_pylist():
             row_number += 1
-            location = f"{path} row {row_number}"
-            record = {"id": row["id"]}
-            if row.get("query") is not None:
-                record["query"] = row["query"]
-            if ref_column == "groups":
-                record["groups"] = [list(g) for g in row["groups"] or []]
-                if row.get("group_ids") is not None:
-                    record["group_ids"] = [str(g) for g in row["group_ids"]]
-            else:
-                record["references"] = list(row[ref_column] or [])
-            refset.add(_parse_ref_record(record, location))
+            refset.add(_parse_ref_record(_row_record(row, ref_column), f"{path} row {row_number}"))
     if not refset.records:
         raise UserError(f"{refset.source}: no rows")
     return refset

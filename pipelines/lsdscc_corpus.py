@@ -70,7 +70,8 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
               | "Split" >> t.Split(config.validation_fraction)
               | "Write" >> bw.WriteShards(folder, {c: outputs.schema(c) for c in outputs.CONFIGS}, splits,
                                           config.num_shards, finish=t.finish_shard, summarize=t.summarize_shard))
-    _ = (read["rejected"]
+    _ = ((read["rejected"], threads["rejected"])
+         | "AllRejected" >> beam.Flatten()
          | "CollectRejected" >> beam.combiners.ToList()
          | "WriteRejected" >> beam.Map(lambda letters: bw.write_file(
              bw.join(folder, "rejected", "rejected.jsonl"), t.rejected_jsonl(letters))))

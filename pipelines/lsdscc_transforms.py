@@ -32,16 +32,13 @@ import apache_beam as beam
 from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc import records, sources, threads
+from lsdscc.records import dead_letter
 from lsdscc.threads import MULTI_FIELDS, SINGLE_FIELDS
 from multiref.beam_writer import COUNTS, CountingDoFn, SumCounts
 
 NAMESPACE = "lsdscc"
 _SINGLE_ROW, _MULTI_ROW = operator.itemgetter(*SINGLE_FIELDS), operator.itemgetter(*MULTI_FIELDS)  # dict -> row tuple
 REJECTED = "rejected"
-
-
-def dead_letter(path, line, reason, detail, raw) -> dict:
-    return {"reason": reason, "file": path, "line": line, "detail": detail, "text": raw}
 
 
 class _Counting(CountingDoFn):
@@ -69,13 +66,13 @@ class ReadPosts(_Counting):
     def setup(self):
         self.read_items = _items_reader(self.config.subreddits)
 
-    def _normalize(self, path, line, record):
+    def _normalize(self, path, line, record, offset=None):
         self.count("records-read")
         try:
             result = records.normalize(record, self.config)
         except records.Rejected as exc:
             self.count(f"rejected-{exc.reason}")
-            letter = dead_letter(path, line, exc.reason, exc.detail, records.redact_record(record))
+            letter = dead_letter(path, line, exc.reason, exc.detail, record, offset)
             yield beam.pvalue.TaggedOutput(REJECTED, letter)
             return
         if isinstance(result, str):
@@ -89,15 +86,16 @@ class ReadPosts(_Counting):
             yield from self._normalize(*element)
             return
         for item in self.read_items(element):
-            if item[0] == "ok":
-                yield from self._normalize(element, item[1], item[2])
+            if item[0] == "ok":  # ("ok", line, record, offset); a reader without offsets is fine too
+                yield from self._normalize(element, *item[1:4])
             elif item[0] == "skipped":  # lines of other subreddits, dropped before parsing
                 self.count("records-read", item[1])
                 self.count("dropped-other-subreddit", item[1])
             else:
-                _, line, reason, detail, raw = item
+                _, line, reason, detail, raw, *offset = item
+                offset = offset[0] if offset else None
                 self.count(f"rejected-{reason}")
-                yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(element, line, reason, detail, records.redact(raw)))
+                yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(element, line, reason, detail, raw, offset))
 
 
 class Read(beam.PTransform):
@@ -121,23 +119,30 @@ class Read(beam.PTransform):
 
 
 class ResolveThread(_Counting):
+    """``(link_id, posts)`` -> ``(link_id, the thread as a tree)``; posts on a parent cycle go
+    to the ``rejected`` output (:func:`lsdscc.threads.resolve_thread`)."""
+
     def process(self, element):
         link_id, posts = element
-        resolved, counts = threads.resolve_thread(link_id, (records.Post(*p) for p in posts))
+        resolved, counts, cyclic = threads.resolve_thread(link_id, (records.Post(*p) for p in posts))
         self.count("threads")
         for name, n in counts.items():
             self.count(name, n)
+        for post, detail in cyclic:
+            record = {"id": post.id, "parent_id": post.parent_id, "link_id": post.link_id, "body": post.text}
+            yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(None, None, "parent-cycle", detail, record))
         yield link_id, resolved
 
 
 class Threads(beam.PTransform):
-    """Threads: posts keyed by link id -> ``(link_id, posts sorted by id)``, plus counts."""
+    """Threads: posts keyed by link id -> ``{"threads": (link_id, posts sorted by id, a tree),
+    "rejected": dead letters of parent cycles, "counts"}``."""
 
     def expand(self, posts):
         out = (posts
                | "GroupByLinkId" >> beam.GroupByKey()
-               | "ResolveThread" >> beam.ParDo(ResolveThread()).with_outputs(COUNTS, main="threads"))
-        return {"threads": out.threads, "counts": out[COUNTS]}
+               | "ResolveThread" >> beam.ParDo(ResolveThread()).with_outputs(REJECTED, COUNTS, main="threads"))
+        return {"threads": out.threads, "rejected": out[REJECTED], "counts": out[COUNTS]}
 
 
 class Clean(beam.PTransform):
@@ -400,6 +405,8 @@ def summarize_shard(config, rows):
 
 
 def rejected_jsonl(letters) -> bytes:
-    """The dead-letter file: one JSON object a line, sorted by file, line and reason."""
-    letters = sorted(letters, key=lambda r: (str(r["file"]), r["line"] or 0, r["reason"], r["detail"]))
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in letters).encode("utf-8")
+    """The dead-letter file: one JSON object a line, sorted by file, line and reason (the
+    thread stage's letters, without a file, first). Anything not UTF-8 is escaped."""
+    letters = sorted(letters, key=lambda r: (r["file"] or "", r["line"] or 0, r["reason"], r["detail"]))
+    text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in letters)
+    return text.encode("utf-8", "backslashreplace")

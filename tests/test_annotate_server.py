@@ -212,7 +212,12 @@ def test_resume_rejects_bad_files(dataset, tmp_path, line, message):
         ("GET", "/api/label", None, None, 405, "GET is not allowed"),
         ("DELETE", "/api/state", None, None, 405, "DELETE is not allowed"),
         ("OPTIONS", "/api/label", None, None, 405, "OPTIONS is not allowed"),
-        ("BREW", "/api/label", None, None, 501, "Unsupported method"),
+        ("BREW", "/api/label", None, None, 405, "Unsupported method"),
+        ("GET", "/api/query/-1", None, None, 400, "must be a number"),
+        ("GET", "/api/query/", None, None, 400, "must be a number"),
+        ("POST", "/api/label", b"[" * 100_000, "application/json", 400, "not valid JSON"),
+        ("POST", "/api/label", b'{"changes": ' + b"9" * 5000 + b"}", "application/json", 400, "not valid JSON"),
+        ("POST", "/api/label", b'{"changes": "\xff"}', "application/json", 400, "not valid JSON"),
         ("POST", "/api/state", changes({QA[0]: ("1", "a")}), "application/json", 405, "POST is not allowed"),
         ("GET", "/api/query/3", None, None, 404, "no query 3"),
         ("GET", "/api/query/x", None, None, 400, "must be a number"),
@@ -226,6 +231,113 @@ def test_bad_requests_get_4xx_and_change_nothing(annotate, method, path, body, c
     got, answer = request(url + path, method, body, content_type)
     assert got == status and message in answer["error"]
     assert open(out, "rb").read() == before  # all or nothing: the valid change of a bad batch is not applied
+
+
+def raw_request(url, data: bytes, timeout=10):
+    """``(status, JSON body, raw response)`` of bytes sent as they are on a new connection."""
+    import socket
+
+    host, port = url.split("//")[1].rsplit(":", 1)
+    data = data.replace(b"{HOST}", f"{host}:{port}".encode())  # the Host the server answers
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(data)
+        chunks = []
+        while True:  # every error answer closes the connection
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    raw = b"".join(chunks)
+    assert raw.startswith(b"HTTP/1."), raw[:200]  # an HTTP answer, not a dropped connection
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert b"application/json" in head, head
+    return int(head.split()[1]), (json.loads(body) if body else None), raw  # HEAD: no body
+
+
+def _post(length_header: bytes, body: bytes = b'{"changes": []}') -> bytes:
+    return (b"POST /api/label HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
+            + length_header + b"Connection: close\r\n\r\n" + body)
+
+
+@pytest.mark.parametrize(
+    "data, status, message",
+    [
+        (b"GET /api/query/\xb2 HTTP/1.1\r\nHost: {HOST}\r\n\r\n", 400, "must be a number"),  # str.isdigit('\xb2')
+        ("GET /api/query/\u0663 HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode(), 400, "must be a number"),
+        (b"GET /api/query/%C2%B2 HTTP/1.1\r\nHost: {HOST}\r\n\r\n", 400, "must be a number"),
+        (b"HEAD /api/query/\xb2 HTTP/1.1\r\nHost: {HOST}\r\n\r\n", 400, None),
+        (_post(b"Content-Length: \xb2\r\n"), 411, "Content-Length"),
+        (_post(b"Content-Length: -5\r\n"), 411, "Content-Length"),
+        (_post(b"Content-Length: 1e3\r\n"), 411, "Content-Length"),
+        (_post(b""), 411, "Content-Length"),
+        (_post(b"Content-Length: " + b"9" * 5000 + b"\r\n"), 413, "over"),
+        (_post(b"Content-Length: 99999999999999999999\r\n"), 413, "over"),
+        (_post(b"Content-Length: 4\r\n", b"\xff\xfe[]"), 400, "not valid JSON"),
+        (b"GARBAGE\r\n\r\n", 400, "Bad request"),
+        (b"GET /api/state\r\n\r\n", 400, "HTTP/0.9"),
+        (b"\xff\xfe\x00\x01 / HTTP/1.1\r\n\r\n", 405, "Unsupported method"),
+        (b"GET / HTTP/2.0\r\nHost: {HOST}\r\n\r\n", 400, "version"),
+        (b"GET / HTTP/1.1 extra\r\n\r\n", 400, "Bad request"),
+        (b"BREW /api/label HTTP/1.1\r\nHost: {HOST}\r\n\r\n", 405, "Unsupported method"),
+        (b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n", 414, None),
+        (b"GET / HTTP/1.1\r\n" + b"X: y\r\n" * 120 + b"\r\n", 431, None),
+        (b"GET /api/state HTTP/1.1\r\nHost: \xff\xfe\r\n\r\n", 403, "unexpected Host header"),
+        (b"GET /api/state HTTP/1.0\r\n\r\n", 403, "unexpected Host header"),
+    ],
+)
+def test_malformed_requests_get_a_4xx_json_answer(annotate, data, status, message):
+    url, session, out = annotate
+    before = open(out, "rb").read()
+    got, body, raw = raw_request(url, data)
+    assert got == status and 400 <= got < 500, raw[:300]
+    if message is not None:
+        assert message in body["error"], body
+    assert open(out, "rb").read() == before
+
+
+def test_a_body_shorter_than_its_length_times_out_with_408(annotate, monkeypatch):
+    from lsdscc import annotate_server
+
+    monkeypatch.setattr(annotate_server.Handler, "timeout", 1.0)
+    url, session, out = annotate
+    got, body, raw = raw_request(url, _post(b"Content-Length: 100\r\n", b'{"cha'), timeout=20)
+    assert got == 408 and "body" in body["error"]
+
+
+def test_200_concurrent_requests_without_a_reset(annotate):
+    """socketserver's listen backlog of 5 reset connections under load; every one of 200 clients
+    connecting at once must get an HTTP answer."""
+    import socket
+    import time
+
+    url, session, out = annotate
+    host, port = url.split("//")[1].rsplit(":", 1)
+    n = 200
+    barrier = threading.Barrier(n, timeout=60)
+    results = [None] * n
+
+    def client(i):
+        try:
+            barrier.wait()
+            with socket.create_connection((host, int(port)), timeout=30) as sock:
+                sock.sendall(f"GET /api/state HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
+                data = b""
+                while chunk := sock.recv(65536):
+                    data += chunk
+            results[i] = data
+        except Exception as exc:  # noqa: BLE001 - what a client saw is the result
+            results[i] = exc
+
+    start = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    failures = [r for r in results if not isinstance(r, bytes)]
+    assert not failures, f"{len(failures)} of {n} failed, e.g. {failures[:3]!r}"
+    assert all(r.startswith(b"HTTP/1.1 200 ") for r in results)
+    assert time.perf_counter() - start < 60
 
 
 def test_an_error_closes_the_connection(annotate):
@@ -247,8 +359,50 @@ def test_foreign_host_header_is_refused(annotate):
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(req, timeout=10)
     assert caught.value.code == 403 and "unexpected Host header" in json.loads(caught.value.read())["error"]
-    req = urllib.request.Request(url + "/api/state", headers={"Host": "localhost:1"})
-    assert urllib.request.urlopen(req, timeout=10).status == 200
+    port = url.rsplit(":", 1)[1]
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"LOCALHOST:{port}"):
+        req = urllib.request.Request(url + "/api/state", headers={"Host": host})
+        assert urllib.request.urlopen(req, timeout=10).status == 200, host
+    for host in ("localhost:1", "127.0.0.1:1", "localhost", f"127.0.0.2:{port}", f"evil.example:{port}"):
+        got, body, _ = raw_request(url, f"GET /api/state HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        assert got == 403 and "unexpected Host header" in body["error"], host
+
+
+@pytest.mark.parametrize("bind", ["127.0.0.2", "127.1.2.3"])
+def test_host_check_holds_for_any_bound_address(dataset, tmp_path, bind):
+    # --host 127.0.0.2 used to turn the check off: the allowed Hosts come from the bound address
+    from lsdscc.annotate_server import AnnotateApp, make_server
+    from lsdscc.annotate_session import AnnotationSession
+
+    session = AnnotationSession.open(dataset, str(tmp_path / "b.csv"), annotator="bob")
+    server = make_server(AnnotateApp(session), bind, 0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+        url = f"http://{bind}:{port}"
+        for host, status in [(f"{bind}:{port}", 200), (f"localhost:{port}", 200), ("evil.example", 403),
+                             (f"evil.example:{port}", 403), (f"{bind}:{port + 1}", 403), (f"127.0.0.1:{port}", 403)]:
+            got, body, raw = raw_request(url, f"GET /api/state HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+            assert got == status, (host, raw[:200])
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+        session.close()
+
+
+def test_allowed_hosts_for_a_wildcard_or_lan_address():
+    from lsdscc.annotate_server import allowed_hosts, host_allowed
+
+    assert allowed_hosts("127.0.0.1", 8765) == {"127.0.0.1:8765", "localhost:8765"}
+    assert allowed_hosts("::1", 8765) == {"[::1]:8765", "localhost:8765"}
+    assert allowed_hosts("192.168.1.5", 80) == {"192.168.1.5:80", "192.168.1.5"}
+    assert allowed_hosts("0.0.0.0", 8765) is None  # any IP literal: DNS rebinding needs a name
+    for host, ok in [("192.168.1.5:8765", True), ("[::1]:8765", True), ("LOCALHOST:8765", True), ("10.0.0.1:8766", False),
+                     ("evil.example:8765", False), ("", False), ("[::1]", False), ("1.2.3.4:x", False)]:
+        assert host_allowed(host, "0.0.0.0", 8765) is ok, host
+    assert host_allowed("[::1]", "::", 80) and host_allowed("127.0.0.1", "127.0.0.1", 80)
 
 
 def test_two_tabs_never_interleave(annotate, dataset, tmp_path):

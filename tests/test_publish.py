@@ -352,3 +352,26 @@ def test_remote_lock_of_another_host_stops_the_build(tmp_path):
     with pytest.raises(publish.FolderLocked, match=r"pid 1 on elsewhere, started 2026-01-01T00:00:00Z .*delete .*\.data\.lock"):
         with remote.publishing_remote(str(tmp_path / "data"), command="test"):
             pass
+
+
+def test_the_annotator_agreement_section_follows_the_annotations(tmp_path):
+    from multiref import hfdata
+
+    from lsdscc.annotation import AGREEMENT_SECTION, carry_over
+
+    def with_section(folder, candidates):
+        _annotated(folder, candidates)
+        meta = hfdata.load_meta(str(folder))
+        meta.setdefault("sections", {})[AGREEMENT_SECTION] = "Fleiss' kappa of relevance 0.5"
+        published.write_meta(str(folder), meta)
+
+    with_section(tmp_path / "old", "same")
+    _annotated(tmp_path / "new", "same")  # a fresh build: no section
+    assert carry_over(str(tmp_path / "old"), str(tmp_path / "new"), str(tmp_path / "data")).startswith("kept")
+    assert hfdata.load_meta(str(tmp_path / "new"))["sections"][AGREEMENT_SECTION] == "Fleiss' kappa of relevance 0.5"
+    assert "## Annotator agreement" in (tmp_path / "new" / "README.md").read_text()
+    with_section(tmp_path / "before", "before")
+    with_section(tmp_path / "after", "after")  # a seeded staging folder still holds the old section
+    note = carry_over(str(tmp_path / "before"), str(tmp_path / "after"), str(tmp_path / "data2"))
+    assert AGREEMENT_SECTION not in hfdata.load_meta(str(tmp_path / "after")).get("sections", {})
+    assert AGREEMENT_SECTION in hfdata.load_meta(note.rsplit(" ", 1)[1])["sections"]

@@ -99,7 +99,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for confidence intervals (0: none; default: 1000)")
     g.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
-    g.add_argument("--seed", type=int, default=12345, help="bootstrap seed (default: 12345)")
+    g.add_argument("--seed", type=int, default=12345, help="bootstrap and permutation seed (default: 12345)")
+    g.add_argument("--permutations", type=int, default=1000, metavar="N",
+                   help="rounds of the paired permutation test comparing two correlations (0: none; default: 1000)")
     _add_output_options(p)
     p.set_defaults(func=run_correlation)
 
@@ -109,7 +111,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     _add_ratings_options(p)
     _add_metric_options(p, GUPTA_2019)
     p.add_argument("--orders", type=int, default=10, help="random reference orders to average over (default: 10)")
-    p.add_argument("--seed", type=int, default=12345, help="seed of the orders (default: 12345)")
+    p.add_argument("--seed", type=int, default=12345, help="seed of the orders and the bootstrap (default: 12345)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples of the responses for the bands around the curves (0: none; default: 1000)")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the bands (default: 0.95)")
     _add_output_options(p)
     p.set_defaults(func=run_refcount)
 
@@ -132,6 +137,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--threshold-start", type=float, default=0.0)
     g.add_argument("--threshold-stop", type=float, default=1.0)
     g.add_argument("--threshold-step", type=float, default=0.01)
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="confidence level of the intervals on accuracy (Wilson) and point-biserial r (Fisher-z) "
+                        "(default: 0.95)")
     _add_output_options(p)
     p.set_defaults(func=run_discrimination)
 
@@ -223,6 +231,22 @@ def _scorers(args, specs, common, token_caches=None):
     return make_scorers(specs, common, token_caches, _per_metric(args))
 
 
+def _check_statistics(args) -> None:
+    """--bootstrap, --permutations (where the command has them) and --confidence."""
+    from multiref.errors import UserError
+
+    for flag in ("bootstrap", "permutations"):
+        if getattr(args, flag, 0) < 0:
+            raise UserError(f"--{flag} must be 0 or more, got {getattr(args, flag)}")
+    if not 0 < args.confidence < 1:
+        raise UserError(f"--confidence must be between 0 and 1, got {args.confidence}")
+
+
+def _warn(report: dict) -> None:
+    for message in report.get("warnings", ()):
+        print(f"multiref analyze: warning: {message}", file=sys.stderr)
+
+
 def _emit(args, text: str, payload) -> None:
     from multiref.analysis import reports
 
@@ -255,35 +279,35 @@ def _ratings_options(args) -> dict:
 def run_correlation(args) -> int:
     from multiref.analysis import reports
     from multiref.analysis.paper_defaults import GUPTA_2019
-    from multiref.analysis.correlation import CorrelationOptions, analyze_correlation, public_json
+    from multiref.analysis.correlation import CorrelationOptions, analyze_correlation, correlation_report, public_json
     from multiref.analysis.ratings import ratings_summary
-    from multiref.analysis.report_text import correlation_markdown, correlation_tables
-    from multiref.errors import UserError
+    from multiref.analysis.report_text import correlation_markdown, correlation_tables, scatter_title
 
-    if args.bootstrap < 0:
-        raise UserError(f"--bootstrap must be 0 or more, got {args.bootstrap}")
-    if not 0 < args.confidence < 1:
-        raise UserError(f"--confidence must be between 0 and 1, got {args.confidence}")
+    _check_statistics(args)
     specs = _specs(args, GUPTA_2019.metrics)
     rows, load_stats = _rows(args)
     common, vector_info = _common_options(args, specs)
     options = CorrelationOptions(aggregate=args.aggregate, bootstrap=args.bootstrap, seed=args.seed,
-                                 confidence=args.confidence)
+                                 confidence=args.confidence, permutations=args.permutations)
     from multiref import progress
 
-    with progress.step(f"correlation: {len(specs)} metrics x {len(rows):,} responses, {args.bootstrap} resamples"):
+    with progress.step(f"correlation: {len(specs)} metrics x {len(rows):,} responses, {args.bootstrap} resamples, "
+                       f"{args.permutations} permutations"):
         results, scores = analyze_correlation(_scorers(args, specs, common), rows, options)
-    report = {"command": "correlation", "options": {**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
-                                                    "bootstrap": args.bootstrap,
-                                                    "seed": args.seed, "confidence": args.confidence, **vector_info},
-              "data": {**load_stats.to_dict(), **ratings_summary(rows)}, "results": results}
+    report = correlation_report({**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
+                                 "bootstrap": args.bootstrap, "seed": args.seed, "confidence": args.confidence,
+                                 "permutations": args.permutations, **vector_info},
+                                {**load_stats.to_dict(), **ratings_summary(rows)}, results)
+    _warn(report)
     if args.output_dir:
         plots = {}
         ratings, systems = [r.rating for r in rows], [r.system for r in rows]
         for label, scored in scores.items():
             name = f"plots/scatter_{reports.safe_name(label)}.png"
+            entry = results[label]
             reports.scatter_plot(os.path.join(args.output_dir, name), label, ratings, systems,
-                                 {"single reference": scored["single"], f"all references ({scored['aggregation']})":
+                                 {scatter_title("single reference", entry["single"]): scored["single"],
+                                  scatter_title(f"all references ({scored['aggregation']})", entry["multi"]):
                                   scored["multi"]})
             plots[label] = name
         reports.write_json(os.path.join(args.output_dir, "correlation.json"), report)
@@ -303,10 +327,12 @@ def run_refcount(args) -> int:
         from multiref.errors import UserError
 
         raise UserError(f"--orders must be at least 1, got {args.orders}")
+    _check_statistics(args)
     specs = _specs(args, GUPTA_2019.metrics)
     rows, load_stats = _rows(args)
     common, vector_info = _common_options(args, specs)
-    options = RefcountOptions(orders=args.orders, seed=args.seed, aggregate=args.aggregate)
+    options = RefcountOptions(orders=args.orders, seed=args.seed, aggregate=args.aggregate, bootstrap=args.bootstrap,
+                              confidence=args.confidence)
     from multiref import progress
 
     curves, signatures = {}, {}
@@ -315,6 +341,7 @@ def run_refcount(args) -> int:
         signatures[scorer.label] = scorer.signature
     report = {"command": "refcount", "options": {**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
                                                  "orders": args.orders, "seed": args.seed,
+                                                 "bootstrap": args.bootstrap, "confidence": args.confidence,
                                                  **vector_info},
               "data": {**load_stats.to_dict(), **ratings_summary(rows)}, "signatures": signatures, "curves": curves}
     if args.output_dir:
@@ -346,7 +373,8 @@ def run_discrimination(args) -> int:
     token_caches: dict = {}
     delta = [make_weighted_scorer(s, common, token_caches, _per_metric(args)) for s in specs if s.name == "delta_bleu"]
     aggregations = tuple(a for a in AGGREGATIONS if a in (args.aggregation or AGGREGATIONS))
-    options = DiscriminationOptions(args.threshold_start, args.threshold_stop, args.threshold_step)
+    _check_statistics(args)
+    options = DiscriminationOptions(args.threshold_start, args.threshold_stop, args.threshold_step, args.confidence)
     from multiref import progress
 
     with progress.step(f"discrimination: {len(specs)} metrics, {len(test.contexts):,} test contexts"):
@@ -359,6 +387,7 @@ def run_discrimination(args) -> int:
               "options": {"tokenizer": args.tokenizer, "lowercase": args.lowercase, **_metric_options_report(args, SAI_2020),
                           "aggregations": list(aggregations),
                           "threshold_grid": [args.threshold_start, args.threshold_stop, args.threshold_step],
+                          "confidence": args.confidence,
                           "config": args.config, **vector_info},
               "data": splits, "signatures": result.signatures, "results": result.results}
     if args.output_dir:

@@ -12,7 +12,10 @@ import sys
 def _add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on; the page has no login, so keep the loopback (default: %(default)s)")
-    parser.add_argument("--port", type=int, default=8765, help="port; 0 picks a free one (default: %(default)s)")
+    from multiref.cli.flags import integer_from
+
+    parser.add_argument("--port", type=integer_from(0, 65535), default=8765,
+                        help="port, 0 to 65535; 0 picks a free one (default: %(default)s)")
     parser.add_argument("--verbose", action="store_true", help="log every request on stderr")
 
 

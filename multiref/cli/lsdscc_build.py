@@ -125,6 +125,10 @@ def handle(args) -> int:
     truncated = summary["counts"].get("rejected-truncated-file", 0)
     if truncated:
         print(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl", file=sys.stderr)
+    corrupt = summary["counts"].get("rejected-corrupt-file", 0)
+    if corrupt:
+        print(f"warning: {corrupt} input file(s) could not be decoded to the end (corrupt data; the lines before "
+              "it were kept); see rejected/rejected.jsonl", file=sys.stderr)
     if testset_counts:
         print(format_testset_counts(testset_counts))
     return 0

@@ -124,10 +124,10 @@ def _import(args) -> int:
         inside = os.path.relpath(os.path.abspath(output), pub.target)
         if not inside.startswith(os.pardir):  # --output inside the dataset: published with it
             output = os.path.normpath(os.path.join(pub.staging, inside))
-        counts = annotation.import_annotations(pub.staging, args.annotations, output, tie=args.tie,
-                                               partial=args.partial)
+        counts, agreed = annotation.import_round(pub.staging, args.annotations, output, tie=args.tie,
+                                                 partial=args.partial)
         published.check_dataset(pub.staging)
-    print(json.dumps(counts, indent=2, sort_keys=True))
+    print(json.dumps({**counts, "agreement": agreed}, indent=2, sort_keys=True))
     return 0
 
 

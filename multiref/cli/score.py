@@ -31,8 +31,30 @@ TIES = ("auto", "first", "lsdscc")
 SHORT_TOKENS = 2
 
 
+def bleu_weights(text: str) -> tuple:
+    """An argparse ``type`` for ``--bleu-weights``: at most ``MAX_ORDER`` non-negative finite
+    numbers, not all zero (checked as :func:`multiref.metrics.bleu.resolve_weights` does)."""
+    import math
+
+    from multiref.metrics.base import MAX_ORDER
+
+    parts = text.replace(",", " ").split()
+    if len(parts) > MAX_ORDER:
+        raise argparse.ArgumentTypeError(f"at most {MAX_ORDER} weights (one per n-gram order), got {len(parts)}")
+    try:
+        weights = tuple(float(w) for w in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text[:40]!r}") from None
+    if not weights:
+        raise argparse.ArgumentTypeError("no weights given")
+    if any(not math.isfinite(w) or w < 0 for w in weights) or not any(weights):
+        raise argparse.ArgumentTypeError(f"weights must be non-negative finite numbers, not all zero; got {text!r}")
+    return weights
+
+
 def register(parser: argparse.ArgumentParser) -> None:
-    from multiref.metrics.base import AGGREGATES
+    from multiref.cli.flags import integer_from
+    from multiref.metrics.base import AGGREGATES, MAX_ORDER
     from multiref.metrics.bleu import SMOOTHINGS
     from multiref.tokenizers import TOKENIZER_NAMES
 
@@ -50,8 +72,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="tokenizer (default: whitespace, the public LSDSCC scorer's)")
     parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
                         help="lowercase before tokenizing (default: no)")
-    parser.add_argument("--bleu-order", type=int, metavar="N", help="BLEU family: max n-gram order (default 4)")
-    parser.add_argument("--bleu-weights", metavar="W1,W2,..", help="BLEU family: custom n-gram weights (override the order)")
+    parser.add_argument("--bleu-order", type=integer_from(1, MAX_ORDER), metavar="N",
+                        help=f"BLEU family: max n-gram order, 1 to {MAX_ORDER} (default 4)")
+    parser.add_argument("--bleu-weights", type=bleu_weights, metavar="W1,W2,..",
+                        help=f"BLEU family: custom n-gram weights, at most {MAX_ORDER} weights (override the order)")
     parser.add_argument("--bleu-smoothing", choices=SMOOTHINGS,
                         help="BLEU family smoothing (default: none for bleu, add1 for maxbleu/mds/pds)")
     parser.add_argument("--brevity-penalty", dest="brevity_penalty", action=argparse.BooleanOptionalAction,
@@ -64,7 +88,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aggregate", choices=AGGREGATES,
                         help="multi-reference aggregation for the metrics that offer it")
     parser.add_argument("--vectors", metavar="PATH", help="word vectors for the embedding metrics (gensim .kv or word2vec)")
-    parser.add_argument("--distinct-order", type=int, metavar="N", help="n for distinct/distinct_per_utterance (default 2)")
+    parser.add_argument("--distinct-order", type=integer_from(1, MAX_ORDER), metavar="N",
+                        help=f"n for distinct/distinct_per_utterance, 1 to {MAX_ORDER} (default 2)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     parser.add_argument("--per-item", metavar="PATH", help="write each item's scores (JSON lines, or CSV if PATH ends in .csv)")
     parser.add_argument("--output", "-o", metavar="PATH", help="write the scores here instead of standard output")
@@ -72,18 +97,6 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="score only the reference items that have outputs (default: all must have one)")
     parser.add_argument("--quiet", "-q", action="store_true", help="nothing on standard error but errors")
     parser.set_defaults(func=handle)
-
-
-def _parse_weights(text: str):
-    from multiref.errors import UserError
-
-    try:
-        weights = tuple(float(w) for w in text.replace(",", " ").split())
-    except ValueError:
-        raise UserError(f"--bleu-weights: expected numbers separated by commas, got {text!r}") from None
-    if not weights:
-        raise UserError("--bleu-weights: no weights given")
-    return weights
 
 
 def resolve_ties(requested: str, reference_kind: str | None, options: dict) -> str:
@@ -106,7 +119,7 @@ def metric_options(name: str, args, reference_kind: str | None = None) -> tuple:
         "tokenizer": args.tokenizer,
         "lowercase": args.lowercase,
         "smoothing": args.bleu_smoothing,
-        "weights": _parse_weights(args.bleu_weights) if args.bleu_weights else None,
+        "weights": args.bleu_weights,
         "brevity_penalty": args.brevity_penalty,
         "vectors": args.vectors,
         "order": args.bleu_order if bleu_family else (args.distinct_order if name.startswith("distinct") else None),
