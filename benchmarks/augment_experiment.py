@@ -24,9 +24,11 @@ tokenization differences do not decide the comparison; ``--no-normalize`` uses t
         --ratings DATA/multiref-dailydialog/mturk_rating_processed_output.csv \\
         --train-vectors-from DATA/dailydialog/train/dialogues_train.txt --output out/augment-experiment
 
-Writes ``<output>/{a_c,b,d}/correlation.json`` and prints a Markdown table of the
-response-level Spearman and Pearson correlations with their bootstrap intervals, and the
-number of candidates per rated context.
+Writes ``<output>/{a_c,b,d}/correlation.json`` and prints Markdown tables (response level,
+then system level) of the Spearman and Pearson correlations with their bootstrap intervals and
+Williams' p-values of (b) and of (c) against (a) (each run's ``multi_vs_single`` comparison:
+(b)'s run has the original reference as its single column), and the number of candidates per
+rated context.
 """
 
 from __future__ import annotations
@@ -108,15 +110,28 @@ def _at(report: dict, metric: str, column: str, stat: str, level: str) -> dict:
     return entry["system_level"][stat] if level == "system" else entry[stat]
 
 
+def _williams(report: dict, metric: str, stat: str, level: str) -> str:
+    """Williams' p of the report's multi-reference column against its single one (the
+    ``multi_vs_single`` comparison of ``analyze correlation``), or ``-`` without it."""
+    found = report["results"][metric].get("multi_vs_single", {}).get(level, {}).get(stat, {}).get("williams_p")
+    if found is None:
+        return "-"
+    return f"{found:.1e}" if found < 0.001 else f"{found:.3f}"
+
+
 def table(reports: dict, level: str = "response") -> str:
-    """Markdown: one row per metric and statistic, one column per condition (``*``: p < 0.05)."""
-    lines = ["| metric | statistic | (a) original | (b) original + retrieved | (c) Gupta's human | (d) (c) + retrieved |",
-             "|---|---|---|---|---|---|"]
+    """Markdown: one row per metric and statistic, one column per condition (``*``: p < 0.05),
+    with Williams' p of (b) and of (c) against (a)."""
+    lines = ["| metric | statistic | (a) original | (b) original + retrieved | Williams p (b) vs (a) | "
+             "(c) Gupta's human | Williams p (c) vs (a) | (d) (c) + retrieved |",
+             "|---|---|---|---|---|---|---|---|"]
     for metric in METRICS:
         for stat in ("spearman", "pearson"):
-            cells = [_at(reports["a_c"], metric, "single", stat, level), _at(reports["b"], metric, "multi", stat, level),
-                     _at(reports["a_c"], metric, "multi", stat, level), _at(reports["d"], metric, "multi", stat, level)]
-            lines.append(f"| {metric} | {stat} | " + " | ".join(_cell(c) for c in cells) + " |")
+            cells = [_cell(_at(reports["a_c"], metric, "single", stat, level)),
+                     _cell(_at(reports["b"], metric, "multi", stat, level)), _williams(reports["b"], metric, stat, level),
+                     _cell(_at(reports["a_c"], metric, "multi", stat, level)),
+                     _williams(reports["a_c"], metric, stat, level), _cell(_at(reports["d"], metric, "multi", stat, level))]
+            lines.append(f"| {metric} | {stat} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
