@@ -88,7 +88,7 @@ def write_ratings(ratings: str, out: str, candidates: dict, keep_human: bool) ->
 
 def correlate(ratings: str, vectors_from: str, output: str) -> dict:
     """``multiref analyze correlation`` with the paper defaults and the study's metrics."""
-    argv = [sys.executable, "-m", "multiref", "analyze", "correlation", "--ratings", ratings,
+    argv = [sys.executable, "-m", "multiref_cli", "analyze", "correlation", "--ratings", ratings,
             "--train-vectors-from", vectors_from, "--output", output, "--format", "json", "--quiet"]
     for metric in METRICS:
         argv += ["--metric", metric]

@@ -41,7 +41,7 @@ def _peak_mb() -> int:
 
 def baseline(corpus, test, config, retrieval) -> dict:
     """The Lucene part alone: read, index, search. Returns its seconds and peak RSS."""
-    from lsdscc import augment as aug
+    from lsdscc.testset import augment as aug
     from pipelines.augment import read_items, retrieve
 
     start = time.perf_counter()

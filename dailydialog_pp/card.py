@@ -1,7 +1,7 @@
 """The dataset card of the DailyDialog job's folder, made from its ``stats.json`` alone.
 
 :func:`card_configs` turns the job's stats (options, counts, rows per split) into one
-:class:`multiref.hfdata.ConfigInfo` per config that has rows, and a warning per empty split
+:class:`multiref.output.hfdata.ConfigInfo` per config that has rows, and a warning per empty split
 (``datasets`` cannot load an empty split, so the card leaves it out). :func:`merged_meta`
 puts them into the folder's metadata (``dataset_meta.json``, from which the README card is
 rendered), replacing whatever an earlier run of this job recorded. Writing is the caller's.
@@ -59,7 +59,7 @@ def config_options(card: dict, config: str) -> dict:
 def card_configs(stats: dict) -> tuple[list, list]:
     """``stats`` (as in stats.json) -> (ConfigInfo of every config with rows, in the job's
     order; warnings, one per empty split left out of the card)."""
-    from multiref.hfdata import ConfigInfo
+    from multiref.output.hfdata import ConfigInfo
 
     infos, warnings = [], []
     counts = stats["counters"]
@@ -84,11 +84,11 @@ def merged_meta(previous: dict | None, configs, infos, split_bytes: dict) -> dic
     configs with rows; ``split_bytes``: config -> {split: bytes}) and the others removed.
     None when there is nothing to write (no earlier card, no config with rows).
 
-    Byte compatibility: the card was first written by one :func:`multiref.hfdata.add_config`
+    Byte compatibility: the card was first written by one :func:`multiref.output.hfdata.add_config`
     per config, each reading back the JSON the previous one wrote. So every entry but the
     last added went through JSON (its feature keys sorted); the same happens here, so the
     card's bytes are those of earlier builds."""
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     meta = previous if previous is not None else {"title": None, "summary": None, "configs": {}, "sections": {}}
     by_name = {info.name: info for info in infos}

@@ -3,9 +3,9 @@
 The driver step of ``multiref augment``: LSDSCC's test-set method (Lucene top-k similar
 contexts, Doc2Vec re-ranking with a threshold, the kept contexts' responses as candidates)
 with the code of the LSDSCC test-set stage (:mod:`pipelines.lsdscc_testset`): the same
-Lucene index and search (:mod:`lsdscc.retrieval`), the same Doc2Vec training and re-ranking
-(:mod:`lsdscc.doc2vec`), the same candidate assembly (:mod:`lsdscc.testset`); the rules of
-this use are in :mod:`lsdscc.augment`. Like that stage, it runs on the driver: the index and
+Lucene index and search (:mod:`lsdscc.testset.retrieval`), the same Doc2Vec training and re-ranking
+(:mod:`lsdscc.testset.doc2vec`), the same candidate assembly (:mod:`lsdscc.testset.assemble`); the rules of
+this use are in :mod:`lsdscc.testset.augment`. Like that stage, it runs on the driver: the index and
 the model are single artifacts over the whole corpus. Both are built in a temporary folder
 and deleted afterwards (they are not part of the output).
 
@@ -26,10 +26,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-from lsdscc import augment as aug
-from lsdscc.doc2vec import Doc2VecConfig
-from lsdscc.retrieval import RetrievalConfig
-from multiref.errors import UserError
+from lsdscc.testset import augment as aug
+from lsdscc.testset.doc2vec import Doc2VecConfig
+from lsdscc.testset.retrieval import RetrievalConfig
+from multiref.util.errors import UserError
 
 CARD_SECTION = """\
 Built by `multiref augment` (LSDSCC's test-set method, docs/algorithms.md section 2, applied to a test
@@ -57,7 +57,7 @@ class Source:
 
 
 def _note(message: str) -> None:
-    from multiref import progress
+    from multiref.util import progress
 
     if not progress.quiet():
         print(f"[augment] {message}", file=sys.stderr, flush=True)
@@ -65,7 +65,7 @@ def _note(message: str) -> None:
 
 def read_items(source: Source, *, references: bool) -> tuple:
     """``(items, fingerprint of the split's files)`` of ``source`` (UserError naming it)."""
-    from lsdscc import testset as ts
+    from lsdscc.testset import assemble as ts
 
     if not os.path.isdir(source.folder):
         raise UserError(f"{source.folder}: no such dataset folder")
@@ -82,7 +82,7 @@ def retrieve(queries: dict, test: list, config: aug.AugmentConfig, retrieval: Re
              seconds: dict) -> dict:
     """Index the corpus queries in ``workdir`` and search every test item's retrieval text;
     ``{test query id: [Hit]}`` (plain Python, every Java object released)."""
-    from lsdscc import retrieval as lucene
+    from lsdscc.testset import retrieval as lucene
 
     start = time.perf_counter()
     index_dir = os.path.join(workdir, "lucene-index")
@@ -100,7 +100,7 @@ def rerank_and_assemble(queries: dict, contexts: dict, corpus_responses, test: l
                         seconds: dict) -> list:
     """Train Doc2Vec (corpus texts and responses, test retrieval texts), keep the hits at or
     above the threshold, assemble each test item's candidates; ``[(item, candidates)]``."""
-    from lsdscc import doc2vec
+    from lsdscc.testset import doc2vec
 
     start = time.perf_counter()
     test_texts = [aug.retrieval_text(item.turns, config.context_turns) for item in test]
@@ -158,8 +158,8 @@ def run_augment(corpus: Source, test: Source, folder: str, config: aug.AugmentCo
 
 def write_outputs(folder: str, found: list, options: dict, counts: dict) -> None:
     """The two configs and the card; adds the candidate counts to ``counts``."""
-    from lsdscc.testset import candidates_schema
-    from multiref import hfdata
+    from lsdscc.testset.assemble import candidates_schema
+    from multiref.output import hfdata
 
     rows = [aug.candidate_row(item, cands) for item, cands in found]
     auto = [aug.auto_row(item, cands) for item, cands in found]

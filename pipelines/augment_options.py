@@ -3,7 +3,7 @@
 :func:`add_augment_arguments` adds the flags (the command's parser calls it);
 :func:`configs_from_args` turns parsed flags into the frozen configs the driver
 (:mod:`pipelines.augment`) takes: Lucene's and Doc2Vec's are the LSDSCC test-set stage's own
-(:class:`lsdscc.retrieval.RetrievalConfig`, :class:`lsdscc.doc2vec.Doc2VecConfig`).
+(:class:`lsdscc.testset.retrieval.RetrievalConfig`, :class:`lsdscc.testset.doc2vec.Doc2VecConfig`).
 """
 
 from __future__ import annotations
@@ -52,10 +52,10 @@ def add_augment_arguments(parser: argparse.ArgumentParser) -> None:
 def configs_from_args(args) -> tuple:
     """``(AugmentConfig, RetrievalConfig, Doc2VecConfig)`` from parsed arguments (UserError
     for a bad value)."""
-    from lsdscc.augment import AugmentConfig
-    from lsdscc.doc2vec import Doc2VecConfig
-    from lsdscc.retrieval import RetrievalConfig
-    from multiref.errors import UserError
+    from lsdscc.testset.augment import AugmentConfig
+    from lsdscc.testset.doc2vec import Doc2VecConfig
+    from lsdscc.testset.retrieval import RetrievalConfig
+    from multiref.util.errors import UserError
 
     if args.top_k < 1:
         raise UserError(f"--top-k must be at least 1, got {args.top_k}")

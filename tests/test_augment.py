@@ -1,4 +1,4 @@
-"""``multiref augment`` (lsdscc/augment.py, pipelines/augment.py, multiref/cli/augment.py) on
+"""``multiref augment`` (lsdscc/testset/augment.py, pipelines/augment.py, multiref_cli/augment.py) on
 small fixtures (tests/data/augment/README.md): the real CLI in a subprocess, the real JVM with
 Lucene, real gensim Doc2Vec.
 
@@ -42,7 +42,7 @@ def _filler(n: int = 120) -> list:
 
 
 def _write_folder(folder, config, splits: dict, schema) -> None:
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     for split, rows in splits.items():
         hfdata.write_parquet(hfdata.shard_path(folder, config, split), rows, schema)
@@ -66,7 +66,7 @@ def inputs(tmp_path_factory):
 
 
 def _augment(corpus, test, output, *options):
-    cmd = [sys.executable, "-m", "multiref", "augment", "--corpus", corpus, "--corpus-config", "pairs",
+    cmd = [sys.executable, "-m", "multiref_cli", "augment", "--corpus", corpus, "--corpus-config", "pairs",
            "--corpus-split", "train", "--test", test, "--test-config", "items", "--test-split", "test",
            "--output", output, *options]
     env = dict(os.environ, PYTHONPATH=str(REPO_DIR))
@@ -181,7 +181,7 @@ def test_annotation_round_trip_on_test_candidates(inputs, loose, tmp_path):
     """annotate export -> an annotator marks every candidate of t_para relevant -> annotate import."""
     import shutil
 
-    from multiref.cli import main
+    from multiref_cli import main
 
     folder = str(tmp_path / "augmented")
     shutil.copytree(loose[0], folder)
@@ -222,7 +222,7 @@ def test_bad_input_is_one_line_exit_1(inputs, change, message):
     else:
         base += list(change)
     env = dict(os.environ, PYTHONPATH=str(REPO_DIR))
-    done = subprocess.run([sys.executable, "-m", "multiref", "augment", *base], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "multiref_cli", "augment", *base], capture_output=True, text=True,
                           env=env, timeout=120)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1].startswith("multiref: error:") and message in done.stderr
@@ -231,7 +231,7 @@ def test_bad_input_is_one_line_exit_1(inputs, change, message):
 
 def test_interface_of_the_issue():
     """Every flag of the issue's interface, with its metavar; a missing required one is a usage error."""
-    from multiref.cli import build_parser, flags
+    from multiref_cli import build_parser, flags
 
     parser = dict(flags.leaf_parsers(build_parser()))["augment"]
     usage = " ".join(parser.format_usage().split())
@@ -246,17 +246,17 @@ def test_interface_of_the_issue():
             args.output, args.top_k, args.threshold, args.max_candidates, args.seed) == (
         "a", "b", "c", "d", "e", "f", "g", 3, 0.5, 4, 9)
     env = dict(os.environ, PYTHONPATH=str(REPO_DIR))
-    done = subprocess.run([sys.executable, "-m", "multiref", "augment", "--corpus", "a"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "multiref_cli", "augment", "--corpus", "a"], capture_output=True,
                           text=True, env=env, timeout=60)
     assert done.returncode == 2 and "multiref: error:" in done.stderr
 
 
-# ---- the pure rules (lsdscc/augment.py)
+# ---- the pure rules (lsdscc/testset/augment.py)
 
 def test_items_from_columns_takes_query_and_response_strings():
     import pyarrow as pa
 
-    from lsdscc.augment import items_from_columns
+    from lsdscc.testset.augment import items_from_columns
 
     table = pa.table({"query": ["a b", "c", None], "response": ["x", "", None]})
     items = items_from_columns(table, "here", references=True)
@@ -265,7 +265,7 @@ def test_items_from_columns_takes_query_and_response_strings():
     numbers = items_from_columns(pa.table({"id": [7], "context": [[1, None]], "references": [["y", " "]]}), "here",
                                  references=True)
     assert [(i.id, i.turns, i.references) for i in numbers] == [("7", ("1", ""), ("y",))]
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     with pytest.raises(UserError, match="here: needs a context column"):
         items_from_columns(pa.table({"text": ["a"]}), "here", references=False)
@@ -279,6 +279,6 @@ def test_items_from_columns_takes_query_and_response_strings():
     ((), 1, ""),
 ])
 def test_retrieval_text(turns, n, expected):
-    from lsdscc.augment import retrieval_text
+    from lsdscc.testset.augment import retrieval_text
 
     assert retrieval_text(turns, n) == expected

@@ -1,4 +1,4 @@
-"""The Beam pipeline and CLI (pipelines/dailydialog.py, multiref/cli/dailydialog.py) on hand-made data.
+"""The Beam pipeline and CLI (pipelines/dailydialog.py, multiref_cli/dailydialog.py) on hand-made data.
 
 tests/data/dailydialog holds a tiny release (see the expected counts worked out below), a
 multi-reference file (3 dialogues + a malformed line) and DD++ files.
@@ -195,7 +195,7 @@ def test_source_injection():
 
 
 def test_bad_options_are_user_errors(tmp_path):
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     with pytest.raises(UserError, match="sum to 1"):
         run(ARGS + ["--output", str(tmp_path / "x"), "--split-fractions", "0.5", "0.5", "0.5"])
@@ -221,7 +221,7 @@ def test_cli_on_bundled_sample(tmp_path):
 
 
 def test_cli_passes_beam_args_after_double_dash(tmp_path):
-    from multiref.cli import build_parser
+    from multiref_cli import build_parser
 
     args = build_parser().parse_args(["dailydialog", "build", "--output", "o", "--seed", "2", "--",
                                       "--runner", "DirectRunner", "--direct_num_workers", "1"])
@@ -233,7 +233,7 @@ def test_thin_transform_with_test_pipeline():
     from apache_beam.testing.test_pipeline import TestPipeline
     from apache_beam.testing.util import assert_that, equal_to
 
-    from multiref.beam_utils import pipeline_options
+    from multiref.output.beam_utils import pipeline_options
     from pipelines.dailydialog_transforms import Read
 
     raw = [RawLine("m", 1, "A . __eou__ B . __eou__", "dailydialog", ("test", 0, "1 1", "0 0")),
@@ -268,7 +268,7 @@ def test_empty_splits_are_left_out_of_the_card(tmp_path, capsys):
 
 
 def test_same_bytes_on_the_portable_runner(built, tmp_path):
-    # The shared writer (multiref.beam_writer) makes the folder independent of the runner.
+    # The shared writer (multiref.output.beam_writer) makes the folder independent of the runner.
     folder, _ = built
     other = str(tmp_path / "portable")
     run(ARGS + ["--output", other, "--corruptions", "reverse", "drop_stopwords", "--runner", "PortableRunner",
@@ -397,8 +397,8 @@ def test_a_remote_output_gets_the_same_bytes(built):
 
 def test_cli_publishes_a_remote_output_whole(capsys):
     # The CLI's one call (pipelines.dailydialog.build_published) on an object store: built in a
-    # staging prefix, then published with its manifest and _SUCCESS marker (multiref.publish_remote).
-    from multiref.cli import main
+    # staging prefix, then published with its manifest and _SUCCESS marker (multiref.output.publish_remote).
+    from multiref_cli import main
 
     MemoryFileSystem.objects.clear()
     assert main(["dailydialog", "build", "--output", "memtest://bucket/pub", "--quiet"]) == 0

@@ -1,7 +1,7 @@
 """The dump fuzz tier (issue 17, item 8): seeded, bounded, run in CI.
 
 A hand-rolled mutator (``random.Random`` with fixed seeds: the same cases on every run) turns
-real-shaped dump records (:func:`lsdscc.sample_gen.generate`, the generator of the bundled
+real-shaped dump records (:func:`lsdscc.corpus.sample_gen.generate`, the generator of the bundled
 sample) into hostile lines: flipped, inserted, deleted and repeated bytes, cut lines, values
 of the wrong type, NaN/inf/huge/negative numbers, deep nesting, lone surrogates, mangled ids
 and parent ids (self-parents, loops, other threads), and gzip/zstd frames with flipped,
@@ -26,11 +26,11 @@ from collections import Counter, defaultdict
 import pytest
 import zstandard
 
-from lsdscc import threads
-from lsdscc.config import CorpusConfig
-from lsdscc.records import Post
-from lsdscc.sample_gen import generate
-from lsdscc.vocab import build_vocabulary
+from lsdscc.corpus import threads
+from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.records import Post
+from lsdscc.corpus.sample_gen import generate
+from lsdscc.corpus.vocab import build_vocabulary
 from pipelines.lsdscc_transforms import REJECTED, ReadPosts
 from tests.test_lsdscc_hostile import EMAIL, MENTION, PRIVATE_KEY, time_limit
 
@@ -242,7 +242,7 @@ def test_builds_on_files_full_of_mutants(tmp_path):
     for number, (kind, blob) in enumerate(_frames(99)[:BUILD_FRAMES]):
         (inputs / f"RC_frame{number:02d}.jsonl.{kind}").write_bytes(blob)
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "multiref", "lsdscc", "build", "--skip-testset", "--input",
+    done = subprocess.run([sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--skip-testset", "--input",
                            str(inputs), "--output", str(out), "--validation-fraction", "0.2"],
                           capture_output=True, text=True, timeout=300)
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr[-3000:]

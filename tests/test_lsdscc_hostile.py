@@ -31,11 +31,11 @@ import zstandard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lsdscc import sources
-from lsdscc.config import CorpusConfig
-from lsdscc.records import Post
-from lsdscc.threads import prepare_thread, thread_examples
-from lsdscc.vocab import build_vocabulary
+from lsdscc.corpus import sources
+from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.records import Post
+from lsdscc.corpus.threads import prepare_thread, thread_examples
+from lsdscc.corpus.vocab import build_vocabulary
 from pipelines.lsdscc_transforms import REJECTED, ReadPosts, dead_letter
 
 CONFIG = CorpusConfig(min_turns=2, max_query_tokens=10**6, max_response_tokens=10**6)
@@ -322,7 +322,7 @@ def hostile_build(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
     _hostile_inputs(root / "in")
     out = root / "out"
-    done = subprocess.run([sys.executable, "-m", "multiref", "lsdscc", "build", "--skip-testset", "--input",
+    done = subprocess.run([sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--skip-testset", "--input",
                            str(root / "in"), "--output", str(out), "--validation-fraction", "0"],
                           capture_output=True, text=True, timeout=300, env={**os.environ, "MULTIREF_DEBUG": ""})
     return root, out, done
@@ -378,7 +378,7 @@ def test_the_old_hang_case_finishes_in_a_real_build(tmp_path):
                      "subreddit": "movies", "created_utc": 1500000001})
     (tmp_path / "RC_loop.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "multiref", "lsdscc", "build", "--skip-testset", "--input",
+    done = subprocess.run([sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--skip-testset", "--input",
                            str(tmp_path / "RC_loop.jsonl"), "--output", str(out), "--validation-fraction", "0"],
                           capture_output=True, text=True, timeout=180, preexec_fn=_limit_memory)
     assert done.returncode == 0, done.stderr[-2000:]
