@@ -11,7 +11,7 @@ corpus, search every test context: :func:`pipelines.augment.retrieve`), with the
 after it. What the full run adds to that baseline is Doc2Vec (training and re-ranking) and
 the assembly and writing.
 
-    python -m multiref dailydialog build --output out/dd --dailydialog DD/   # once
+    multiref dailydialog build --output out/dd --dailydialog DD/   # once
     python benchmarks/bench_augment.py --dataset out/dd --output out/dd-augmented
 
 Options: ``--top-k``, ``--threshold``, ``--max-candidates``, ``--seed``, ``--context-turns``,

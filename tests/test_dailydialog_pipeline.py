@@ -213,6 +213,7 @@ def test_cli_on_bundled_sample(tmp_path):
     # expected counts of the bundled sample (also stated in the README)
     assert "multiref: test 37" in out.stdout
     assert "dailydialog_pp: test 6, train 39, validation 11" in out.stdout
+    assert "contexts: test 37, train 134, validation 33" in out.stdout
     assert "[dailydialog] running the Beam pipeline" in out.stderr
     bad = subprocess.run([exe, "dailydialog", "build", "--output", str(tmp_path / "t"), "--dailydialog",
                           str(tmp_path / "nope")], capture_output=True, text=True, cwd=str(REPO_DIR))
