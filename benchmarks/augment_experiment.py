@@ -4,8 +4,8 @@ with people?
 Input: a folder written by ``multiref augment`` for the DailyDialog test contexts (config
 ``contexts``, ids ``<dialogue>_<turn>``, which are the ``context_id`` of Gupta et al.'s ratings),
 Gupta et al.'s ratings (``mturk_rating_processed_output.csv``: 500 rated responses of 100
-contexts, with the original reference ``prevgt`` and ``all_references``, their 4 human
-references) and DailyDialog train (word vectors for the embedding metrics). It runs
+contexts, with the original reference ``prevgt`` and ``all_references``, 4 distinct human
+references, the original among them) and DailyDialog train (word vectors for the embedding metrics). It runs
 ``multiref analyze correlation`` (paper defaults) three times:
 
 - the ratings file as released: the ``single`` column is (a), the original reference alone; the
