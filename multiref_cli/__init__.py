@@ -86,6 +86,7 @@ SUBCOMMANDS = [
     ("score", "multiref_cli.score", "score system outputs against multi-reference test sets"),
     ("lsdscc", "multiref_cli.lsdscc", "build the LSDSCC Reddit corpus and multi-reference test set"),
     ("dailydialog", "multiref_cli.dailydialog", "build the multi-reference DailyDialog and DailyDialog++ datasets"),
+    ("augment", "multiref_cli.augment", "grow candidate references for a test set from a training corpus"),
     ("analyze", "multiref_cli.analyze", "evaluate the evaluators: correlation, discrimination, regression"),
     ("metrics", "multiref_cli.metrics_cmd", "list metrics and the paths of their Hugging Face evaluate modules"),
 ]

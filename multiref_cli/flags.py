@@ -25,7 +25,7 @@ REQUIRED = "(required)"  # the default of a flag the command cannot do without
 ALL = (
     "score", "lsdscc build", "lsdscc crawl", "lsdscc testset", "lsdscc annotate export",
     "lsdscc annotate import", "lsdscc annotate serve", "lsdscc annotate browse", "dailydialog build", "analyze correlation", "analyze refcount",
-    "analyze discrimination", "analyze regression", "metrics list", "metrics path",
+    "analyze discrimination", "analyze regression", "metrics list", "metrics path", "augment",
 )
 ANALYZE = ("analyze correlation", "analyze refcount", "analyze discrimination", "analyze regression")
 RATED = ("analyze correlation", "analyze refcount")
@@ -71,14 +71,15 @@ class Flag:
 TABLE = (
     Flag("where results go", "--output", ("score", "lsdscc build", "lsdscc crawl", "lsdscc annotate export",
                                           "lsdscc annotate import", "lsdscc annotate serve",
-                                          "dailydialog build") + ANALYZE,
+                                          "dailydialog build", "augment") + ANALYZE,
          default=None,
          exceptions={"lsdscc build": ("out/lsdscc", "the quick start's folder"),
                      "lsdscc crawl": (REQUIRED, "the crawl resumes there"),
                      "lsdscc annotate export": (REQUIRED, "a CSV for annotators"),
                      "lsdscc annotate import": (REQUIRED, "a folder for test.group.json"),
                      "lsdscc annotate serve": (REQUIRED, "the annotator's CSV, saved on every change"),
-                     "dailydialog build": (REQUIRED, "a dataset folder")},
+                     "dailydialog build": (REQUIRED, "a dataset folder"),
+                     "augment": (REQUIRED, "a dataset folder")},
          old={"--output-dir": ANALYZE},
          doc="score: a file (default: standard output); analyze: a folder for the JSON and Markdown "
              "reports and PNG plots (default: print only)"),
@@ -136,7 +137,8 @@ TABLE = (
          doc="bootstrap resamples (correlation), reference orders (refcount)"),
     Flag("seed of the DailyDialog++ sampling", "--seed", ("dailydialog build",), default=0,
          doc="random negatives and shuffles"),
-    Flag("Lucene similarity", "--similarity", ("lsdscc build", "lsdscc testset"), default="tfidf",
+    Flag("seed of the augmentation", "--seed", ("augment",), default=1, doc="Doc2Vec's seed"),
+    Flag("Lucene similarity", "--similarity", ("lsdscc build", "lsdscc testset", "augment"), default="tfidf",
          doc="tfidf = Lucene ClassicSimilarity, the LSDSCC paper's; bm25"),
     Flag("similarity feature", "--similarity", ("analyze regression",), default=None,
          doc="repeatable; default bleu (Sugiyama et al. 2019)"),

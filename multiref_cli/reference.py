@@ -34,6 +34,7 @@ PAGES = {
     "analyze regression": "analysis.md",
     "metrics list": "scoring.md#other-metrics-rouge-l-meteor-embeddings-diversity",
     "metrics path": "scoring.md",
+    "augment": "augment.md",
 }
 
 EXIT_STATUSES = (

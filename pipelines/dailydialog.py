@@ -3,8 +3,8 @@
 ALGORITHMS.md sections 4 (MultiRef-DD) and 5 (DD++). Input: the DailyDialog release, and
 optionally the multi-reference test set (multireftest.json) and the DailyDialog++ files;
 with no input, the bundled sample in dailydialog_pp/sample. Output: a Hugging Face dataset
-folder with configs ``multiref`` and ``dailydialog_pp`` (plus ``dailydialog_pp_corrupted``
-with ``--corruptions``), ``rejected/<reason>.jsonl`` dead letters, ``stats.json``, and the
+folder with configs ``multiref``, ``dailydialog_pp`` and ``contexts`` (plus
+``dailydialog_pp_corrupted`` with ``--corruptions``), ``rejected/<reason>.jsonl`` dead letters, ``stats.json``, and the
 card (``README.md``, ``dataset_meta.json``).
 
 The graph, one composite per step of the papers (:mod:`pipelines.dailydialog_transforms`,
@@ -12,6 +12,7 @@ over the pure functions of :mod:`dailydialog_pp.steps`)::
 
     Read -> References (section 4: join the released references by dialogue index, cut after
     each turn) -> Write
+    Read -> Pairs (every split cut after each turn: context-response pairs) -> Write
     Read -> Dedup -> Contexts (chunks) -> Responses (join the released DD++ responses by
     context text) -> Split (hash of the dialogue id) -> Negatives (pool as a side input)
     [-> Corrupt] -> Write
@@ -54,7 +55,7 @@ SPLITS = ("train", "validation", "test")
 SAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(dailydialog_pp.__file__)), "sample")
 
 #: The composites of the graph, in order (``Corrupt`` only with ``--corruptions``).
-STEPS = ("Read", "References", "Dedup", "Contexts", "Responses", "Split", "Negatives", "Corrupt", "Write",
+STEPS = ("Read", "References", "Pairs", "Dedup", "Contexts", "Responses", "Split", "Negatives", "Corrupt", "Write",
          "WriteRejected", "WriteStats")
 
 
@@ -143,19 +144,20 @@ def build_pipeline(p, source: dict, options: BuildOptions, folder: str):
     in ``folder`` (local or remote). ``source``: as :func:`read_sources` returns it."""
     import apache_beam as beam
 
-    from dailydialog_pp.schema import CORRUPTED, DDPP, MULTIREF
+    from dailydialog_pp.schema import CONTEXTS, CORRUPTED, DDPP, MULTIREF
     from pipelines import dailydialog_transforms as t
 
     read = p | "Read" >> t.Read(source)
     references = ({"dialogues": read["dialogues"], "released": read["references"]}
                   | "References" >> t.References(options, have_release=source.get("multiref") is not None))
+    pairs = read["dialogues"] | "Pairs" >> t.Pairs(options.text)
     deduped = read["dialogues"] | "Dedup" >> t.Dedup(options.dedup, options.near_duplicates)
     contexts = deduped["rows"] | "Contexts" >> t.Contexts(options.chunks, options.text)
     answered = {"contexts": contexts["rows"], "released": read["responses"]} | "Responses" >> t.Responses()
     split = answered["rows"] | "Split" >> t.Split(options.splits)
     ddpp = split["rows"] | "Negatives" >> t.Negatives(options.negatives)
-    done = [read, references, deduped, contexts, answered, split, ddpp]
-    lanes = {MULTIREF: references["rows"], DDPP: ddpp["rows"]}
+    done = [read, references, pairs, deduped, contexts, answered, split, ddpp]
+    lanes = {MULTIREF: references["rows"], DDPP: ddpp["rows"], CONTEXTS: pairs["rows"]}
     if options.corruptions:
         corrupted = ddpp["rows"] | "Corrupt" >> t.Corrupt(options.corruptions, options.seed)
         done.append(corrupted)

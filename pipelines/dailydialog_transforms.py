@@ -9,6 +9,8 @@ letters with their reasons, counts):
   context text;
 - :class:`References` (section 4): test dialogues joined with their released references
   (``CoGroupByKey`` on the index), cut after each turn;
+- :class:`Pairs`: every dialogue of every split cut after each turn into context-response
+  pairs (the ``contexts`` config, a corpus for ``multiref augment``);
 - :class:`Dedup` (section 5): duplicate dialogues grouped (``GroupByKey``), one kept;
 - :class:`Contexts`: dialogues cut into chunks, one context each;
 - :class:`Responses`: contexts joined with the released responses (``CoGroupByKey`` on the text);
@@ -126,6 +128,17 @@ class References(beam.PTransform):
                | "CutAfterEachTurn" >> _apply(steps.join_references, options.text, self.have_release,
                                               options.multiref_first_reference == "released"))
         return _result(out)
+
+
+class Pairs(beam.PTransform):
+    """Pairs: dialogues -> ``contexts`` rows (context, next turn) of every split, counts."""
+
+    def __init__(self, text_options):
+        super().__init__()
+        self.text_options = text_options
+
+    def expand(self, dialogues):
+        return _result(dialogues | "CutAfterEachTurn" >> _apply(steps.dialogue_pairs, self.text_options))
 
 
 class Dedup(beam.PTransform):

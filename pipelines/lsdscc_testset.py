@@ -146,10 +146,7 @@ def _doc2vec_model(folder: str, state: Mapping, query_texts: Sequence[str], resp
     shutil.rmtree(tmp_dir, ignore_errors=True)
     os.makedirs(tmp_dir)
     start = time.perf_counter()
-    sentences = os.path.join(tmp_dir, "sentences.txt")
-    n = doc2vec.write_sentences(sentences, query_texts, responses)
-    model = doc2vec.train(sentences, config)
-    os.remove(sentences)
+    model, n = doc2vec.train_on(query_texts, responses, config, tmp_dir)
     model.save(os.path.join(tmp_dir, "doc2vec.model"))  # gensim may add .npy files beside it
     with open(os.path.join(tmp_dir, "options.json"), "w", encoding="utf-8") as fh:
         json.dump({"doc2vec": config.model_options(), "corpus_sha256": state["original"], "sentences": n}, fh,
@@ -162,27 +159,15 @@ def _doc2vec_model(folder: str, state: Mapping, query_texts: Sequence[str], resp
 
 
 def _retrieve(folder, state, queries, to_expand, config: RetrievalConfig, counts: dict, seconds: dict) -> dict:
-    """Index (or reuse) and search on the driver; returns plain Python hits.
-
-    Every Java proxy object is released here, on the main thread, and collected before
-    Beam and gensim start their threads: a pyjnius object finalised on a foreign thread
-    attaches that thread to the JVM, and a thread that exits attached crashes the JVM.
-    """
-    import gc
-
-    from lsdscc.testset.retrieval import QuerySearcher
+    """Index (or reuse) and search on the driver; returns plain Python hits (every Java
+    proxy released before Beam and gensim start their threads: :func:`lsdscc.testset.retrieval.neighbours`)."""
+    from lsdscc.testset import retrieval
 
     start = time.perf_counter()
     index_dir = _lucene_index(folder, state, queries, config, counts)
     seconds["lucene_index"] = time.perf_counter() - start
     start = time.perf_counter()
-    searcher = QuerySearcher(index_dir, config)
-    try:
-        hits = searcher.search(to_expand)
-    finally:
-        searcher.close()
-        del searcher
-        gc.collect()
+    hits = retrieval.neighbours(index_dir, to_expand, config)
     seconds["lucene_search"] = time.perf_counter() - start
     _progress(f"retrieved top {config.depth} for {len(to_expand)} queries in {time.perf_counter() - start:.1f}s")
     return hits

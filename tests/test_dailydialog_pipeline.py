@@ -62,6 +62,23 @@ def test_multiref_rows(built):
     assert counters["multiref/empty-reference"] == 1 and counters["multiref/joined-dialogues"] == 2
 
 
+def test_contexts_rows(built):
+    folder, stats = built
+    # every parsed dialogue of every split cut after each turn: test 3, 4, 2 turns -> 2 + 3 + 1;
+    # train 10, 3, 3, 1, 9 turns (line 5 is rejected: act-count-mismatch) -> 9 + 2 + 2 + 0 + 8
+    assert stats["configs"]["contexts"] == {"test": 6, "train": 21, "validation": 0}
+    assert [r["id"] for r in _rows(folder, "contexts", "test")] == ["0_0", "0_1", "1_0", "1_1", "1_2", "2_0"]
+    train = _rows(folder, "contexts", "train")
+    assert [r["id"] for r in train][-3:] == ["5_5", "5_6", "5_7"] and len(train) == 21
+    assert _rows(folder, "contexts", "test")[1] == {
+        "id": "0_1", "context": ["Hi , how are you ?", "Fine , thanks . And you ?"], "response": "Not bad ."}
+    assert stats["counters"]["contexts/pairs-train"] == 21
+    with open(os.path.join(folder, "dataset_meta.json")) as fh:
+        meta = json.load(fh)["configs"]
+    assert meta["contexts"]["splits"] == {"test": 6, "train": 21}  # the empty validation split is left out
+    assert [f["name"] for f in meta["contexts"]["features"]] == ["id", "context", "response"]
+
+
 def test_ddpp_rows(built):
     folder, stats = built
     rows = {r["id"]: r for r in _all_rows(folder, "dailydialog_pp")}
@@ -196,6 +213,7 @@ def test_cli_on_bundled_sample(tmp_path):
     # expected counts of the bundled sample (also stated in the README)
     assert "multiref: test 37" in out.stdout
     assert "dailydialog_pp: test 6, train 39, validation 11" in out.stdout
+    assert "contexts: test 37, train 134, validation 33" in out.stdout
     assert "[dailydialog] running the Beam pipeline" in out.stderr
     bad = subprocess.run([exe, "dailydialog", "build", "--output", str(tmp_path / "t"), "--dailydialog",
                           str(tmp_path / "nope")], capture_output=True, text=True, cwd=str(REPO_DIR))
@@ -390,3 +408,25 @@ def test_cli_publishes_a_remote_output_whole(capsys):
     names = sorted(p[len("memtest://bucket/"):] for p in MemoryFileSystem.objects)
     assert "pub/_SUCCESS" in names and "pub/stats.json" in names and "pub/README.md" in names
     assert not [n for n in names if not n.startswith("pub/")]  # no staging prefix, no lock left
+
+
+# sha256 of the bundled sample build's files before the contexts config was added (issue 23):
+# adding a config must leave every earlier config's shards and dead letters byte-identical.
+SAMPLE_DIGESTS = {
+    "dailydialog_pp/test-00000-of-00001.parquet": "a9f0c967173822a7a6bb464215f2e3659d6785c22ec6ccf81bc705e788ffdf60",
+    "dailydialog_pp/train-00000-of-00001.parquet": "0d321e6cefb90dbb9a2d43b5bcacabfe65b1c3b6fc542926af9c3f21b9b29b07",
+    "dailydialog_pp/validation-00000-of-00001.parquet": "55966d0adb8bcd23031735a7ca7bb56874a13989b2da7c2985986b9d496621b7",
+    "multiref/test-00000-of-00001.parquet": "e6998a63a674d885650a1fa3f45115f3405026b1e6c6a41b36b720c57d17d587",
+    "rejected/act-count-mismatch.jsonl": "276339794a2f0f9d8045bdf214cd41eb1d5c75a69e3518ff74d04598dfcfb092",
+    "rejected/text-mismatch.jsonl": "5827449efcb3ceded15f964d17357a003ee28d1f99ca2f77ae89d103a0329c69",
+}
+
+
+def test_bundled_sample_keeps_earlier_configs_byte_identical(tmp_path):
+    from tests.helpers import file_digests
+
+    folder = str(tmp_path / "sample")
+    run(["--output", folder])
+    digests = file_digests(folder)
+    assert {k: digests.get(k) for k in SAMPLE_DIGESTS} == SAMPLE_DIGESTS
+    assert {"contexts/test-00000-of-00001.parquet", "contexts/train-00000-of-00001.parquet"} <= set(digests)

@@ -113,6 +113,20 @@ def train(sentences_path: str, config: Doc2VecConfig):
     return model
 
 
+def train_on(query_texts: Sequence[str], response_texts: Iterable[str], config: Doc2VecConfig, workdir: str):
+    """Train on ``query_texts`` (distinct, sorted: tag i = ``query_texts[i]``) and the
+    responses (:func:`write_sentences`), the sentence file written in ``workdir`` and removed.
+    Returns ``(model, number of sentences)``; pass the model and ``query_texts`` to
+    :class:`QueryVectors`."""
+    sentences = os.path.join(workdir, "sentences.txt")
+    n = write_sentences(sentences, query_texts, response_texts)
+    try:
+        model = train(sentences, config)
+    finally:
+        os.remove(sentences)
+    return model, n
+
+
 def _epoch_ticks(bar):
     """A gensim callback that advances ``bar`` once per epoch (gensim imported here, lazily)."""
     from gensim.models.callbacks import CallbackAny2Vec

@@ -222,9 +222,17 @@ class QuerySearcher:
 
 
 def neighbours(index_dir: str, queries: Sequence[tuple[str, str]], config: RetrievalConfig) -> Mapping[str, list]:
-    """Open the index at ``index_dir`` and return :meth:`QuerySearcher.search` of ``queries``."""
+    """Open the index at ``index_dir`` and return :meth:`QuerySearcher.search` of ``queries``
+    (plain Python hits).
+
+    Every Java proxy object is released here, on the calling thread, and collected before
+    the caller starts other threads (Beam, gensim): a pyjnius object finalised on a foreign
+    thread attaches that thread to the JVM, and a thread that exits attached crashes the JVM.
+    """
     searcher = QuerySearcher(index_dir, config)
     try:
         return searcher.search(list(queries))
     finally:
         searcher.close()
+        del searcher
+        gc.collect()
