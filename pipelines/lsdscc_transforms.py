@@ -31,13 +31,14 @@ from collections import Counter
 import apache_beam as beam
 from apache_beam.transforms.window import GlobalWindows
 
-from lsdscc import records, sources, threads
+from lsdscc import eras, provenance, records, sources, threads
 from lsdscc.threads import MULTI_FIELDS, SINGLE_FIELDS
 from multiref.beam_writer import COUNTS, CountingDoFn, SumCounts
 
 NAMESPACE = "lsdscc"
 _SINGLE_ROW, _MULTI_ROW = operator.itemgetter(*SINGLE_FIELDS), operator.itemgetter(*MULTI_FIELDS)  # dict -> row tuple
 REJECTED = "rejected"
+FILES, SCHEMA = "files", "schema"  # Read's outputs: per-file provenance, records by month and fields by era
 
 
 def dead_letter(path, line, reason, detail, raw) -> dict:
@@ -55,8 +56,9 @@ def _items_reader(subreddits):
     parameters = inspect.signature(sources.read_items).parameters
     kwargs = {"subreddits": tuple(subreddits)} if "subreddits" in parameters else {}
     if "progress_label" in parameters:
-        return lambda path: sources.read_items(path, progress_label=f"reading {os.path.basename(path)}", **kwargs)
-    return lambda path: sources.read_items(path, **kwargs)
+        return lambda path, tap=None: sources.read_items(
+            path, progress_label=f"reading {os.path.basename(path)}", tap=tap, **kwargs)
+    return lambda path, tap=None: sources.read_items(path, tap=tap, **kwargs)
 
 
 class ReadPosts(_Counting):
@@ -69,10 +71,25 @@ class ReadPosts(_Counting):
     def setup(self):
         self.read_items = _items_reader(self.config.subreddits)
 
-    def _normalize(self, path, line, record):
+    def start_bundle(self):
+        super().start_bundle()
+        self.schema = eras.SchemaTally()
+
+    def finish_bundle(self):
+        if self.schema:
+            schema, self.schema = self.schema.as_data(), eras.SchemaTally()
+            yield beam.pvalue.TaggedOutput(SCHEMA, GlobalWindows.windowed_value(schema))
+        yield from super().finish_bundle()
+
+    def _normalize(self, path, line, record, file_tally=None):
         self.count("records-read")
         try:
             result = records.normalize(record, self.config)
+            if result != "other-subreddit":  # records of the wanted subreddits, by month and era
+                created = eras.record_created(record)
+                self.schema.add(eras.unwrapped(record), created)
+                if file_tally is not None:
+                    file_tally.saw(created)
         except records.Rejected as exc:
             self.count(f"rejected-{exc.reason}")
             letter = dead_letter(path, line, exc.reason, exc.detail, records.redact_record(record))
@@ -88,9 +105,12 @@ class ReadPosts(_Counting):
         if isinstance(element, tuple):
             yield from self._normalize(*element)
             return
-        for item in self.read_items(element):
+        tally = provenance.FileTally(element)  # digest, size and times, while reading (no second pass)
+        for item in self.read_items(element, tap=tally.tap):
+            if item[0] != "rejected" or item[2] != "truncated-file":
+                tally.records += item[1] if item[0] == "skipped" else 1
             if item[0] == "ok":
-                yield from self._normalize(element, item[1], item[2])
+                yield from self._normalize(element, item[1], item[2], tally)
             elif item[0] == "skipped":  # lines of other subreddits, dropped before parsing
                 self.count("records-read", item[1])
                 self.count("dropped-other-subreddit", item[1])
@@ -98,6 +118,7 @@ class ReadPosts(_Counting):
                 _, line, reason, detail, raw = item
                 self.count(f"rejected-{reason}")
                 yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(element, line, reason, detail, records.redact(raw)))
+        yield beam.pvalue.TaggedOutput(FILES, tally.summary())
 
 
 class Read(beam.PTransform):
@@ -116,8 +137,9 @@ class Read(beam.PTransform):
         else:
             start = pbegin | "ListFiles" >> beam.Create(self.inputs) | "SpreadFiles" >> beam.Reshuffle()
         out = start | "ReadAndNormalize" >> beam.ParDo(ReadPosts(self.config)).with_outputs(
-            REJECTED, COUNTS, main="posts")
-        return {"posts": out.posts, "rejected": out[REJECTED], "counts": out[COUNTS]}
+            REJECTED, COUNTS, FILES, SCHEMA, main="posts")
+        return {"posts": out.posts, "rejected": out[REJECTED], "counts": out[COUNTS],
+                "files": out[FILES], "schema": out[SCHEMA]}
 
 
 class ResolveThread(_Counting):
