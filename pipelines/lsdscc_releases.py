@@ -3,6 +3,7 @@
 - :class:`TimeRange`: keeps the threads whose submission is in ``--since`` / ``--until``
   (the rule and why: :mod:`lsdscc.eras`); every post of another thread counts as
   ``dropped-out-of-range``. Added to the graph only when a bound is given.
+- :class:`SchemaTallying`: the reader's tally of records by month and fields by era.
 - :class:`MergeSchema`: the reader's per-bundle ``(months, fields)`` tallies -> one
   ``{"months", "fields_by_era"}`` (:func:`lsdscc.eras.merge_schema`).
 - :func:`sorted_files`: the reader's per-file summaries (:class:`lsdscc.provenance.FileTally`)
@@ -17,6 +18,31 @@ from lsdscc import eras
 from multiref.beam_writer import COUNTS, CountingDoFn
 
 NAMESPACE = "lsdscc"
+FILES, SCHEMA = "files", "schema"  # Read's outputs: per-file provenance; records by month and fields by era
+
+
+class SchemaTallying(beam.DoFn):
+    """Mixed into the reading DoFn: :meth:`tally_schema` counts a record by month and era
+    (:class:`lsdscc.eras.SchemaTally`) and its file's first/last time; the bundle's tally
+    leaves on the ``schema`` output when the bundle finishes."""
+
+    def start_bundle(self):
+        super().start_bundle()
+        self.schema = eras.SchemaTally()
+
+    def tally_schema(self, record: dict, file_tally=None) -> None:
+        created = eras.record_created(record)
+        self.schema.add(eras.unwrapped(record), created)
+        if file_tally is not None:
+            file_tally.saw(created)
+
+    def finish_bundle(self):
+        from apache_beam.transforms.window import GlobalWindows
+
+        if self.schema:
+            schema, self.schema = self.schema.as_data(), eras.SchemaTally()
+            yield beam.pvalue.TaggedOutput(SCHEMA, GlobalWindows.windowed_value(schema))
+        yield from super().finish_bundle() or ()
 
 
 class KeepThreadsInRange(CountingDoFn):

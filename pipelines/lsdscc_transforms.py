@@ -31,14 +31,14 @@ from collections import Counter
 import apache_beam as beam
 from apache_beam.transforms.window import GlobalWindows
 
-from lsdscc import eras, provenance, records, sources, threads
+from lsdscc import provenance, records, sources, threads
 from lsdscc.threads import MULTI_FIELDS, SINGLE_FIELDS
 from multiref.beam_writer import COUNTS, CountingDoFn, SumCounts
+from pipelines.lsdscc_releases import FILES, SCHEMA, SchemaTallying
 
 NAMESPACE = "lsdscc"
 _SINGLE_ROW, _MULTI_ROW = operator.itemgetter(*SINGLE_FIELDS), operator.itemgetter(*MULTI_FIELDS)  # dict -> row tuple
 REJECTED = "rejected"
-FILES, SCHEMA = "files", "schema"  # Read's outputs: per-file provenance, records by month and fields by era
 
 
 def dead_letter(path, line, reason, detail, raw) -> dict:
@@ -55,13 +55,14 @@ def _items_reader(subreddits):
     is on: ``MULTIREF_PROGRESS``, set by ``--progress`` / ``--quiet``)."""
     parameters = inspect.signature(sources.read_items).parameters
     kwargs = {"subreddits": tuple(subreddits)} if "subreddits" in parameters else {}
-    if "progress_label" in parameters:
-        return lambda path, tap=None: sources.read_items(
-            path, progress_label=f"reading {os.path.basename(path)}", tap=tap, **kwargs)
-    return lambda path, tap=None: sources.read_items(path, tap=tap, **kwargs)
+    label = "progress_label" in parameters
+    tapped = "tap" in parameters  # hashes the stored bytes as they are read (lsdscc.provenance)
+    return lambda path, tap=None: sources.read_items(
+        path, **kwargs, **({"progress_label": f"reading {os.path.basename(path)}"} if label else {}),
+        **({"tap": tap} if tapped and tap is not None else {}))
 
 
-class ReadPosts(_Counting):
+class ReadPosts(SchemaTallying, _Counting):
     """A dump file, or an injected ``(source name, line, record)`` -> ``(link_id, post tuple)``;
     malformed records go to the ``rejected`` output."""
 
@@ -71,25 +72,12 @@ class ReadPosts(_Counting):
     def setup(self):
         self.read_items = _items_reader(self.config.subreddits)
 
-    def start_bundle(self):
-        super().start_bundle()
-        self.schema = eras.SchemaTally()
-
-    def finish_bundle(self):
-        if self.schema:
-            schema, self.schema = self.schema.as_data(), eras.SchemaTally()
-            yield beam.pvalue.TaggedOutput(SCHEMA, GlobalWindows.windowed_value(schema))
-        yield from super().finish_bundle()
-
     def _normalize(self, path, line, record, file_tally=None):
         self.count("records-read")
         try:
             result = records.normalize(record, self.config)
             if result != "other-subreddit":  # records of the wanted subreddits, by month and era
-                created = eras.record_created(record)
-                self.schema.add(eras.unwrapped(record), created)
-                if file_tally is not None:
-                    file_tally.saw(created)
+                self.tally_schema(record, file_tally)
         except records.Rejected as exc:
             self.count(f"rejected-{exc.reason}")
             letter = dead_letter(path, line, exc.reason, exc.detail, records.redact_record(record))
