@@ -40,7 +40,7 @@ def meta_drop_reason(meta, keep_later: bool = False) -> str | None:
     if keep_later:
         return None
     removal = meta.get("removal_type")
-    if removal is not None and removal != "" and removal is not False:
+    if isinstance(removal, str) and removal.strip():  # "moderator", "reddit", "legal", ... (null when not removed)
         return "removed-later"
     if _is_true(meta.get("was_deleted_later")):
         return "deleted-later"

@@ -207,6 +207,7 @@ def test_verify_hashes_passing_builds(era_build, tmp_path):
 def test_meta_drop_reasons():
     assert meta_drop_reason(None) is None and meta_drop_reason("x") is None
     assert meta_drop_reason({"was_deleted_later": False, "removal_type": None}) is None
+    assert meta_drop_reason({"removal_type": ""}) is None and meta_drop_reason({"removal_type": 0}) is None
     assert meta_drop_reason({"was_deleted_later": True}) == "deleted-later"
     assert meta_drop_reason({"removal_type": "moderator"}) == "removed-later"
     assert meta_drop_reason({"removal_type": "legal", "was_deleted_later": True}) == "removed-later"
