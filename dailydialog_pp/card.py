@@ -22,6 +22,53 @@ SUMMARY = ("Multi-reference DailyDialog and DailyDialog++ rebuilt from the Daily
            "(ALGORITHMS.md sections 4 and 5). Data licence: DailyDialog is CC BY-NC-SA 4.0; the derived "
            "releases inherit non-commercial share-alike terms.")
 
+#: The Hub fields of the card's YAML (``size_categories`` comes from the rows:
+#: :func:`multiref.output.hfdata.card_front`). DailyDialog is CC BY-NC-SA 4.0, and so is what is built on it.
+CARD_DATA = {
+    "pretty_name": TITLE,
+    "license": "cc-by-nc-sa-4.0",
+    "language": ["en"],
+    "multilinguality": ["monolingual"],
+    "annotations_creators": ["crowdsourced", "expert-generated"],
+    "language_creators": ["expert-generated"],
+    "source_datasets": ["extended|daily_dialog"],
+    "task_categories": ["text-generation"],
+    "task_ids": ["dialogue-modeling", "dialogue-generation"],
+    "tags": ["multi-reference", "dialogue-evaluation"],
+}
+
+#: BibTeX of the three papers: DailyDialog, its multi-reference test set, DailyDialog++.
+CITATIONS = (
+    """@inproceedings{li-etal-2017-dailydialog,
+    title = "{D}aily{D}ialog: A Manually Labelled Multi-turn Dialogue Dataset",
+    author = "Li, Yanran and Su, Hui and Shen, Xiaoyu and Li, Wenjie and Cao, Ziqiang and Niu, Shuzi",
+    booktitle = "Proceedings of the Eighth International Joint Conference on Natural Language Processing (Volume 1: Long Papers)",
+    year = "2017",
+    address = "Taipei, Taiwan",
+    publisher = "Asian Federation of Natural Language Processing",
+    pages = "986--995"
+}""",
+    """@inproceedings{gupta-etal-2019-investigating,
+    title = "Investigating Evaluation of Open-Domain Dialogue Systems With Human Generated Multiple References",
+    author = "Gupta, Prakhar and Mehri, Shikib and Zhao, Tiancheng and Pavel, Amy and Eskenazi, Maxine and Bigham, Jeffrey",
+    booktitle = "Proceedings of the 20th Annual SIGdial Meeting on Discourse and Dialogue",
+    year = "2019",
+    address = "Stockholm, Sweden",
+    publisher = "Association for Computational Linguistics",
+    pages = "379--391",
+    doi = "10.18653/v1/W19-5944"
+}""",
+    """@article{sai-etal-2020-improving,
+    title = "Improving Dialog Evaluation with a Multi-reference Adversarial Dataset and Large Scale Pretraining",
+    author = "Sai, Ananya B. and Mohankumar, Akash Kumar and Arora, Siddhartha and Khapra, Mitesh M.",
+    journal = "Transactions of the Association for Computational Linguistics",
+    volume = "8",
+    year = "2020",
+    pages = "810--827",
+    doi = "10.1162/tacl_a_00347"
+}""",
+)
+
 DESCRIPTIONS = {
     "multiref": ("Multi-reference DailyDialog (Gupta et al. 2019): every test dialogue cut after each turn "
                  "but the last; `references[0]` is the original next turn, followed by the released human "
@@ -101,6 +148,7 @@ def merged_meta(previous: dict | None, configs, infos, split_bytes: dict) -> dic
             meta["configs"].pop(config)
             continue
         meta["title"], meta["summary"] = TITLE, SUMMARY
+        meta["card_data"], meta["citations"] = dict(CARD_DATA), list(CITATIONS)
         meta.setdefault("sections", {})
         meta["configs"][config] = hfdata.config_entry(by_name[config], split_bytes[config])
     return meta if changed else None

@@ -6,7 +6,9 @@ pipeline) instead of stopping a run; a missing file or folder is a :class:`UserE
 
 - DailyDialog (Li et al. 2017): ``<dir>/<split>/dialogues_<split>.txt`` (utterances joined by
   ``__eou__``), ``dialogues_act_<split>.txt`` and ``dialogues_emotion_<split>.txt`` (one label
-  per utterance). The split files may also sit directly in ``<dir>``.
+  per utterance). The split files may also sit directly in ``<dir>``; ``<dir>`` may also be the
+  release as downloaded, ``ijcnlp_dailydialog.zip`` or its unzipped folder with the split zips
+  (:mod:`dailydialog_pp.zipped`).
 - Multi-reference test set (Gupta et al. 2019): ``multireftest.json``, JSON lines, one test
   dialogue per line in the order of ``test/dialogues_test.txt``; every utterance but the
   last has ``responses`` (5 strings; ``responses[0]`` is the original next turn).
@@ -21,6 +23,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from dailydialog_pp import zipped
 from multiref.util.errors import UserError
 
 SPLITS = ("train", "validation", "test")
@@ -103,7 +106,7 @@ class ReleasedContext:
 
 
 def _lines(path: str, kind: str, extra=None):
-    with open(path, "rb") as fh:
+    with zipped.open_binary(path) as fh:  # a file, or a member of the release zip
         for number, raw in enumerate(fh, start=1):
             try:
                 text = raw.decode("utf-8")
@@ -146,8 +149,14 @@ def read_dailydialog(folder: str, splits=SPLITS) -> list[RawLine]:
 def check_dailydialog(folder: str, splits=SPLITS) -> list[tuple[str, tuple[str, str, str]]]:
     """``[(split, (text, act, emotion paths))]`` of the splits present in ``folder``.
 
+    ``folder`` may also be the release zip, or a folder holding its split zips
+    (:mod:`dailydialog_pp.zipped`; the paths are then member paths).
     Raises UserError if the folder is missing, holds none of the splits, or a label file is absent.
     """
+    if not (os.path.isdir(folder) and any(dailydialog_files(folder, s) for s in splits)):
+        released = zipped.release_splits(folder, splits)
+        if released:
+            return released
     if not os.path.isdir(folder):
         raise UserError(f"DailyDialog folder not found: {folder}")
     out = []
@@ -160,7 +169,7 @@ def check_dailydialog(folder: str, splits=SPLITS) -> list[tuple[str, tuple[str, 
                 raise UserError(f"DailyDialog label file not found: {label_path}")
         out.append((split, files))
     if not out:
-        raise UserError(f"{folder}: no DailyDialog split files (expected <split>/dialogues_<split>.txt "
+        raise UserError(f"{folder}: no DailyDialog split files (expected ijcnlp_dailydialog.zip, its split zips, or <split>/dialogues_<split>.txt "
                         f"for one of {', '.join(splits)})")
     return out
 

@@ -24,7 +24,8 @@ REQUIRED = "(required)"  # the default of a flag the command cannot do without
 
 ALL = (
     "score", "lsdscc build", "lsdscc crawl", "lsdscc testset", "lsdscc annotate export",
-    "lsdscc annotate import", "lsdscc annotate serve", "lsdscc annotate browse", "dailydialog build", "analyze correlation", "analyze refcount",
+    "lsdscc annotate import", "lsdscc annotate serve", "lsdscc annotate browse", "lsdscc export-ids", "lsdscc rehydrate",
+    "dailydialog build", "analyze correlation", "analyze refcount",
     "analyze discrimination", "analyze regression", "metrics list", "metrics path", "augment",
 )
 ANALYZE = ("analyze correlation", "analyze refcount", "analyze discrimination", "analyze regression")
@@ -71,13 +72,15 @@ class Flag:
 TABLE = (
     Flag("where results go", "--output", ("score", "lsdscc build", "lsdscc crawl", "lsdscc annotate export",
                                           "lsdscc annotate import", "lsdscc annotate serve",
-                                          "dailydialog build", "augment") + ANALYZE,
+                                          "lsdscc export-ids", "lsdscc rehydrate", "dailydialog build", "augment") + ANALYZE,
          default=None,
          exceptions={"lsdscc build": ("out/lsdscc", "the quick start's folder"),
                      "lsdscc crawl": (REQUIRED, "the crawl resumes there"),
                      "lsdscc annotate export": (REQUIRED, "a CSV for annotators"),
                      "lsdscc annotate import": (REQUIRED, "a folder for test.group.json"),
                      "lsdscc annotate serve": (REQUIRED, "the annotator's CSV, saved on every change"),
+                     "lsdscc export-ids": (REQUIRED, "the ids file"),
+                     "lsdscc rehydrate": (REQUIRED, "a dataset folder"),
                      "dailydialog build": (REQUIRED, "a dataset folder"),
                      "augment": (REQUIRED, "a dataset folder")},
          old={"--output-dir": ANALYZE},
@@ -129,7 +132,7 @@ TABLE = (
          doc="prevgt: multirefeval's mturk_rating_processed_output.csv"),
     Flag("dataset config", "--config", ("score", "lsdscc annotate browse", "analyze discrimination"), default=None,
          exceptions={"analyze discrimination": ("dailydialog_pp", "DailyDialog++ (Sai et al. 2020)")}),
-    Flag("dataset folder to read", "--dataset", ("lsdscc testset", "lsdscc annotate export",
+    Flag("dataset folder to read", "--dataset", ("lsdscc testset", "lsdscc export-ids", "lsdscc annotate export",
                                                  "lsdscc annotate import", "lsdscc annotate serve",
                                                  "lsdscc annotate browse"), default=REQUIRED,
          exceptions={"lsdscc annotate browse": (None, "browse shows --dataset or a --references file")}),

@@ -6,6 +6,7 @@ Glue only. Each subcommand's arguments and handler live in its own module:
 - ``crawl``    -> multiref_cli.lsdscc_crawl      (praw crawler writing dump-schema files)
 - ``testset``  -> multiref_cli.lsdscc_testset.register_testset   (test set over an existing corpus)
 - ``annotate`` -> multiref_cli.lsdscc_testset.register_annotate  (export / import annotations; serve / browse pages)
+- ``export-ids`` / ``rehydrate`` -> multiref_cli.lsdscc_ids  (ids-only releases, lsdscc/corpus/ids.py)
 
 All of these import only the standard library at module level.
 """
@@ -21,6 +22,8 @@ _PARTS = [
     ("crawl", "multiref_cli.lsdscc_crawl", "register", "crawl r/movies threads with praw into dump-schema JSON lines"),
     ("testset", "multiref_cli.lsdscc_testset", "register_testset", "build the multi-reference test set over an existing corpus folder"),
     ("annotate", "multiref_cli.lsdscc_testset", "register_annotate", "annotate the test set: export, label in the browser, import, browse"),
+    ("export-ids", "multiref_cli.lsdscc_ids", "register_export", "write a corpus folder's ids, build options and dump digests, without text"),
+    ("rehydrate", "multiref_cli.lsdscc_ids", "register_rehydrate", "rebuild a corpus from an ids file and your own dumps"),
 ]
 
 

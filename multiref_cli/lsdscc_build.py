@@ -113,14 +113,13 @@ def handle(args) -> int:
         if "://" not in target:
             published.check_dataset(pub.staging, required=[("single_turn", "train")])
             if not args.skip_testset:
-                from multiref_cli.lsdscc_testset import TESTSET_CACHE, run_testset_stage
-
-                pub.bring(TESTSET_CACHE)
+                from lsdscc.testset.build_cache import cache_for
+                from multiref_cli.lsdscc_testset import run_testset_stage
                 from multiref.util import progress
 
                 if not progress.quiet():
                     print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
-                testset_counts = run_testset_stage(pub.staging, args)
+                testset_counts = run_testset_stage(pub.staging, args, cache=cache_for(target))
             summary["splits"] = published.check_dataset(pub.staging, required=[("single_turn", "train")])
             pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
     # ---- published

@@ -18,6 +18,8 @@ import argparse
 import logging
 import sys
 
+from multiref_cli.flags import integer_from
+
 LISTINGS = ("hot", "new", "top", "controversial", "rising")
 TIME_FILTERS = ("hour", "day", "week", "month", "year", "all")
 
@@ -73,6 +75,9 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="retries of a request answered 429 or 5xx or cut off (default: %(default)s)")
     parser.add_argument("--backoff", type=_seconds, default=2.0, metavar="SECONDS",
                         help="first retry wait, doubled at each retry, plus jitter (default: %(default)s)")
+    parser.add_argument("--requests-per-minute", type=integer_from(1, 100_000), default=100, metavar="N",
+                        help="at most N API requests in any minute, the token request included "
+                             "(default: %(default)s, Reddit's free-tier limit per OAuth client)")
     parser.add_argument("--comment-sort", default="confidence",
                         choices=("confidence", "top", "new", "controversial", "old", "qa"),
                         help="order Reddit is asked for; the files are sorted by time anyway (default: %(default)s)")
@@ -109,6 +114,7 @@ def config_from_args(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     """Handler: crawl, print progress and a summary on stderr; 0 on success."""
     from lsdscc.crawl import crawler as crawl_mod
+    from lsdscc.crawl import pace as crawl_pace
 
     config = config_from_args(args)
     policy = crawl_mod.RetryPolicy(max_retries=args.max_retries, backoff=args.backoff)
@@ -120,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     logger.setLevel(logging.INFO)
     try:
         crawl_mod.crawl(config, site=args.site, retry_policy=policy, reddit_url=args.reddit_url,
-                        oauth_url=args.oauth_url,
+                        oauth_url=args.oauth_url, pacer=crawl_pace.RequestPacer(args.requests_per_minute),
                         progress=None if args.quiet else crawl_mod._stderr_progress)  # counts and summary
     finally:
         logger.removeHandler(handler)

@@ -21,19 +21,14 @@ from pipelines.testset_options import add_testset_arguments, configs_from_args  
 def check_corpus(folder: str) -> None:
     """UserError if the single_turn corpus in ``folder`` has no pairs.
 
-    Checked from the parquet footers before the JVM or Doc2Vec start. A corpus whose
-    test set was built before keeps its full copy under artifacts/corpus-full.
+    Checked from the parquet footers before the JVM or Doc2Vec start.
     """
     import glob
     import os
 
     from multiref.util.errors import UserError
 
-    files = []
-    for base in (os.path.join(folder, "artifacts", "corpus-full"), folder):
-        files = sorted(glob.glob(os.path.join(base, "single_turn", "*.parquet")))
-        if files:
-            break
+    files = sorted(glob.glob(os.path.join(folder, "single_turn", "*.parquet")))
     if not files:
         return  # the stage names what is missing
     import pyarrow.parquet as pq
@@ -49,18 +44,20 @@ def check_corpus(folder: str) -> None:
                         "from (build the corpus from more input)")
 
 
-def run_testset_stage(dataset_folder: str, args) -> dict:
-    """:func:`pipelines.lsdscc_testset.run_testset_stage` (imported here, when used: it needs Beam)."""
+def run_testset_stage(dataset_folder: str, args, cache: str | None = None) -> dict:
+    """:func:`pipelines.lsdscc_testset.run_testset_stage` (imported here, when used: it needs Beam).
+    ``cache``: the build cache (default beside ``dataset_folder``; a staging folder passes
+    its target's, :func:`lsdscc.testset.build_cache.cache_for`)."""
     from pipelines.lsdscc_testset import run_testset_stage as run_stage
 
     check_corpus(dataset_folder)
-    return run_stage(dataset_folder, args)
+    return run_stage(dataset_folder, args, cache=cache)
 
 
 # ---- publish: the files the stage rewrites in place are copied into the staging folder (the
-# rest is hard-linked from the dataset); its cache is reused from the dataset or a cut run.
-TESTSET_REWRITES = ("README.md", "dataset_meta.json", "test_candidates/*", "artifacts/state.json")
-TESTSET_CACHE = ("artifacts/lucene-index-" + "?" * 16, "artifacts/doc2vec-" + "?" * 16)
+# rest is hard-linked from the dataset); its cache lives beside the dataset (lsdscc.testset.build_cache).
+TESTSET_REWRITES = ("README.md", "dataset_meta.json", "test_candidates/*")
+OLD_ARTIFACTS = "artifacts"  # where builds before the cache folder kept it, inside the dataset
 
 
 def _existing_local_dataset(folder: str) -> None:
@@ -81,9 +78,14 @@ def _testset(args) -> int:
     from lsdscc.annotation import roundtrip as annotation
 
     _existing_local_dataset(args.dataset)
+    import os
+    import shutil
+
+    from lsdscc.testset.build_cache import cache_for
+
     with publish.publishing(args.dataset, command="multiref lsdscc testset", seed=True, copy=TESTSET_REWRITES) as pub:
-        pub.bring(TESTSET_CACHE)
-        counts = run_testset_stage(pub.staging, args)
+        shutil.rmtree(os.path.join(pub.staging, OLD_ARTIFACTS), ignore_errors=True)  # not part of the dataset
+        counts = run_testset_stage(pub.staging, args, cache=cache_for(pub.target))
         published.check_dataset(pub.staging, required=[("single_turn", "train")])
         pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
     counts.pop("seconds", None)

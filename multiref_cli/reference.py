@@ -22,6 +22,8 @@ PAGES = {
     "score": "scoring.md",
     "lsdscc build": "corpus.md",
     "lsdscc crawl": "corpus.md#crawling-rmovies-yourself-multiref-lsdscc-crawl",
+    "lsdscc export-ids": "corpus.md#ids-only-releases-export-ids-and-rehydrate",
+    "lsdscc rehydrate": "corpus.md#ids-only-releases-export-ids-and-rehydrate",
     "lsdscc testset": "testset.md",
     "lsdscc annotate export": "testset.md#annotation-round-trip",
     "lsdscc annotate import": "testset.md#annotation-round-trip",

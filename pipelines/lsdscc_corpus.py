@@ -54,10 +54,15 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
 
     from lsdscc.corpus import outputs
     from multiref.output import beam_writer as bw
+    from pipelines import lsdscc_releases as r
     from pipelines import lsdscc_transforms as t
 
     read = p | "Read" >> t.Read(config, inputs, source)
     threads = read["posts"] | "Threads" >> t.Threads()
+    threads_counts, extra_counts = threads["counts"], []
+    if config.since is not None or config.until is not None:  # the whole thread, by its submission's time
+        threads = threads["threads"] | "TimeRange" >> r.TimeRange(config.since, config.until)
+        extra_counts.append(threads["counts"])
     cleaned = threads["threads"] | "Clean" >> t.Clean(config)
     vocabulary = cleaned | "Vocabulary" >> t.Vocabulary(config)
     pairs = vocabulary["threads"] | "Pairs" >> t.Pairs(config)
@@ -75,18 +80,21 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
          | "CollectRejected" >> beam.combiners.ToList()
          | "WriteRejected" >> beam.Map(lambda letters: bw.write_file(
              bw.join(folder, "rejected", "rejected.jsonl"), t.rejected_jsonl(letters))))
-    counts = ([read["counts"], threads["counts"], pairs["counts"], conversations["counts"], deduped["counts"]]
-              | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombineGlobally(bw.SumCounts()))
+    counts = ([read["counts"], threads_counts, pairs["counts"], conversations["counts"], deduped["counts"]]
+              + extra_counts | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombineGlobally(bw.SumCounts()))
+    schema = read["schema"] | "MergeSchema" >> beam.CombineGlobally(r.MergeSchema())
     options, names = config.as_options(), list(input_names)
 
-    def write_stats(_, counts, vocabulary, lengths, shards):
-        stats = outputs.build_stats(options, names, counts, vocabulary, lengths, [tuple(s) for s in shards])
+    def write_stats(_, counts, vocabulary, lengths, shards, schema, files):
+        stats = outputs.build_stats(options, names, counts, vocabulary, lengths, [tuple(s) for s in shards],
+                                    schema=schema, files=r.sorted_files(files))
         bw.write_file(bw.join(folder, "stats.json"), outputs.stats_json(stats))
 
     _ = (p | "StatsTrigger" >> beam.Create([None])
          | "WriteStats" >> beam.Map(write_stats, beam.pvalue.AsSingleton(counts),
                                     beam.pvalue.AsSingleton(vocabulary["summary"]),
-                                    beam.pvalue.AsSingleton(pairs["lengths"]), beam.pvalue.AsList(shards)))
+                                    beam.pvalue.AsSingleton(pairs["lengths"]), beam.pvalue.AsList(shards),
+                                    beam.pvalue.AsSingleton(schema), beam.pvalue.AsList(read["files"])))
     return p
 
 
@@ -160,12 +168,20 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     import apache_beam as beam
 
     from lsdscc.corpus import outputs, sources
+    from multiref.util.errors import UserError
     from multiref.output.beam_utils import check_output_for_runner, pipeline_options, runner_does_not_execute
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
     folder = values.output
     inputs = [] if source is not None else sources.resolve_inputs(values.input or sources.default_inputs())
+    if getattr(values, "verify_hashes", None):  # before anything is written: a mismatch publishes nothing
+        from lsdscc.corpus.provenance import verify_files
+
+        if source is not None:
+            raise UserError("--verify-hashes checks input files; none are given (in-memory records)")
+        _log(f"checking {len(inputs)} input file(s) against {values.verify_hashes}", quiet)
+        verify_files(inputs, values.verify_hashes)
     executes = not runner_does_not_execute(options)
     # --num-shards auto sizes remote inputs by listing them, except in a dry run (no network)
     config = config_from_values(values, resolve_num_shards(values.num_shards, inputs, source, list_remote=executes))

@@ -73,6 +73,18 @@ def add_corpus_arguments(parser) -> None:
     add("--num-shards", default="auto", metavar="N|auto",
         help="parquet files per split (does not change the rows); auto (default): one per "
         f"{AUTO_SHARD_MB} MB of estimated uncompressed input, at least 1, at most {MAX_AUTO_SHARDS}")
+    add("--keep-deleted-later", action="store_true", default=False,
+        help="keep posts that the dump's _meta says were deleted or removed after it was first archived "
+        "(default: drop them; recorded in the card); posts deleted before are always dropped")
+    add("--since", default=None, metavar="DATE",
+        help="keep threads whose submission was created on or after DATE (UTC; YYYY-MM-DD or epoch seconds), "
+        "with all their comments")
+    add("--until", default=None, metavar="DATE",
+        help="keep threads whose submission was created on or before DATE (UTC, the whole day; YYYY-MM-DD or "
+        "epoch seconds), with all their comments")
+    add("--verify-hashes", default=None, metavar="FILE",
+        help="check every input file against FILE (Arctic Shift's hashes.txt: '<sha256>  <name>' lines) "
+        "before the build starts; a mismatch stops it")
     add("--bucket-mb", type=float, default=None, action=_Deprecated, help=argparse.SUPPRESS)
 
 
@@ -118,9 +130,26 @@ def config_from_values(values, num_shards: int = 1) -> CorpusConfig:
             validation_fraction=values.validation_fraction,
             min_turns=values.min_turns,
             num_shards=num_shards,
+            drop_deleted_later=not getattr(values, "keep_deleted_later", False),
+            since=_date_flag(values, "since", end=False),
+            until=_date_flag(values, "until", end=True),
         )
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def _date_flag(values, name: str, end: bool) -> int | None:
+    """``--since`` / ``--until`` as epoch seconds (None when not given); UserError naming the flag."""
+    from lsdscc.corpus.eras import parse_date
+    from multiref.util.errors import UserError
+
+    text = getattr(values, name, None)
+    if text is None:
+        return None
+    try:
+        return parse_date(text, end=end)
+    except ValueError as exc:
+        raise UserError(f"--{name}: {exc}") from None
 
 
 def estimated_input_bytes(inputs, list_remote: bool = True) -> int:

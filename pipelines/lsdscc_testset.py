@@ -21,13 +21,13 @@ ship them to every worker), and searching 300 queries takes seconds. The rewritt
 files are written by the driver, rows in the corpus's own order, so reruns give
 byte-identical files. Rules and their rationale: :mod:`lsdscc.testset.assemble`.
 
-Artifacts (reused by a rerun with the same corpus and options; ``artifacts/`` is a build
-cache, not part of the published dataset: delete it before publishing)::
+Artifacts (reused by a rerun with the same corpus and options) live in a build cache beside
+the dataset folder, never inside it (:mod:`lsdscc.testset.build_cache`: ``FOLDER.cache/``)::
 
-    FOLDER/artifacts/corpus-full/        the corpus as built, before leak removal
-    FOLDER/artifacts/lucene-index-<hash>/
-    FOLDER/artifacts/doc2vec-<hash>/doc2vec.model
-    FOLDER/artifacts/state.json
+    FOLDER.cache/corpus-full-<sha16>/    the corpus as built, before leak removal (+ state.json)
+    FOLDER.cache/rewritten/<sha32>.json  a leak-removed corpus -> its snapshot
+    FOLDER.cache/lucene-index-<hash>/
+    FOLDER.cache/doc2vec-<hash>/doc2vec.model
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ responses first). Every pair the test set uses (its queries' pairs, pairs whose 
 equals a test query, and the source pair of every candidate) was removed from `single_turn`
 train/validation, and every `multi_turn` conversation containing one of them was dropped
 (counts under `test_set_leak_removal`; `response_number` still counts the corpus as built).
-`artifacts/` (Lucene index, Doc2Vec model, the corpus before leak removal) is a build cache
-for reruns, not part of the dataset: delete it before publishing.
+The Lucene index, the Doc2Vec model and the corpus before leak removal are a build cache
+for reruns kept beside this folder (`<folder>.cache/`), not part of the dataset.
 """
 CORPUS_CONFIGS = ("single_turn", "multi_turn")
 
@@ -70,39 +70,48 @@ def _progress(message: str) -> None:
 # ---------------------------------------------------------------- corpus snapshot
 
 
-def _corpus_source(folder: str) -> tuple:
+def _corpus_source(folder: str, cache: str) -> tuple:
     """The corpus as built (before any leak removal) and its metadata.
 
-    On the first run the current ``single_turn``/``multi_turn`` files are copied to
-    ``artifacts/corpus-full``. A rerun whose current files are the ones this stage wrote
-    reads that copy; if the corpus was rebuilt since, the copy is replaced.
-    Returns ``(files {config: {split: [paths]}}, original meta {config: entry}, fingerprint)``.
+    The first run copies the current ``single_turn``/``multi_turn`` files to
+    ``CACHE/corpus-full-<sha16>`` (named by their content). A rerun whose current files are
+    ones this stage wrote (``CACHE/rewritten/<sha32>.json`` names them) reads the snapshot
+    they came from. Returns ``(files {config: {split: [paths]}}, state, cache)``; ``state``
+    holds ``original`` (the corpus's SHA-256) and ``original_meta``.
     """
     from multiref.output import hfdata
 
-    artifacts = os.path.join(folder, "artifacts")
-    backup = os.path.join(artifacts, "corpus-full")
-    state_path = os.path.join(artifacts, "state.json")
     current = {c: ts.config_files(folder, c) for c in CORPUS_CONFIGS}
     current_paths = [p for c in current.values() for ps in c.values() for p in ps]
-    current_fp = ts.fingerprint(current_paths, folder)
-    state = {}
-    if os.path.exists(state_path):
-        with open(state_path, encoding="utf-8") as fh:
-            state = json.load(fh)
-    if state.get("rewritten") != current_fp or not os.path.isdir(backup):
-        _progress("snapshot of the corpus before leak removal -> artifacts/corpus-full")
-        shutil.rmtree(backup, ignore_errors=True)
+    original = current_fp = ts.fingerprint(current_paths, folder)
+    link = os.path.join(cache, "rewritten", f"{current_fp[:32]}.json")
+    if os.path.exists(link):
+        with open(link, encoding="utf-8") as fh:
+            original = json.load(fh)["original"]
+    backup = os.path.join(cache, f"corpus-full-{original[:16]}")
+    state_path = os.path.join(backup, "state.json")
+    if not os.path.exists(state_path):
+        if original != current_fp:
+            from multiref.util.errors import UserError
+
+            raise UserError(f"{link} names a corpus snapshot that is gone: delete {cache} and rebuild the corpus")
+        _progress(f"snapshot of the corpus before leak removal -> {backup}")
+        tmp = backup + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
         for path in current_paths:
-            target = os.path.join(backup, os.path.relpath(path, folder))
+            target = os.path.join(tmp, os.path.relpath(path, folder))
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copyfile(path, target)
         meta = hfdata.load_meta(folder)
-        state = {"original": current_fp, "original_meta": {c: meta["configs"][c] for c in CORPUS_CONFIGS}}
-        _write_state(state_path, state)
+        _write_state(os.path.join(tmp, "state.json"),
+                     {"original": current_fp, "original_meta": {c: meta["configs"][c] for c in CORPUS_CONFIGS}})
+        shutil.rmtree(backup, ignore_errors=True)
+        os.replace(tmp, backup)  # complete or absent
+    with open(state_path, encoding="utf-8") as fh:
+        state = json.load(fh)
     files = {c: {split: [os.path.join(backup, os.path.relpath(p, folder)) for p in paths]
                  for split, paths in current_by.items()} for c, current_by in current.items()}
-    return files, state, state_path
+    return files, state, cache
 
 
 def _write_state(path: str, state: Mapping) -> None:
@@ -119,7 +128,7 @@ def _lucene_index(folder: str, state: Mapping, queries: Mapping, config: Retriev
     from lsdscc.testset import retrieval
 
     key = ts.options_hash({"corpus": state["original"], "index": config.index_options()})
-    index_dir = os.path.join(folder, "artifacts", f"lucene-index-{key}")
+    index_dir = os.path.join(folder, f"lucene-index-{key}")  # folder: the build cache
     if retrieval.index_is_complete(index_dir):
         _progress(f"reused Lucene index {index_dir}")
         counts["lucene_index_reused"] = True
@@ -136,7 +145,7 @@ def _doc2vec_model(folder: str, state: Mapping, query_texts: Sequence[str], resp
     from lsdscc.testset import doc2vec
 
     key = ts.options_hash({"corpus": state["original"], "doc2vec": config.model_options()})
-    model_dir = os.path.join(folder, "artifacts", f"doc2vec-{key}")
+    model_dir = os.path.join(folder, f"doc2vec-{key}")  # folder: the build cache
     model_path = os.path.join(model_dir, "doc2vec.model")
     if os.path.exists(model_path):
         _progress(f"reused Doc2Vec model {model_path}")
@@ -158,13 +167,13 @@ def _doc2vec_model(folder: str, state: Mapping, query_texts: Sequence[str], resp
     return model
 
 
-def _retrieve(folder, state, queries, to_expand, config: RetrievalConfig, counts: dict, seconds: dict) -> dict:
+def _retrieve(cache, state, queries, to_expand, config: RetrievalConfig, counts: dict, seconds: dict) -> dict:
     """Index (or reuse) and search on the driver; returns plain Python hits (every Java
     proxy released before Beam and gensim start their threads: :func:`lsdscc.testset.retrieval.neighbours`)."""
     from lsdscc.testset import retrieval
 
     start = time.perf_counter()
-    index_dir = _lucene_index(folder, state, queries, config, counts)
+    index_dir = _lucene_index(cache, state, queries, config, counts)
     seconds["lucene_index"] = time.perf_counter() - start
     start = time.perf_counter()
     hits = retrieval.neighbours(index_dir, to_expand, config)
@@ -177,9 +186,13 @@ def _retrieve(folder, state, queries, to_expand, config: RetrievalConfig, counts
 
 
 def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampling: ts.SamplingConfig,
-              beam_args: Sequence[str] = ()) -> dict:
+              beam_args: Sequence[str] = (), cache: str | None = None) -> dict:
     """Build ``test_candidates`` for the corpus in ``folder`` and remove the used pairs from
-    its training data. Returns the counts also written to the dataset card."""
+    its training data. Returns the counts also written to the dataset card. ``cache``: the
+    build cache (default :func:`lsdscc.testset.build_cache.cache_for` of ``folder``; a staging folder
+    passes its target's)."""
+    from lsdscc.testset.build_cache import cache_for
+
     from multiref.output import hfdata
 
     from lsdscc.testset import doc2vec
@@ -187,7 +200,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     counts: dict = {}
     seconds: dict = {}
     clock = time.perf_counter()
-    files, state, state_path = _corpus_source(folder)
+    files, state, cache = _corpus_source(folder, cache or cache_for(folder))
     single = {split: ts.read_table(paths) for split, paths in files["single_turn"].items()}
     multi = {split: ts.read_table(paths) for split, paths in files["multi_turn"].items()}
     cols = {c: [] for c in ("id", "query_id", "query", "response", "created_utc")}
@@ -205,11 +218,11 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
         counts[f"sampled_{name}"] = len(ids)
 
     to_expand = [(qid, queries[qid].text) for ids in sample.values() for qid in ids]
-    hits = _retrieve(folder, state, queries, to_expand, retrieval, counts, seconds)
+    hits = _retrieve(cache, state, queries, to_expand, retrieval, counts, seconds)
 
     start = time.perf_counter()
     query_texts = sorted({q.text for q in queries.values()})
-    model = _doc2vec_model(folder, state, query_texts, cols["response"], d2v, counts)
+    model = _doc2vec_model(cache, state, query_texts, cols["response"], d2v, counts)
     seconds["doc2vec_train"] = time.perf_counter() - start
     start = time.perf_counter()
     vectors = doc2vec.QueryVectors(model, query_texts)
@@ -251,14 +264,14 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     _progress(f"wrote {len(rows)} test queries -> {path}")
 
     start = time.perf_counter()
-    counts.update(_remove_leaks(folder, files, single, multi, ts.used_pairs(rows), state, state_path, beam_args))
+    counts.update(_remove_leaks(folder, files, single, multi, ts.used_pairs(rows), state, cache, beam_args))
     seconds["leak_removal"] = time.perf_counter() - start
     seconds["total"] = time.perf_counter() - clock
     counts["seconds"] = {k: round(v, 2) for k, v in seconds.items()}  # not in the card: not reproducible
     return counts
 
 
-def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_args) -> dict:
+def _remove_leaks(folder, files, single, multi, used, state, cache, beam_args) -> dict:
     """Rewrite single_turn and multi_turn without the test set's pairs; return counts."""
     import pyarrow as pa
     from multiref.output import hfdata
@@ -295,17 +308,18 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
             options=original.get("options", {}),
             counts=dict(original.get("counts", {}), test_set_leak_removal=removed),
             data_files=original["data_files"]))
-    state = dict(state, rewritten=ts.fingerprint(
-        [p for c in CORPUS_CONFIGS for ps in ts.config_files(folder, c).values() for p in ps], folder))
-    _write_state(state_path, state)
+    rewritten = ts.fingerprint([p for c in CORPUS_CONFIGS for ps in ts.config_files(folder, c).values() for p in ps],
+                               folder)
+    _write_state(os.path.join(cache, "rewritten", f"{rewritten[:32]}.json"), {"original": state["original"]})
     _progress(f"removed the test pairs from the training data in {time.perf_counter() - start:.1f}s "
               f"({json.dumps(counts, sort_keys=True)})")
     counts["beam_counters"] = beam_counters
     return counts
 
 
-def run_testset_stage(dataset_folder: str, args) -> dict:
-    """Run the test-set stage on a corpus folder; return its counts (also in the card)."""
+def run_testset_stage(dataset_folder: str, args, cache: str | None = None) -> dict:
+    """Run the test-set stage on a corpus folder; return its counts (also in the card).
+    ``cache``: the build cache (default: beside ``dataset_folder``, :mod:`lsdscc.testset.build_cache`)."""
     from multiref.output.beam_utils import is_local
     from multiref.util.errors import UserError
     from pipelines.testset_options import configs_from_args
@@ -319,7 +333,7 @@ def run_testset_stage(dataset_folder: str, args) -> dict:
         print("[lsdscc testset] the test-set stage runs locally (the JVM and Doc2Vec run on this machine); "
         "ignoring the remote runner options", file=sys.stderr)
         beam_args = []
-    counts = run_stage(dataset_folder, retrieval, d2v, sampling, beam_args=beam_args)
+    counts = run_stage(dataset_folder, retrieval, d2v, sampling, beam_args=beam_args, cache=cache)
     counts.pop("beam_counters", None)
     return counts
 

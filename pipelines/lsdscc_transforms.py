@@ -34,6 +34,8 @@ from lsdscc.corpus import records, sources, threads
 from lsdscc.corpus.records import dead_letter
 from lsdscc.corpus.threads import MULTI_FIELDS, SINGLE_FIELDS
 from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts
+from lsdscc.corpus import provenance
+from pipelines.lsdscc_releases import FILES, SCHEMA, SchemaTallying
 
 NAMESPACE = "lsdscc"
 _SINGLE_ROW, _MULTI_ROW = operator.itemgetter(*SINGLE_FIELDS), operator.itemgetter(*MULTI_FIELDS)  # dict -> row tuple
@@ -44,23 +46,26 @@ class _Counting(CountingDoFn):
     namespace = NAMESPACE
 
 
-class ReadPosts(_Counting):
+class ReadPosts(SchemaTallying, _Counting):
     """A dump file, or an injected ``(source name, line, record)`` -> ``(link_id, post tuple)``;
     malformed records go to the ``rejected`` output."""
 
     def __init__(self, config):
         self.config = config
 
-    def read_items(self, path):
+    def read_items(self, path, tap=None):
         """The file's items; lines of other subreddits are skipped before parsing; the
-        progress label shows only when progress is on (``--progress``)."""
+        progress label shows only when progress is on (``--progress``); ``tap`` sees the
+        stored bytes as they are read (:mod:`lsdscc.corpus.provenance`)."""
         return sources.read_items(path, subreddits=tuple(self.config.subreddits),
-                                  progress_label=f"reading {os.path.basename(path)}")
+                                  progress_label=f"reading {os.path.basename(path)}", tap=tap)
 
-    def _normalize(self, path, line, record, offset=None):
+    def _normalize(self, path, line, record, offset=None, file_tally=None):
         self.count("records-read")
         try:
             result = records.normalize(record, self.config)
+            if result != "other-subreddit":  # records of the wanted subreddits, by month and era
+                self.tally_schema(record, file_tally)
         except records.Rejected as exc:
             self.count(f"rejected-{exc.reason}")
             letter = dead_letter(path, line, exc.reason, exc.detail, record, offset)
@@ -76,9 +81,12 @@ class ReadPosts(_Counting):
         if isinstance(element, tuple):
             yield from self._normalize(*element)
             return
-        for item in self.read_items(element):
-            if item[0] == "ok":  # ("ok", line, record, offset); a reader without offsets is fine too
-                yield from self._normalize(element, *item[1:4])
+        tally = provenance.FileTally(element)  # digest, size and times, while reading (no second pass)
+        for item in self.read_items(element, tap=tally.tap):
+            if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file"):
+                tally.records += item[1] if item[0] == "skipped" else 1
+            if item[0] == "ok":  # ("ok", line, record, offset)
+                yield from self._normalize(element, *item[1:4], file_tally=tally)
             elif item[0] == "skipped":  # lines of other subreddits, dropped before parsing
                 self.count("records-read", item[1])
                 self.count("dropped-other-subreddit", item[1])
@@ -87,6 +95,7 @@ class ReadPosts(_Counting):
                 offset = offset[0] if offset else None
                 self.count(f"rejected-{reason}")
                 yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(element, line, reason, detail, raw, offset))
+        yield beam.pvalue.TaggedOutput(FILES, tally.summary())
 
 
 class Read(beam.PTransform):
@@ -105,8 +114,9 @@ class Read(beam.PTransform):
         else:
             start = self._files(pbegin) | "SpreadFiles" >> beam.Reshuffle()
         out = start | "ReadAndNormalize" >> beam.ParDo(ReadPosts(self.config)).with_outputs(
-            REJECTED, COUNTS, main="posts")
-        return {"posts": out.posts, "rejected": out[REJECTED], "counts": out[COUNTS]}
+            REJECTED, COUNTS, FILES, SCHEMA, main="posts")
+        return {"posts": out.posts, "rejected": out[REJECTED], "counts": out[COUNTS],
+                "files": out[FILES], "schema": out[SCHEMA]}
 
     def _files(self, pbegin):
         """The input files: local ones as resolved before the job; remote paths and globs

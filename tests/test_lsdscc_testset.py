@@ -168,9 +168,10 @@ def built(tmp_path_factory):
     folder = tmp_path_factory.mktemp("testset") / "corpus"
     spec = make_corpus(folder)
     first = run_testset_stage(str(folder), stage_args())
-    artifacts = sorted((folder / "artifacts").rglob("*"))
+    artifacts = sorted((folder.parent / "corpus.cache").rglob("*"))  # the build cache, beside the folder
     mtimes = {p: p.stat().st_mtime_ns for p in artifacts if p.is_file()}
-    files = {p: p.read_bytes() for p in folder.rglob("*.parquet") if "artifacts" not in p.parts}
+    files = {p: p.read_bytes() for p in folder.rglob("*.parquet")}
+    assert not (folder / "artifacts").exists() and artifacts
     files[folder / "README.md"] = (folder / "README.md").read_bytes()
     second = run_testset_stage(str(folder), stage_args())
     return folder, spec, first, second, mtimes, files
@@ -242,7 +243,7 @@ def test_rerun_reuses_artifacts_and_is_byte_identical(built):
     assert (first["lucene_index_reused"], first["doc2vec_model_reused"]) == (False, False)
     assert (second["lucene_index_reused"], second["doc2vec_model_reused"]) == (True, True)
     for path, mtime in mtimes.items():
-        if "corpus-full" in path.parts or path.name == "state.json":
+        if "rewritten" in path.parts:  # the leak-removed corpus's link, written again
             continue
         assert path.stat().st_mtime_ns == mtime, path
     for path, data in files.items():
@@ -271,7 +272,10 @@ def test_threshold_and_drop_short(tmp_path):
     assert counts["dropped_short_queries"] == counts["short_queries"] > 0
     meta = json.loads((tmp_path / "dataset_meta.json").read_text())
     assert meta["configs"]["test_candidates"]["options"]["retrieval"]["k1"] == 0.8
-    assert os.path.isdir(tmp_path / "artifacts")
+    cache = tmp_path.parent / (tmp_path.name + ".cache")
+    assert not os.path.isdir(tmp_path / "artifacts") and os.path.isdir(cache)
+    assert sorted(p.name.rsplit("-", 1)[0] for p in cache.iterdir()) == ["corpus-full", "doc2vec", "lucene-index",
+                                                                          "rewritten"]
     assert spec
 
 

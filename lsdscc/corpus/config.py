@@ -55,7 +55,10 @@ class CorpusConfig:
     - ``long_word_length``: words longer than this count as "over-long" noise in the stats.
     - ``validation_fraction``: share of threads (by a hash of the thread id) in validation.
     - ``min_turns``: multi-turn conversations need at least this many turns (root included).
-    - ``drop_deleted_later``: drop comments whose ``_meta.was_deleted_later`` is true.
+    - ``drop_deleted_later``: drop records that ``_meta`` says were deleted or removed after
+      their first retrieval (:mod:`lsdscc.corpus.deletions`; records deleted before it are always dropped).
+    - ``since`` / ``until``: keep threads whose submission was created in this range of UTC
+      epoch seconds, both ends included (None: no bound); :mod:`lsdscc.corpus.eras` gives the rule.
     - ``bots`` / ``bot_pattern``: authors dropped as bots.
     - ``num_shards``: parquet files per split (does not change the rows; a hash of the thread
       id picks a row's file). The pipeline resolves its ``--num-shards auto`` from the input
@@ -77,6 +80,8 @@ class CorpusConfig:
     validation_fraction: float = 0.15
     min_turns: int = 3
     drop_deleted_later: bool = True
+    since: int | None = None
+    until: int | None = None
     bots: tuple = DEFAULT_BOTS
     bot_pattern: str = r"(?i)bot[-_]?$"
     unk_token: str = "<unk>"
@@ -93,6 +98,12 @@ class CorpusConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        for name in ("since", "until"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+                raise ValueError(f"{name} must be epoch seconds (an integer) or None, got {value!r}")
+        if self.since is not None and self.until is not None and self.since > self.until:
+            raise ValueError(f"since ({self.since}) is after until ({self.until})")
         if not 0.0 <= self.validation_fraction < 1.0:
             raise ValueError(f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}")
 

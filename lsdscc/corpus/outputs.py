@@ -16,6 +16,7 @@ from typing import Mapping
 CONFIGS = ("single_turn", "multi_turn")
 SPLITS = ("train", "validation")
 WORK = "_work"  # an older build's spill folder, removed by prepare_folder
+DELETION_REASONS = ("initially-deleted", "removed-later", "deleted-later")  # lsdscc.corpus.deletions.REASONS
 
 
 def schema(config: str):
@@ -90,15 +91,22 @@ def prepare_folder(folder: str) -> None:
 
 
 def build_stats(options: Mapping, input_names, counts: Mapping, vocabulary: Mapping, lengths: Mapping,
-                shards) -> dict:
+                shards, schema: Mapping | None = None, files=None) -> dict:
     """The ``stats.json`` report from what the pipeline computed.
 
     ``options``: ``CorpusConfig.as_options()``; ``counts``: the summed tallies; ``vocabulary``:
     :func:`lsdscc.corpus.vocab.vocabulary_summary` (or {} for an empty corpus); ``lengths``:
     ``{"query": {len: n}, "response": {len: n}}``; ``shards``: the writer's shard summaries
     ``(config, split, shard, rows, response-number histogram)``. The ``kept-*`` counts and
-    the split sizes come from the shards.
+    the split sizes come from the shards. ``schema``: ``{"months", "fields_by_era"}`` of the
+    records read (:func:`lsdscc.corpus.eras.merge_schema`); ``files``: the input files' summaries
+    (:class:`lsdscc.corpus.provenance.FileTally`), listed as ``files`` (names, bytes, SHA-256,
+    records, first/last ``created_utc``).
     """
+    from lsdscc.corpus import eras
+
+    schema = dict(schema or {})
+    months = dict(schema.get("months", {}))
     splits = {c: {s: 0 for s in SPLITS} for c in CONFIGS}
     rpq: dict = {}
     counts = dict(counts)
@@ -138,6 +146,10 @@ def build_stats(options: Mapping, input_names, counts: Mapping, vocabulary: Mapp
             },
         },
         "survival": [{"stage": s, "remaining": n} for s, n in survival(counts)],
+        "files": list(files or []),
+        "months": months,
+        "low_months": eras.low_months(months),
+        "fields_by_era": dict(schema.get("fields_by_era", {})),
     }
 
 
@@ -166,12 +178,15 @@ def survival(counts: Mapping[str, int]) -> list:
     stages.append(("well-formed", n))
     n -= c("dropped-other-subreddit")
     stages.append(("in the subreddits", n))
-    n -= c("dropped-deleted") + c("dropped-removed") + c("dropped-deleted-later")
+    n -= sum(c(f"dropped-{r}") for r in ("deleted", "removed") + DELETION_REASONS)
     stages.append(("not deleted/removed", n))
     n -= c("dropped-bot")
     stages.append(("not by a bot", n))
     n -= c("dropped-duplicate-id")
     stages.append(("unique posts", n))
+    if "dropped-out-of-range" in counts:
+        n -= c("dropped-out-of-range")
+        stages.append(("threads in the time range", n))
     pairs = c("pairs-candidate")
     stages.append(("pairs (parent present)", pairs))
     pairs -= c("dropped-empty-after-cleaning")
@@ -289,9 +304,9 @@ def write_cards(folder: str, stats: Mapping, warn=print) -> list:
         local = tempfile.mkdtemp(prefix="lsdscc-card-")
     options, counts = stats["options"], stats["counts"]
     shared = {k: v for k, v in counts.items() if not k.startswith(("kept-", "multi-turn"))}
-    sections = {"Statistics": _statistics_section(stats), "Privacy": (
-        "No usernames are kept (authors are read only to drop bots); deleted and removed posts are "
-        "dropped. Provenance: thread id, comment ids and creation times.")}
+    from lsdscc.corpus import release_card
+
+    sections = {"Statistics": _statistics_section(stats), **release_card.sections(stats)}
     warnings = []
     for name in CONFIGS:
         splits, empty = card_splits(stats, name)
@@ -307,7 +322,9 @@ def write_cards(folder: str, stats: Mapping, warn=print) -> list:
             data_files={s: f"{name}/{s}-*.parquet" for s in splits})
         hfdata.add_config(local, info, title="LSDSCC: r/movies conversations",
                           summary="A large-scale domain-specific conversational corpus built from r/movies threads "
-                          "(Xu et al. 2018), rebuilt with multiref-dialog.", sections=sections)
+                          "(Xu et al. 2018), rebuilt with multiref-dialog.", sections=sections,
+                          card_data=release_card.CARD_DATA, citations=release_card.CITATIONS,
+                          extra={"source_files": stats.get("files", [])})
     for message in warnings:
         warn(f"warning: {message}")
     if local != folder:

@@ -7,7 +7,8 @@ reddit samples): ``created_utc`` as number or string, ``retrieved_on`` or ``retr
 export where every value is a string, and the Reddit API's ``{"kind", "data"}`` wrapper.
 
 :func:`normalize` returns a :class:`Post` (a small tuple: what the pipeline carries), a drop
-reason (``other-subreddit``, ``deleted``, ``removed``, ``bot``, ``deleted-later``), or raises
+reason (``other-subreddit``, ``deleted``, ``removed``, ``bot``, or a ``_meta`` reason of
+:mod:`lsdscc.corpus.deletions`), or raises
 :class:`Rejected` for a malformed record. The subreddit is checked first: a record with a
 string ``subreddit`` outside ``CorpusConfig.subreddits`` is ``other-subreddit`` whatever else
 it holds, as the reader's byte prefilter (:func:`lsdscc.corpus.sources.read_items`) assumes. Usernames are read only to recognise bots; they
@@ -27,6 +28,7 @@ from typing import NamedTuple
 
 from lsdscc.corpus.cleaning import DELETED_BODIES
 from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.deletions import meta_drop_reason
 
 
 class Rejected(Exception):
@@ -210,9 +212,9 @@ def normalize(record: dict, config: CorpusConfig) -> Post | str:
             return "removed" if "removed" in stripped else "deleted"
         if is_bot(author, config):
             return "bot"
-    meta = record.get("_meta")
-    if config.drop_deleted_later and isinstance(meta, dict) and meta.get("was_deleted_later") in (True, "true", "True", 1):
-        return "deleted-later"
+    dropped = meta_drop_reason(record.get("_meta"), keep_later=not config.drop_deleted_later)
+    if dropped is not None:  # lsdscc.corpus.deletions: removed or deleted after the first retrieval
+        return dropped
     return Post(kind, post_id, link_id, parent_id, created, text)
 
 

@@ -361,6 +361,13 @@ def _item(line_no: int, raw: bytes, offset: int) -> tuple | None:
 
 
 @contextlib.contextmanager
+def _tapped(opened, tap):
+    """``opened`` (closed on exit), wrapped by ``tap`` when one is given."""
+    with opened as fh:
+        yield fh if tap is None else tap(fh)
+
+
+@contextlib.contextmanager
 def _metered(fh, path: str, label: str | None):
     """``fh``, or when ``label`` is given and progress is on (:mod:`multiref.util.progress`), ``fh``
     counting the bytes read (of the file as stored) for a progress line on stderr."""
@@ -377,7 +384,7 @@ def _metered(fh, path: str, label: str | None):
         meter.bar.close()
 
 
-def read_items(path: str, subreddits=None, progress_label: str | None = None) -> Iterator[tuple]:
+def read_items(path: str, subreddits=None, progress_label: str | None = None, tap=None) -> Iterator[tuple]:
     """Every record of one dump file, in file order, as items (line numbers count from 1):
 
     - ``("ok", line, record, offset)``: a JSON object (``dict``), to be checked by ``normalize``;
@@ -403,11 +410,14 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None) ->
 
     ``progress_label``: show reading progress on stderr under this label (bytes of the file,
     lines/s) when progress is on (``MULTIREF_PROGRESS``); when it is off nothing is wrapped.
+
+    ``tap``: a function wrapping the opened file (as stored, before decompression), e.g.
+    :meth:`lsdscc.corpus.provenance.FileTally.tap` to hash the bytes as they are read.
     """
     if isinstance(subreddits, (str, bytes)):
         raise TypeError(f"subreddits should be an iterable of names, not one string: {subreddits!r}")
     wanted = _wanted(subreddits)
-    with _open(path) as stored, _metered(stored, path, progress_label) as fh:
+    with _tapped(_open(path), tap) as stored, _metered(stored, path, progress_label) as fh:
         meter = fh if fh is not stored else None
         chunks = _chunks(fh)
         where = [0, 0]  # lines read, byte offset of the next line

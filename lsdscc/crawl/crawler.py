@@ -30,7 +30,9 @@ fsync), and committed by atomically replacing ``crawl_state/state.json``. On sta
 is truncated back to its committed size, so records of a thread that was being written
 when the crawl died are discarded, and finished threads are never fetched again.
 
-Rate limits: prawcore paces requests from Reddit's ``x-ratelimit-*`` headers. On top of
+Rate limits: Reddit's free tier allows 100 queries per minute per OAuth client (since
+2023-07); :class:`lsdscc.crawl.pace.RequestPacer` keeps every crawl under that on our side
+(``--requests-per-minute``), and prawcore also paces from the ``x-ratelimit-*`` headers. On top of
 that :class:`BackoffRequestor` retries every HTTP request answered 429 or 5xx (or dropped
 by the network) with exponential backoff plus seeded jitter, honouring ``Retry-After`` and
 an exhausted rate-limit window, and logs each wait. Credentials come only from praw.ini or
@@ -54,6 +56,7 @@ from lsdscc.crawl.files import (
     comment_record, dumps, thread_records, parse_id, read_ids,
     CrawlState,
 )
+from lsdscc.crawl.pace import RequestPacer
 from multiref.util.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -158,8 +161,9 @@ def _backoff_requestor_class():
 
     class BackoffRequestor(prawcore.Requestor):
         def __init__(self, *args, retry_policy: RetryPolicy, sleep: Callable[[float], None] = time.sleep,
-                     stats: CrawlStats | None = None, **kwargs):
+                     stats: CrawlStats | None = None, pacer: RequestPacer | None = None, **kwargs):
             super().__init__(*args, **kwargs)
+            self.pacer = pacer
             self.retry_policy = retry_policy
             self.rng = random.Random(retry_policy.seed)
             self.sleep = sleep
@@ -171,6 +175,8 @@ def _backoff_requestor_class():
             attempt = 0
             while True:
                 server_wait = 0.0
+                if self.pacer is not None:  # Reddit's per-client limit, kept on our side too
+                    self.pacer.wait()
                 try:
                     response = super().request(method, url, *args, **kwargs)
                 except prawcore.exceptions.RequestException as exc:
@@ -219,8 +225,10 @@ _CREDENTIALS_HELP = ("put client_id, client_secret and user_agent in the [{site}
 
 def make_reddit(*, site: str | None = None, retry_policy: RetryPolicy = RetryPolicy(),
                 reddit_url: str | None = None, oauth_url: str | None = None,
-                sleep: Callable[[float], None] = time.sleep, stats: CrawlStats | None = None):
-    """A read-only ``praw.Reddit`` (client-credentials grant) using :class:`BackoffRequestor`.
+                sleep: Callable[[float], None] = time.sleep, stats: CrawlStats | None = None,
+                pacer: RequestPacer | None = None):
+    """A read-only ``praw.Reddit`` (client-credentials grant) using :class:`BackoffRequestor`,
+    paced by ``pacer`` (:class:`lsdscc.crawl.pace.RequestPacer`; None: no client-side pacing).
 
     Credentials come from praw.ini section ``site`` (default: ``[multiref]`` when it exists,
     else ``$praw_site`` or ``[DEFAULT]``) and ``praw_*`` environment variables; praw reads them.
@@ -234,7 +242,7 @@ def make_reddit(*, site: str | None = None, retry_policy: RetryPolicy = RetryPol
     kwargs: dict[str, Any] = {
         "check_for_updates": False,  # never call PyPI from a crawl
         "requestor_class": _backoff_requestor_class(),
-        "requestor_kwargs": {"retry_policy": retry_policy, "sleep": sleep, "stats": stats},
+        "requestor_kwargs": {"retry_policy": retry_policy, "sleep": sleep, "stats": stats, "pacer": pacer},
     }
     if reddit_url:
         kwargs["reddit_url"] = reddit_url.rstrip("/")
@@ -301,20 +309,22 @@ def crawl(config: CrawlConfig, *, reddit=None, site: str | None = None, retry_po
           reddit_url: str | None = None, oauth_url: str | None = None,
           clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
           progress: Callable[[str], None] | None = _stderr_progress,
-          on_thread_done: Callable[[str, int], None] | None = None) -> CrawlStats:
+          on_thread_done: Callable[[str, int], None] | None = None,
+          pacer: RequestPacer | None = None) -> CrawlStats:
     """Crawl the selected threads into ``config.output`` (see the module docstring); return counts.
 
     ``reddit`` may be a ready praw.Reddit (tests); otherwise one is made by :func:`make_reddit`.
     ``on_thread_done(sid, n_done)`` is called after each committed thread (tests use it to
     simulate a crash). Network and API failures become one-line UserErrors; the folder stays
-    resumable.
+    resumable. ``pacer``: the client-side request limit (default: Reddit's 100 requests per
+    minute, :class:`lsdscc.crawl.pace.RequestPacer`, sleeping with ``sleep``).
     """
     import prawcore
 
     stats = CrawlStats()
     if reddit is None:
         reddit = make_reddit(site=site, retry_policy=retry_policy, reddit_url=reddit_url, oauth_url=oauth_url,
-                             sleep=sleep, stats=stats)
+                             sleep=sleep, stats=stats, pacer=pacer if pacer is not None else RequestPacer(sleep=sleep))
     state = CrawlState(config.output).open()
     _record_run(state, config, retry_policy, clock)
     say = progress or (lambda message: None)

@@ -134,17 +134,29 @@ def add_config(
     title: str | None = None,
     summary: str | None = None,
     sections: Mapping[str, str] | None = None,
+    card_data: Mapping[str, Any] | None = None,
+    citations: Iterable[str] | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> None:
     """Record ``info`` in the folder's metadata and rewrite its README card.
 
     ``title`` and ``summary`` set the card's heading and opening paragraph (kept from an
     earlier call when not given); ``sections`` adds or replaces named Markdown sections.
+    ``card_data``: the Hub's card fields (``license``, ``language``, ``task_categories``,
+    ``pretty_name``, ...: :func:`card_front`); ``citations``: BibTeX entries for the card's
+    citation block; ``extra``: more top-level keys of ``dataset_meta.json`` (e.g. the source
+    files). Each replaces what an earlier call gave when given.
     """
     meta = load_meta(folder)
     if title:
         meta["title"] = title
     if summary:
         meta["summary"] = summary
+    if card_data is not None:
+        meta["card_data"] = _jsonable(dict(card_data))
+    if citations is not None:
+        meta["citations"] = list(citations)
+    meta.update(_jsonable(dict(extra or {})))
     meta.setdefault("sections", {}).update(dict(sections or {}))
     meta["configs"][info.name] = config_entry(info, _split_bytes(folder, info.files()))
     os.makedirs(folder, exist_ok=True)
@@ -208,6 +220,7 @@ def card_text(meta: Mapping[str, Any], default_title: str) -> str:
     configs = meta.get("configs", {})
     names = sorted(configs)
     front = {
+        **card_front(meta),
         "configs": [
             {
                 "config_name": name,
@@ -254,4 +267,37 @@ def card_text(meta: Mapping[str, Any], default_title: str) -> str:
             lines += [json.dumps(c["counts"], indent=2, sort_keys=True, ensure_ascii=False), "```", ""]
     for heading, body in sorted(meta.get("sections", {}).items()):
         lines += [f"## {heading}", "", body.rstrip(), ""]
+    if meta.get("citations"):
+        lines += ["## Citation", "", "Please cite the papers this dataset is built from:", ""]
+        for entry in meta["citations"]:
+            lines += ["```bibtex", entry.strip(), "```", ""]
     return "\n".join(lines)
+
+
+#: The Hub's size categories (``datasets/utils/resources/size_categories.json``), by upper bound.
+SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+                   (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"),
+                   (10**10, "1B<n<10B"), (10**11, "10B<n<100B"), (10**12, "100B<n<1T"))
+
+
+def size_category(rows: int) -> str:
+    """The Hub's ``size_categories`` value for a dataset of ``rows`` examples."""
+    for bound, name in SIZE_CATEGORIES:
+        if rows < bound:
+            return name
+    return "n>1T"
+
+
+def card_front(meta: Mapping[str, Any]) -> dict:
+    """The Hub fields of the card's YAML (before ``configs``): ``meta["card_data"]`` in the
+    Hub's usual order, with ``size_categories`` from the largest config's rows. {} when the
+    metadata has no card data (an older folder)."""
+    data = dict(meta.get("card_data") or {})
+    if not data:
+        return {}
+    largest = max((sum(c["splits"].values()) for c in meta.get("configs", {}).values()), default=0)
+    data["size_categories"] = [size_category(largest)]
+    order = ("pretty_name", "license", "license_name", "license_link", "language", "multilinguality",
+             "annotations_creators", "language_creators", "source_datasets", "task_categories", "task_ids",
+             "size_categories", "tags")
+    return {**{k: data[k] for k in order if k in data}, **{k: v for k, v in sorted(data.items()) if k not in order}}

@@ -1,0 +1,74 @@
+"""``multiref lsdscc export-ids`` and ``multiref lsdscc rehydrate``: ids-only releases (lsdscc/corpus/ids.py).
+
+Standard library only at module level. Examples::
+
+    multiref lsdscc export-ids --dataset out/lsdscc --output lsdscc-ids.json
+    multiref lsdscc rehydrate --ids lsdscc-ids.json --input dumps/ --output out/lsdscc-rebuilt
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def register_export(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dataset", required=True, metavar="FOLDER", help="an LSDSCC corpus folder (lsdscc build)")
+    parser.add_argument("--output", required=True, metavar="IDS",
+                        help="the ids file to write (JSON: ids, build options and dump digests; no text)")
+    parser.set_defaults(func=handle_export)
+
+
+def register_rehydrate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ids", required=True, metavar="IDS", help="an ids file written by export-ids")
+    parser.add_argument("--input", action="append", required=True, metavar="PATH_OR_GLOB",
+                        help="your dump files, folders or globs (repeatable)")
+    parser.add_argument("--output", required=True, metavar="FOLDER", help="the dataset folder to build")
+    parser.set_defaults(func=handle_rehydrate)
+
+
+def handle_export(args) -> int:
+    """Write the ids file (temporary name, then rename)."""
+    from lsdscc.corpus import ids
+    from multiref.output.beam_writer import write_file
+
+    release = ids.export_ids(args.dataset)
+    write_file(os.path.abspath(args.output), ids.ids_text(release).encode("utf-8"))
+    rows = sum(len(f["rows"]) for f in release["files"].values())
+    print(f"ids of {rows:,} rows in {len(release['files'])} parquet file(s) written to {args.output} (no text)")
+    return 0
+
+
+def handle_rehydrate(args) -> int:
+    """Rebuild with the release's options from the user's dumps; publish the folder whole."""
+    from lsdscc.corpus import ids
+    from multiref.output import publish, published
+    from pipelines.lsdscc_corpus import finalize, run_parsed
+    from pipelines.lsdscc_options import add_corpus_arguments
+
+    release = ids.read_ids(args.ids)
+    parser = argparse.ArgumentParser(prog="multiref lsdscc rehydrate")
+    add_corpus_arguments(parser)
+    values = parser.parse_args(ids.build_argv(release["options"]))
+    values.input, target = list(args.input), args.output
+    with publish.publishing(target, command="multiref lsdscc rehydrate") as pub:
+        values.output = pub.staging
+        summary = run_parsed(values, [], quiet=True)
+        if summary["stats"]["options"] != release["options"]:
+            raise RuntimeError("rehydrate: the rebuilt options differ from the release's")  # our bug: exit 3
+        missing, removed = ids.compare(release, pub.staging)
+        if removed:
+            finalize(pub.staging, quiet=True)  # the card and plots again (stats keep the build's counts)
+        splits = published.check_dataset(pub.staging)
+    for note in ids.digest_notes(release, summary["stats"].get("files", [])):
+        print(f"warning: {note}", file=sys.stderr)
+    for rel, lost in missing:
+        print(f"warning: {rel}: {len(lost):,} row(s) of the release missing from your dumps: {', '.join(lost)}",
+              file=sys.stderr)
+    for rel, n in removed:
+        what = "a file the release does not hold, removed" if n < 0 else f"{n:,} row(s) not in the release, removed"
+        print(f"note: {rel}: {what}", file=sys.stderr)
+    parts = "; ".join(f"{c}: " + ", ".join(f"{s} {n:,}" for s, n in sorted(v.items())) for c, v in sorted(splits.items()))
+    print(f"LSDSCC dataset rebuilt from the ids in {args.ids} into {target} ({parts})")
+    return 0
