@@ -42,7 +42,8 @@ import sys
 import time
 
 from lsdscc.config import CorpusConfig
-from pipelines.lsdscc_options import config_from_values, resolve_num_shards
+from multiref.options import from_args
+from pipelines.lsdscc_options import CorpusJob, config_from_values, resolve_num_shards
 
 #: The composites of the graph, in order: the steps of ALGORITHMS.md section 1.
 STEPS = ("Read", "Threads", "Clean", "Vocabulary", "Pairs", "Conversations", "Dedup", "Split", "Write")
@@ -114,7 +115,7 @@ def _log(message: str, quiet: bool) -> None:
 
 
 def run(argv=None, *, source=None, quiet: bool = False) -> dict:
-    """Build the corpus. ``argv``: our flags (:class:`pipelines.lsdscc_options.LsdsccCorpusOptions`)
+    """Build the corpus. ``argv``: our flags (:func:`pipelines.lsdscc_options.corpus_pipeline_options`)
     plus any Beam flags; ``source``: in-memory records instead of files.
 
     Returns ``{"output", "counts", "splits", "stats"}`` (``{"output", "dry_run": True}`` when
@@ -122,10 +123,10 @@ def run(argv=None, *, source=None, quiet: bool = False) -> dict:
     empty glob, a bad option or an unwritable output folder.
     """
     from multiref.beam_utils import pipeline_options
-    from pipelines.lsdscc_options import LsdsccCorpusOptions
+    from pipelines.lsdscc_options import corpus_pipeline_options
 
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
-    return run_parsed(options.view_as(LsdsccCorpusOptions), None, source=source, quiet=quiet, options=options)
+    return run_parsed(options.view_as(corpus_pipeline_options()), None, source=source, quiet=quiet, options=options)
 
 
 def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=None) -> dict:
@@ -140,9 +141,10 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
-    folder = values.output
-    inputs = [] if source is not None else sources.resolve_inputs(values.input or sources.default_inputs())
-    config = config_from_values(values, resolve_num_shards(values.num_shards, inputs, source))
+    job = from_args(CorpusJob, values)
+    folder = job.output
+    inputs = [] if source is not None else sources.resolve_inputs(list(job.input) or sources.default_inputs())
+    config = config_from_values(values, resolve_num_shards(job.num_shards, inputs, source))
     check_output_for_runner(options, folder)
     executes = not runner_does_not_execute(options)
     if executes:
