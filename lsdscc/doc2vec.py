@@ -35,10 +35,10 @@ EMPTY = "<empty>"  # stands for an empty sentence so that line numbers stay tags
 class Doc2VecConfig:
     """Doc2Vec options (gensim names) plus the re-ranking ``threshold``."""
 
-    vector_size: int = option(100, flag="--doc2vec-vector-size", help="")
-    epochs: int = option(10, flag="--doc2vec-epochs", help="")
-    window: int = option(5, flag="--doc2vec-window", help="")
-    min_count: int = option(2, flag="--doc2vec-min-count", help="")
+    vector_size: int = option(100, flag="--doc2vec-vector-size", help="dimensions of the vectors")
+    epochs: int = option(10, flag="--doc2vec-epochs", help="training passes over the sentences")
+    window: int = option(5, flag="--doc2vec-window", help="context window, in words")
+    min_count: int = option(2, flag="--doc2vec-min-count", help="words seen fewer times are ignored")
     workers: int = option(1, flag="--doc2vec-workers",
                           help="training threads; 1 is reproducible, more is faster but not bit-reproducible")
     dm: int = option(1, flag="--doc2vec-dm", choices=(0, 1), help="1: PV-DM (gensim's default), 0: PV-DBOW")

@@ -228,13 +228,35 @@ def recorded(config) -> dict:
     return out
 
 
+def _shown(default) -> str:
+    """A default as the docs show it."""
+    if isinstance(default, bool):
+        return "yes" if default else "no"
+    if isinstance(default, (tuple, list)):
+        return " ".join(str(v) for v in default) or "-"
+    return "-" if default is None else str(default)
+
+
 def declared(*classes) -> list:
-    """``[(flag, default, help)]`` of ``classes``, each flag once, in the order ``--help`` shows them."""
-    parser = argparse.ArgumentParser(add_help=False)
-    add_arguments(parser, *classes)
+    """``[(flag, default, help, fields)]`` of ``classes`` for the docs: each flag once, in the
+    order ``--help`` shows them (a switch that can be turned off as ``--x/--no-x``);
+    ``default`` as text; ``help`` with the choices; ``fields``: the ``Class.field`` it sets."""
+    rows = {}
+    for opt, default, _title in _declarations(classes):
+        owner = _owner(classes, opt)
+        if opt.flag not in rows:
+            off = isinstance(default, bool) and (default or opt.negatable)
+            text = f"{opt.help}; one of: {', '.join(map(str, opt.choices))}" if opt.choices else opt.help
+            rows[opt.flag] = {"flag": f"{opt.flag}/--no-{opt.flag[2:]}" if off else opt.flag,
+                              "help": text.lstrip("; "), "defaults": {}, "fields": []}
+        rows[opt.flag]["defaults"][opt.index or 0] = default  # an indexed flag: one value per field
+        rows[opt.flag]["fields"].append(f"{owner.__name__}.{_field_name(owner, opt)}")
     out = []
-    for action in parser._actions:
-        flag = action.option_strings[0]
-        text = (action.help or "").replace("%(default)s", str(action.default)).replace("%%", "%")
-        out.append((flag, action.default, text))
+    for row in rows.values():
+        values = [v for _i, v in sorted(row["defaults"].items())]
+        out.append((row["flag"], _shown(tuple(values) if len(values) > 1 else values[0]), row["help"], row["fields"]))
     return out
+
+
+def _field_name(cls: type, opt: Option) -> str:
+    return next(f.name for f, o in options_of(cls) if o is opt)

@@ -93,11 +93,15 @@ class BuildOptions:
         return recorded(self)
 
 
+#: the classes declaring the job's options, in the order --help shows their flags
+BUILD_OPTIONS = (DailyDialogJob, BuildOptions)
+
+
 def add_build_arguments(parser, *, output_required: bool = False) -> None:
     """The options of ``dailydialog build`` (``output_required``: the CLI's ``--output`` is
     required; Beam's options classes cannot require a flag, so :func:`pipelines.dailydialog.run`
     checks it)."""
-    add_arguments(parser, DailyDialogJob, BuildOptions, required=("--output",) if output_required else ())
+    add_arguments(parser, *BUILD_OPTIONS, required=("--output",) if output_required else ())
 
 
 def dailydialog_pipeline_options() -> type:

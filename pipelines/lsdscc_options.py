@@ -37,6 +37,10 @@ class CorpusJob:
                                   f"{MAX_AUTO_SHARDS}")
 
 
+#: the classes declaring the corpus job's options, in the order --help shows their flags
+CORPUS_OPTIONS = (CorpusJob, CorpusConfig)
+
+
 class _Deprecated(argparse.Action):
     """Accepts a flag that no longer does anything, with a one-line note on stderr."""
 
@@ -53,7 +57,7 @@ class _Deprecated(argparse.Action):
 def add_corpus_arguments(parser) -> None:
     """The corpus job's own flags (Beam's flags are left to Beam): those of :class:`CorpusJob`
     and :class:`CorpusConfig`, and the deprecated ``--bucket-mb``."""
-    add_arguments(parser, CorpusJob, CorpusConfig)
+    add_arguments(parser, *CORPUS_OPTIONS)
     if "--bucket-mb" not in parser._option_string_actions:  # Beam parses every job's flags with one parser
         parser.add_argument("--bucket-mb", type=float, default=None, action=_Deprecated, help=argparse.SUPPRESS)
 
