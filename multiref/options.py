@@ -9,14 +9,18 @@ another options dataclass is made with :func:`group`. Everything else is derived
   Beam's parser from a ``PipelineOptions`` subclass's ``_add_argparse_args``);
 - :func:`from_args` builds the dataclass from the parsed values (an argparse ``Namespace``
   or a Beam options view);
-- :func:`declared` lists ``(flag, default, help)`` for the docs.
+- :func:`recorded` gives the options as the card records them;
+- :func:`declared` lists each flag with its default, help and the fields it sets, for the
+  docs (``docs/cli.md``).
 
 The flag's type follows the default: ``bool`` is a switch (``--x/--no-x`` when the default
-is true or ``negatable=True``, else ``--x``), ``int``/``float`` parse as such, a tuple
-default takes that many values (``nargs``), ``repeat=True`` collects a repeatable flag (its
-default ``None`` stands for the field's default), ``index=i`` makes the field the i-th value
-of a flag that several fields share (``--split-fractions TRAIN VALIDATION TEST``). One flag
-may serve several fields (``--testset-seed``): it is added once, and they must agree on the
+is true or ``negatable=True``, else ``--x``; with ``inverse=True``, a ``--x`` that sets the
+field to the opposite of its default, as ``--keep-deleted-later`` would for
+``drop_deleted_later``); ``int``/``float`` parse as such; a tuple default takes that many
+values (``nargs``), or one or more of ``choices``; ``repeat=True`` makes a repeatable flag
+(not given: the field's default); ``index=i`` makes the field the i-th value of a flag that
+several fields share (``--split-fractions TRAIN VALIDATION TEST``). One flag may serve
+several fields (``--testset-seed``): it is added once, and they must agree on the
 default. Standard library only: the ``multiref`` CLI imports this for ``--help``.
 """
 
@@ -25,7 +29,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 _KEY = "multiref.option"
 
@@ -42,6 +46,7 @@ class Option:
     high: float | None = None
     repeat: bool = False
     negatable: bool = False
+    inverse: bool = False
     index: int | None = None
     parse: Callable | None = None
     convert: Callable | None = None
@@ -55,21 +60,22 @@ class Option:
         return self.flag.lstrip("-").replace("-", "_")
 
 
-def option(default=dataclasses.MISSING, *, flag: str, help: str, choices=None, metavar=None,  # noqa: A002
-           low=None, high=None, repeat: bool = False, negatable: bool = False, index: int | None = None,
+def option(default, *, flag: str, help: str, choices=None, metavar=None, low=None, high=None,  # noqa: A002
+           repeat: bool = False, negatable: bool = False, inverse: bool = False, index: int | None = None,
            parse: Callable | None = None, convert: Callable | None = None, title: str = "", card: str = ""):
     """A dataclass field settable by ``flag``; ``default`` is the field's (and the flag's) default.
 
-    ``choices``: allowed values; ``low``/``high``: bounds of a number, checked by the parser
-    (a usage error, exit 2); ``parse``: an argparse ``type`` replacing the one the default
-    implies; ``convert``: applied to the parsed value before it becomes the field's (its
-    ValueError is the user's mistake); ``title``: the ``--help`` section of the flag;
-    ``card``: the field's name in :func:`recorded` (default: its own); ``repeat``,
-    ``negatable``, ``index``: see the module.
+    ``help``: the ``--help`` text (``(default: ...)`` is appended unless it mentions the
+    default); ``choices``: allowed values; ``low``/``high``: bounds of a number, checked by
+    the parser (a usage error, exit 2); ``parse``: an argparse ``type`` replacing the one the
+    default implies; ``convert``: applied to the parsed value (``None`` too) before it becomes
+    the field's (its ValueError is the user's mistake: name the flag in it); ``title``: the
+    ``--help`` section of the flag; ``card``: the field's name in :func:`recorded` (default:
+    its own); ``repeat``, ``negatable``, ``inverse``, ``index``: see the module.
     """
     meta = Option(flag=flag, help=help, choices=tuple(choices) if choices else None, metavar=metavar, low=low,
-                  high=high, repeat=repeat, negatable=negatable, index=index, parse=parse, convert=convert,
-                  title=title, card=card)
+                  high=high, repeat=repeat, negatable=negatable, inverse=inverse, index=index, parse=parse,
+                  convert=convert, title=title, card=card)
     if isinstance(default, (list, dict, set)):
         raise TypeError(f"{flag}: a mutable default; use a tuple")
     return dataclasses.field(default=default, metadata={_KEY: meta})
@@ -101,7 +107,6 @@ def _number(kind: type, low, high):
             raise argparse.ArgumentTypeError(f"must be {bounds}, got {value}")
         return value
 
-    parse.__name__ = kind.__name__  # argparse names the type in "invalid int value"
     return parse
 
 
@@ -117,7 +122,9 @@ def _value_type(opt: Option, sample):
 def _argument(opt: Option, default, shared: list) -> dict:
     """``add_argument``'s keywords for ``opt`` (``shared``: the defaults of an indexed flag)."""
     kw = {"dest": opt.dest, "metavar": opt.metavar, "choices": opt.choices}
-    if isinstance(default, bool):
+    if isinstance(default, bool) and opt.inverse:
+        kw.update(default=False, action="store_true", metavar=None)
+    elif isinstance(default, bool):
         positive = default or opt.negatable
         kw.update(default=default, action=argparse.BooleanOptionalAction if positive else "store_true", metavar=None)
     elif opt.index is not None:
@@ -134,15 +141,26 @@ def _argument(opt: Option, default, shared: list) -> dict:
     return {k: v for k, v in kw.items() if v is not None or k == "default"}
 
 
+class Declared(NamedTuple):
+    """One declared option: its :class:`Option`, default, ``--help`` section, and the class
+    and field that declare it."""
+
+    opt: Option
+    default: Any
+    title: str
+    owner: type
+    field: str
+
+
 def _declarations(classes) -> list:
-    """``[(Option, default, title)]`` of ``classes`` and their groups, depth first, in field order."""
+    """``[Declared]`` of ``classes`` and their groups, depth first, in field order."""
     out = []
     for cls in classes:
         for f, opt in options_of(cls):
             if opt.group is not None:
-                out += [(o, d, t or opt.title) for o, d, t in _declarations([opt.group])]
+                out += [d._replace(title=d.title or opt.title) for d in _declarations([opt.group])]
             else:
-                out.append((opt, f.default, opt.title))
+                out.append(Declared(opt, f.default, opt.title, cls, f.name))
     return out
 
 
@@ -156,24 +174,21 @@ def add_arguments(parser, *classes, required: tuple = ()) -> None:
     """
     decls = _declarations(classes)
     defaults, groups = {}, {}
-    for opt, default, _title in decls:
-        if opt.index is not None:
-            defaults.setdefault(opt.flag, {})[opt.index] = default
-        elif defaults.setdefault(opt.flag, default) != default:
-            raise TypeError(f"{opt.flag}: two fields give it different defaults")
-    for opt, default, title in decls:
+    for d in decls:
+        if d.opt.index is not None:
+            defaults.setdefault(d.opt.flag, {})[d.opt.index] = d
+        elif defaults.setdefault(d.opt.flag, d.default) != d.default:
+            raise TypeError(f"{d.opt.flag}: two fields give it different defaults")
+    for opt, default, title, _owner, _field in decls:
         if opt.flag in getattr(parser, "_option_string_actions", {}):
             continue
-        shared = [v for _i, v in sorted(defaults[opt.flag].items())] if opt.index is not None else []
-        target = parser
-        if title:
-            if title not in groups:
-                groups[title] = parser.add_argument_group(title)
-            target = groups[title]
-        kw = _argument(opt, default, shared)
-        if opt.index is not None and opt.metavar is None:
-            kw["metavar"] = tuple(f.name.upper() for f, o in options_of(_owner(classes, opt)) if o.flag == opt.flag)
-        target.add_argument(opt.flag, required=opt.flag in required, **kw)
+        parts = [p for _i, p in sorted(defaults[opt.flag].items())] if opt.index is not None else []
+        kw = _argument(opt, default, [p.default for p in parts])
+        if parts and opt.metavar is None:
+            kw["metavar"] = tuple(p.field.upper() for p in parts)
+        if title and title not in groups:
+            groups[title] = parser.add_argument_group(title)
+        groups.get(title, parser).add_argument(opt.flag, required=opt.flag in required, **kw)
 
 
 def from_args(cls: type, values, **given):
@@ -197,22 +212,10 @@ def from_args(cls: type, values, **given):
             value = f.default
         elif isinstance(value, list):
             value = tuple(value)
+        elif opt.inverse:
+            value = not value
         kwargs[f.name] = opt.convert(value) if opt.convert is not None else value
     return cls(**kwargs, **given)
-
-
-def _owner(classes, opt: Option) -> type:
-    """The class (among ``classes`` and their groups) that declares ``opt``."""
-    for cls in classes:
-        for _f, o in options_of(cls):
-            if o is opt:
-                return cls
-            if o.group is not None:
-                try:
-                    return _owner([o.group], opt)
-                except LookupError:
-                    pass
-    raise LookupError(opt.flag)
 
 
 def recorded(config) -> dict:
@@ -242,21 +245,16 @@ def declared(*classes) -> list:
     order ``--help`` shows them (a switch that can be turned off as ``--x/--no-x``);
     ``default`` as text; ``help`` with the choices; ``fields``: the ``Class.field`` it sets."""
     rows = {}
-    for opt, default, _title in _declarations(classes):
-        owner = _owner(classes, opt)
+    for opt, default, _title, owner, field in _declarations(classes):
         if opt.flag not in rows:
-            off = isinstance(default, bool) and (default or opt.negatable)
+            off = isinstance(default, bool) and (default or opt.negatable) and not opt.inverse
             text = f"{opt.help}; one of: {', '.join(map(str, opt.choices))}" if opt.choices else opt.help
             rows[opt.flag] = {"flag": f"{opt.flag}/--no-{opt.flag[2:]}" if off else opt.flag,
                               "help": text.lstrip("; "), "defaults": {}, "fields": []}
-        rows[opt.flag]["defaults"][opt.index or 0] = default  # an indexed flag: one value per field
-        rows[opt.flag]["fields"].append(f"{owner.__name__}.{_field_name(owner, opt)}")
+        rows[opt.flag]["defaults"][opt.index or 0] = (not default) if opt.inverse else default  # as the flag shows it
+        rows[opt.flag]["fields"].append(f"{owner.__name__}.{field}")
     out = []
     for row in rows.values():
         values = [v for _i, v in sorted(row["defaults"].items())]
         out.append((row["flag"], _shown(tuple(values) if len(values) > 1 else values[0]), row["help"], row["fields"]))
     return out
-
-
-def _field_name(cls: type, opt: Option) -> str:
-    return next(f.name for f, o in options_of(cls) if o is opt)

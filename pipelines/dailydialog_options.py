@@ -77,7 +77,8 @@ class BuildOptions:
              "responses[0], lowercased and PTB-tokenized like the 4 other references, as their scorer reads it) or "
              "as DailyDialog writes it (dailydialog: cased, with the text options); without "
              "--multiref-references it is always DailyDialog's")
-    dedup: bool = option(True, flag="--dedup", title=DDPP, help="remove duplicate dialogues (default: yes; --no-dedup keeps them)")
+    dedup: bool = option(True, flag="--dedup", title=DDPP,
+                         help="remove duplicate dialogues (default: yes; --no-dedup keeps them)")
     near_duplicates: float | None = option(None, flag="--near-duplicates", parse=float, metavar="RATIO",
                                            convert=_ratio, title=DDPP,
                                            help="also remove edited copies: same first and last utterance and a "

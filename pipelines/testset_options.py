@@ -38,5 +38,6 @@ def configs_from_args(args) -> tuple:
 
 def add_stage_arguments(parser: argparse.ArgumentParser) -> None:
     """``--dataset`` and the test-set options (``python -m pipelines.lsdscc_testset``)."""
-    parser.add_argument("--dataset", default=None, metavar="FOLDER", help="corpus folder written by `multiref lsdscc build`")
+    parser.add_argument("--dataset", default=None, metavar="FOLDER",
+                        help="corpus folder written by `multiref lsdscc build`")
     add_testset_arguments(parser)

@@ -28,6 +28,7 @@ class Toy:
     name: str = option("a", flag="--toy-name", choices=("a", "b"), card="toy_name", help="which toy")
     loud: bool = option(True, flag="--loud", help="loud (default: yes)")
     quiet: bool = option(False, flag="--hush", help="hush")
+    strict: bool = option(True, flag="--lenient", inverse=True, help="lenient: not strict")
     words: tuple = option(("x",), flag="--word", repeat=True, help="repeatable")
     pair: tuple = option((1, 2), flag="--pair", metavar=("A", "B"), help="two numbers")
     tags: tuple = option((), flag="--tags", choices=("p", "q"), convert=lambda v: tuple(sorted(set(v))), help="tags")
@@ -48,6 +49,7 @@ def _parser(*classes):
 
 def test_defaults_give_the_dataclass_defaults():
     assert from_args(Toy, _parser(Toy).parse_args([])) == Toy()
+    assert from_args(Toy, _parser(Toy).parse_args(["--lenient"])) == Toy(strict=False)
 
 
 def test_every_kind_of_flag_reaches_its_field():
@@ -55,7 +57,7 @@ def test_every_kind_of_flag_reaches_its_field():
                                     "--word", "z", "--pair", "5", "6", "--tags", "q", "p", "q",
                                     "--range", "0.1", "0.2", "--seed", "3"])
     toy = from_args(Toy, args, hidden="given")
-    assert toy == Toy(size=4, name="b", loud=False, quiet=True, words=("y", "z"), pair=(5, 6), tags=("p", "q"),
+    assert toy == Toy(size=4, name="b", loud=False, quiet=True, strict=True, words=("y", "z"), pair=(5, 6), tags=("p", "q"),
                       inner=Inner(low=0.1, high=0.2, seed=3), seed=3, hidden="given")
 
 
@@ -94,7 +96,7 @@ def test_help_shows_defaults_groups_and_metavars():
 
 def test_recorded_keeps_declared_order_and_card_names():
     assert list(recorded(Toy()).items()) == [
-        ("size", 3), ("toy_name", "a"), ("loud", True), ("quiet", False), ("words", ["x"]), ("pair", [1, 2]),
+        ("size", 3), ("toy_name", "a"), ("loud", True), ("quiet", False), ("strict", True), ("words", ["x"]), ("pair", [1, 2]),
         ("tags", []), ("inner", {"low": 0.25, "high": 0.75, "seed": 7}), ("seed", 7), ("hidden", "not a flag")]
 
 
@@ -111,6 +113,7 @@ def test_declared_lists_each_flag_once():
     assert ("--seed", "7", "seed", ["Inner.seed", "Toy.seed"]) in rows
     assert ("--word", "x", "repeatable", ["Toy.words"]) in rows and ("--loud/--no-loud", "yes", "loud (default: yes)", ["Toy.loud"]) in rows
     assert ("--toy-name", "a", "which toy; one of: a, b", ["Toy.name"]) in rows and rows[3][0] == "--hush"
+    assert ("--lenient", "no", "lenient: not strict", ["Toy.strict"]) in rows
 
 
 # ---------------------------------------------------------------- the jobs' declarations

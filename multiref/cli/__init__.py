@@ -178,9 +178,10 @@ def _unknown_arguments(parser: argparse.ArgumentParser, argv: list, extras: list
 def check_beam_options(command: argparse.ArgumentParser, beam_args: list) -> list:
     """Validate options passed through to Beam; return them without a leading ``--``.
 
-    Every option must be known to one of the ``PipelineOptions`` classes Beam registers
-    (including this project's own subclasses, which register themselves when imported);
-    an unknown one is a usage error naming the closest option of the command or of Beam.
+    The command parsed its own flags first (``parse_known_args``); the rest are checked by
+    the parser Beam itself builds from every ``PipelineOptions`` class it registers (Beam's,
+    the runner's, any subclass defined so far: :func:`multiref.cli.flags.beam_option_parser`).
+    An unknown one is a usage error naming the closest option of the command or of Beam.
     """
     from multiref.cli.flags import beam_option_parser, suggest
 
