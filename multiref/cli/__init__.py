@@ -184,6 +184,7 @@ def check_beam_options(command: argparse.ArgumentParser, beam_args: list) -> lis
     An unknown one is a usage error naming the closest option of the command or of Beam.
     """
     from multiref.cli.flags import beam_option_parser, suggest
+    from multiref.errors import UsageError
 
     beam_args = list(beam_args or [])
     if beam_args and beam_args[0] == "--":
@@ -192,8 +193,11 @@ def check_beam_options(command: argparse.ArgumentParser, beam_args: list) -> lis
         return beam_args
     if not beam_args[0].startswith("-"):
         command.error(f"unexpected argument {beam_args[0]!r} for '{command.prog}' (Beam options start with --)")
-    beam = beam_option_parser(command, beam_args)
-    _known, unknown = beam.parse_known_args(beam_args)
+    try:
+        beam = beam_option_parser(command, beam_args)
+        _known, unknown = beam.parse_known_args(beam_args)
+    except UsageError as exc:  # a malformed value of a Beam option, or a --runner that cannot be imported
+        command.error(str(exc))
     options = [t for t in unknown if t.startswith("-")]
     if options:
         name = options[0].split("=", 1)[0]
