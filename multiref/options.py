@@ -9,7 +9,8 @@ another options dataclass is made with :func:`group`. Everything else is derived
   Beam's parser from a ``PipelineOptions`` subclass's ``_add_argparse_args``);
 - :func:`from_args` builds the dataclass from the parsed values (an argparse ``Namespace``
   or a Beam options view);
-- :func:`recorded` gives the options as the card records them;
+- :func:`recorded` gives the options as the card records them, and :func:`to_argv` the
+  flags that give recorded options back (rebuilding a release from its card);
 - :func:`declared` lists each flag with its default, help and the fields it sets, for the
   docs (``docs/cli.md``).
 
@@ -229,6 +230,46 @@ def recorded(config) -> dict:
             value = recorded(value)
         out[(opt.card if opt else "") or f.name] = list(value) if isinstance(value, tuple) else value
     return out
+
+
+def _tokens(value) -> list:
+    return [repr(v) if isinstance(v, float) else str(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+
+
+def _flag_tokens(opt: Option, default, value) -> list:
+    """The command-line tokens that set a field declared by ``opt`` to ``value``."""
+    if isinstance(default, bool):
+        if opt.inverse:
+            return [opt.flag] if value != default else []
+        if default or opt.negatable:
+            return [opt.flag if value else f"--no-{opt.flag[2:]}"]
+        return [opt.flag] if value else []
+    if value is None or value == [] or value == ():
+        return []
+    if opt.repeat:
+        return [t for v in value for t in (opt.flag, *_tokens(v))]
+    return [opt.flag, *_tokens(value)]
+
+
+def to_argv(cls: type, options: dict) -> tuple[list, set]:
+    """The flags that give the fields of ``cls`` the ``options`` a card recorded
+    (:func:`recorded`'s dict): the inverse of :func:`from_args`. Returns ``(argv, names)``:
+    ``names`` are the recorded options the flags set (the others have no flag)."""
+    argv, names, indexed = [], set(), {}
+    for f, opt in options_of(cls):
+        name = opt.card or f.name
+        if name not in options:
+            continue
+        names.add(name)
+        if opt.group is not None:
+            argv += to_argv(opt.group, options[name])[0]
+        elif opt.index is not None:
+            indexed.setdefault(opt.flag, {})[opt.index] = options[name]
+        else:
+            argv += _flag_tokens(opt, f.default, options[name])
+    for flag, values in indexed.items():
+        argv += [flag, *_tokens([v for _i, v in sorted(values.items())])]
+    return argv, names
 
 
 def _shown(default) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from multiref.options import add_arguments, declared, from_args, group, option, recorded
+from multiref.options import add_arguments, declared, from_args, group, option, recorded, to_argv
 from tests.helpers import REPO_DIR
 
 
@@ -39,6 +39,13 @@ class Toy:
     def __post_init__(self):
         if self.inner.low > self.inner.high:
             raise ValueError("low above high")
+
+
+@pytest.fixture(scope="module")
+def leaves():
+    from multiref.cli import build_parser, flags
+
+    return dict(flags.leaf_parsers(build_parser()))
 
 
 def _parser(*classes):
@@ -100,6 +107,25 @@ def test_recorded_keeps_declared_order_and_card_names():
         ("tags", []), ("inner", {"low": 0.25, "high": 0.75, "seed": 7}), ("seed", 7), ("hidden", "not a flag")]
 
 
+@pytest.mark.parametrize("toy", [Toy(), Toy(size=4, name="b", loud=False, quiet=True, strict=False, words=("y", "z"),
+                                     pair=(5, 6), tags=("p",), inner=Inner(0.1, 0.2, 3), seed=3)])
+def test_recorded_options_give_back_their_flags(toy):
+    argv, names = to_argv(Toy, recorded(toy))
+    assert from_args(Toy, _parser(Toy).parse_args(argv)) == toy
+    assert names == set(recorded(toy)) - {"hidden"}
+
+
+def test_a_corpus_card_gives_back_its_flags(leaves):
+    from lsdscc.config import CorpusConfig
+    from pipelines.lsdscc_options import config_from_values
+
+    config = CorpusConfig(subreddits=("movies", "films"), lowercase=False, tokenizer="nltk", vocab_size=300,
+                          validation_fraction=0.3, min_turns=4)
+    argv, _names = to_argv(CorpusConfig, config.as_options())
+    args, extras = leaves["lsdscc build"].parse_known_args(argv)
+    assert not extras and config_from_values(args) == config
+
+
 def test_mutable_default_is_refused():
     with pytest.raises(TypeError, match="mutable"):
         option([1], flag="--x", help="")
@@ -117,13 +143,6 @@ def test_declared_lists_each_flag_once():
 
 
 # ---------------------------------------------------------------- the jobs' declarations
-
-
-@pytest.fixture(scope="module")
-def leaves():
-    from multiref.cli import build_parser, flags
-
-    return dict(flags.leaf_parsers(build_parser()))
 
 
 def test_corpus_flags_of_the_cli_give_the_config_defaults(leaves):
