@@ -1,7 +1,7 @@
 """The dataset card of the DailyDialog job's folder, made from its ``stats.json`` alone.
 
 :func:`card_configs` turns the job's stats (options, counts, rows per split) into one
-:class:`multiref.hfdata.ConfigInfo` per config that has rows, and a warning per empty split
+:class:`multiref.output.hfdata.ConfigInfo` per config that has rows, and a warning per empty split
 (``datasets`` cannot load an empty split, so the card leaves it out). :func:`merged_meta`
 puts them into the folder's metadata (``dataset_meta.json``, from which the README card is
 rendered), replacing whatever an earlier run of this job recorded. Writing is the caller's.
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 
-from dailydialog_pp.schema import CORRUPTED, DDPP, MULTIREF, schema
-from dailydialog_pp.steps import NS_DDPP, NS_MULTIREF, NS_PARSE
+from dailydialog_pp.schema import CONTEXTS, CORRUPTED, DDPP, MULTIREF, schema
+from dailydialog_pp.steps import NS_CONTEXTS, NS_DDPP, NS_MULTIREF, NS_PARSE
 
 #: Every config this job can write (a rerun replaces or removes each of them in the card).
-CONFIGS = (MULTIREF, DDPP, CORRUPTED)
+CONFIGS = (MULTIREF, DDPP, CORRUPTED, CONTEXTS)
 
 TITLE = "Multi-reference DailyDialog and DailyDialog++"
 SUMMARY = ("Multi-reference DailyDialog and DailyDialog++ rebuilt from the DailyDialog release "
@@ -36,6 +36,10 @@ DESCRIPTIONS = {
     "dailydialog_pp_corrupted": ("Synthetic corruptions of the dailydialog_pp positives (reverse, shuffle, "
                                  "drop_punctuation, drop_stopwords, nouns, synonyms), one row per context and "
                                  "corruption, for probing metrics."),
+    "contexts": ("Context-response pairs of every DailyDialog split (the release's own train/validation/test): "
+                 "each dialogue cut after each turn but the last; `context` is turns 0..t, `response` turn t+1; "
+                 "`id` is `<dialogue index>_<turn>` (for test, multirefeval's test_duid_mapping key). A corpus "
+                 "for `multiref augment`."),
 }
 
 
@@ -44,6 +48,8 @@ def config_options(card: dict, config: str) -> dict:
     if config == MULTIREF:
         return {"text": card["text"], "multiref_splits": card["multiref_splits"],
                 "first_reference": card["multiref_first_reference"]}
+    if config == CONTEXTS:
+        return {"text": card["text"]}
     out = {k: v for k, v in card.items() if not k.startswith("multiref_")}
     if config == DDPP:
         out.pop("corruptions")
@@ -53,7 +59,7 @@ def config_options(card: dict, config: str) -> dict:
 def card_configs(stats: dict) -> tuple[list, list]:
     """``stats`` (as in stats.json) -> (ConfigInfo of every config with rows, in the job's
     order; warnings, one per empty split left out of the card)."""
-    from multiref.hfdata import ConfigInfo
+    from multiref.output.hfdata import ConfigInfo
 
     infos, warnings = [], []
     counts = stats["counters"]
@@ -64,7 +70,7 @@ def card_configs(stats: dict) -> tuple[list, list]:
             warnings.append(f"warning: {config}/{split} has no rows; it is left out of the dataset card")
         if not listed:
             continue
-        namespaces = (NS_PARSE, NS_MULTIREF) if config == MULTIREF else (NS_PARSE, NS_DDPP)
+        namespaces = {MULTIREF: (NS_PARSE, NS_MULTIREF), CONTEXTS: (NS_PARSE, NS_CONTEXTS)}.get(config, (NS_PARSE, NS_DDPP))
         infos.append(ConfigInfo(
             name=config, description=DESCRIPTIONS[config], splits=listed, features=schema(config),
             options={"inputs": stats["inputs"], **config_options(stats["options"], config)},
@@ -78,11 +84,11 @@ def merged_meta(previous: dict | None, configs, infos, split_bytes: dict) -> dic
     configs with rows; ``split_bytes``: config -> {split: bytes}) and the others removed.
     None when there is nothing to write (no earlier card, no config with rows).
 
-    Byte compatibility: the card was first written by one :func:`multiref.hfdata.add_config`
+    Byte compatibility: the card was first written by one :func:`multiref.output.hfdata.add_config`
     per config, each reading back the JSON the previous one wrote. So every entry but the
     last added went through JSON (its feature keys sorted); the same happens here, so the
     card's bytes are those of earlier builds."""
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     meta = previous if previous is not None else {"title": None, "summary": None, "configs": {}, "sections": {}}
     by_name = {info.name: info for info in infos}

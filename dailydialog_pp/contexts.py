@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from multiref.options import option, recorded
+from multiref.util.options import option, recorded
 
 from dailydialog_pp.normalize import (
     TextOptions, canonical_text, collapse_spaces, dialogue_key, match_key, normalize_text)
@@ -65,6 +65,16 @@ def multiref_contexts(dialogue: Dialogue, released: MultirefDialogue | None = No
             "references": references,
         })
     return rows
+
+
+def context_pairs(dialogue: Dialogue, text: TextOptions = TextOptions()) -> list[dict]:
+    """Rows of the ``contexts`` config for one dialogue of any split: ``id`` ``"<index>_<turn>"``
+    (as the multiref config's), ``context`` (turns 0..turn, written with ``text``) and
+    ``response`` (turn ``turn + 1``), for turn = 0..n-2. A corpus of context-response pairs,
+    e.g. for ``multiref augment`` (retrieving references for a test set from train)."""
+    turns = [normalize_text(t, text) for t in dialogue.turns]
+    return [{"id": f"{dialogue.index}_{turn}", "context": turns[: turn + 1], "response": turns[turn + 1]}
+            for turn in range(len(turns) - 1)]
 
 
 def empty_references(released: MultirefDialogue) -> int:

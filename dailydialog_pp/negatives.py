@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from multiref.options import option, recorded
+from multiref.util.options import option, recorded
 
 from dailydialog_pp.normalize import match_key
 

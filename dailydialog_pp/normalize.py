@@ -24,7 +24,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from multiref.options import option, recorded
+from multiref.util.options import option, recorded
 
 _CURLY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,?!;:%)\]}])")

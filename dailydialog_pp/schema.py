@@ -5,6 +5,7 @@ from __future__ import annotations
 MULTIREF = "multiref"
 DDPP = "dailydialog_pp"
 CORRUPTED = "dailydialog_pp_corrupted"
+CONTEXTS = "contexts"
 
 
 def schema(config: str):
@@ -23,4 +24,6 @@ def schema(config: str):
         return pa.schema([("id", pa.string()), ("dialogue_id", pa.string()), ("context", strings),
                           ("corruption", pa.string()), ("positive_responses", strings),
                           ("corrupted_responses", strings)])
+    if config == CONTEXTS:
+        return pa.schema([("id", pa.string()), ("context", strings), ("response", pa.string())])
     raise ValueError(f"unknown config {config!r}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from multiref.options import option, recorded
+from multiref.util.options import option, recorded
 
 
 @dataclass(frozen=True)

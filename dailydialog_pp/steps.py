@@ -16,14 +16,15 @@ import os
 import re
 from typing import NamedTuple
 
-from dailydialog_pp.contexts import (cluster_duplicates, ddpp_contexts, empty_references, multiref_contexts,
-                                     multiref_matches, near_duplicate_block, pick_released)
+from dailydialog_pp.contexts import (cluster_duplicates, context_pairs, ddpp_contexts, empty_references,
+                                     multiref_contexts, multiref_matches, near_duplicate_block, pick_released)
 from dailydialog_pp.normalize import collapse_spaces, dialogue_key
 from dailydialog_pp.readers import RejectedRecord, parse_ddpp, parse_dialogue, parse_multiref
 
 NS_PARSE = "dailydialog"
 NS_MULTIREF = "multiref"
 NS_DDPP = "dailydialog_pp"
+NS_CONTEXTS = "contexts"
 
 
 class Outcome(NamedTuple):
@@ -184,6 +185,18 @@ def join_references(item, text_options, have_release: bool, released_first: bool
     for row in multiref_contexts(dialogue, chosen, text_options, released_first):
         row["split"] = dialogue.split
         step.keep(row, f"contexts-{dialogue.split}")
+    return step.outcome()
+
+
+# --- context-response pairs --------------------------------------------------------------
+
+def dialogue_pairs(dialogue, text_options) -> Outcome:
+    """A dialogue of any split -> its ``contexts`` rows (:func:`dailydialog_pp.contexts.context_pairs`),
+    each with its split; counted as ``contexts/pairs-<split>``."""
+    step = _Step(NS_CONTEXTS)
+    for row in context_pairs(dialogue, text_options):
+        row["split"] = dialogue.split
+        step.keep(row, f"pairs-{dialogue.split}")
     return step.outcome()
 
 

@@ -3,8 +3,8 @@
 ALGORITHMS.md sections 4 (MultiRef-DD) and 5 (DD++). Input: the DailyDialog release, and
 optionally the multi-reference test set (multireftest.json) and the DailyDialog++ files;
 with no input, the bundled sample in dailydialog_pp/sample. Output: a Hugging Face dataset
-folder with configs ``multiref`` and ``dailydialog_pp`` (plus ``dailydialog_pp_corrupted``
-with ``--corruptions``), ``rejected/<reason>.jsonl`` dead letters, ``stats.json``, and the
+folder with configs ``multiref``, ``dailydialog_pp`` and ``contexts`` (plus
+``dailydialog_pp_corrupted`` with ``--corruptions``), ``rejected/<reason>.jsonl`` dead letters, ``stats.json``, and the
 card (``README.md``, ``dataset_meta.json``).
 
 The graph, one composite per step of the papers (:mod:`pipelines.dailydialog_transforms`,
@@ -12,6 +12,7 @@ over the pure functions of :mod:`dailydialog_pp.steps`)::
 
     Read -> References (section 4: join the released references by dialogue index, cut after
     each turn) -> Write
+    Read -> Pairs (every split cut after each turn: context-response pairs) -> Write
     Read -> Dedup -> Contexts (chunks) -> Responses (join the released DD++ responses by
     context text) -> Split (hash of the dialogue id) -> Negatives (pool as a side input)
     [-> Corrupt] -> Write
@@ -47,20 +48,20 @@ from dataclasses import dataclass
 
 import dailydialog_pp  # a docstring only: cheap to import
 from dailydialog_pp.steps import natural_key  # noqa: F401  (the job's API)
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from pipelines.dailydialog_options import BuildOptions, options_from_args  # noqa: F401  (the job's API)
 
 SPLITS = ("train", "validation", "test")
 SAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(dailydialog_pp.__file__)), "sample")
 
 #: The composites of the graph, in order (``Corrupt`` only with ``--corruptions``).
-STEPS = ("Read", "References", "Dedup", "Contexts", "Responses", "Split", "Negatives", "Corrupt", "Write",
+STEPS = ("Read", "References", "Pairs", "Dedup", "Contexts", "Responses", "Split", "Negatives", "Corrupt", "Write",
          "WriteRejected", "WriteStats")
 
 
 def _note(message: str) -> None:
-    """A progress note on stderr, unless the user asked for ``--quiet`` (multiref.progress)."""
-    from multiref import progress
+    """A progress note on stderr, unless the user asked for ``--quiet`` (multiref.util.progress)."""
+    from multiref.util import progress
 
     if not progress.quiet():
         print(f"[dailydialog] {message}", file=sys.stderr, flush=True)
@@ -76,6 +77,13 @@ def check_inputs(args) -> None:
         readers.check_multiref_shape(args.multiref_references)
     if args.ddpp:
         readers.check_ddpp_shape(args.ddpp)
+
+
+def input_paths(args) -> list:
+    """The input files and folders ``args`` names (the bundled sample when none): an output
+    may not be or hold one of them (:mod:`multiref.output.publish_target`)."""
+    given = [p for p in (args.dailydialog, args.multiref_references, args.ddpp) if p]
+    return given or [SAMPLE_DIR]
 
 
 def read_sources(args) -> dict:
@@ -136,19 +144,20 @@ def build_pipeline(p, source: dict, options: BuildOptions, folder: str):
     in ``folder`` (local or remote). ``source``: as :func:`read_sources` returns it."""
     import apache_beam as beam
 
-    from dailydialog_pp.schema import CORRUPTED, DDPP, MULTIREF
+    from dailydialog_pp.schema import CONTEXTS, CORRUPTED, DDPP, MULTIREF
     from pipelines import dailydialog_transforms as t
 
     read = p | "Read" >> t.Read(source)
     references = ({"dialogues": read["dialogues"], "released": read["references"]}
                   | "References" >> t.References(options, have_release=source.get("multiref") is not None))
+    pairs = read["dialogues"] | "Pairs" >> t.Pairs(options.text)
     deduped = read["dialogues"] | "Dedup" >> t.Dedup(options.dedup, options.near_duplicates)
     contexts = deduped["rows"] | "Contexts" >> t.Contexts(options.chunks, options.text)
     answered = {"contexts": contexts["rows"], "released": read["responses"]} | "Responses" >> t.Responses()
     split = answered["rows"] | "Split" >> t.Split(options.splits)
     ddpp = split["rows"] | "Negatives" >> t.Negatives(options.negatives)
-    done = [read, references, deduped, contexts, answered, split, ddpp]
-    lanes = {MULTIREF: references["rows"], DDPP: ddpp["rows"]}
+    done = [read, references, pairs, deduped, contexts, answered, split, ddpp]
+    lanes = {MULTIREF: references["rows"], DDPP: ddpp["rows"], CONTEXTS: pairs["rows"]}
     if options.corruptions:
         corrupted = ddpp["rows"] | "Corrupt" >> t.Corrupt(options.corruptions, options.seed)
         done.append(corrupted)
@@ -182,7 +191,7 @@ def _clear_previous(folder: str) -> None:
     from apache_beam.io.filesystems import FileSystems
 
     from dailydialog_pp.card import CONFIGS
-    from multiref.beam_writer import join, matching
+    from multiref.output.beam_writer import join, matching
 
     old = [p for c in CONFIGS for p in matching(join(folder, c, "*.parquet"))]
     old += matching(join(folder, "rejected", "*.jsonl"))
@@ -198,7 +207,7 @@ def build(args, beam_args=(), *, source=None, options=None, folder: str | None =
     the graph. UserError for a bad option, input or output."""
     import apache_beam as beam
 
-    from multiref.beam_utils import check_output_for_runner, pipeline_options, runner_does_not_execute
+    from multiref.output.beam_utils import check_output_for_runner, pipeline_options, run_pipeline, runner_does_not_execute
 
     beam_options = options if options is not None else pipeline_options(list(beam_args))
     options = options_from_args(args)
@@ -215,11 +224,15 @@ def build(args, beam_args=(), *, source=None, options=None, folder: str | None =
     _note("inputs: " + ", ".join(f"{k} = {v}" for k, v in sorted(inputs.items()) if v))
     executes = not runner_does_not_execute(beam_options)  # a dry run or a drawing writes nothing
     if executes:
+        if "://" not in folder:  # in place (run()): only over this job's earlier output
+            from multiref.output.publish_target import check_local
+
+            check_local(folder, input_paths(args))
         _clear_previous(folder)
     _note("running the Beam pipeline: " + " -> ".join(s for s in STEPS if options.corruptions or s != "Corrupt"))
     p = beam.Pipeline(options=beam_options)
     build_pipeline(p, source, options, folder)
-    p.run().wait_until_finish()
+    run_pipeline(p)
     if not executes:
         return {"output": folder, "dry_run": True, "counters": {}}
     _note("writing the dataset card")
@@ -232,8 +245,8 @@ def finalize(folder: str) -> dict:
     values (``configs``: rows per config and split; ``counters``; ``inputs``; ``options``),
     ``output`` and ``dead_letters`` (``{reason: records}`` as written to ``rejected/``)."""
     from dailydialog_pp.card import card_configs, merged_meta
-    from multiref import hfdata
-    from multiref.beam_writer import join, matching, parquet_data_bytes, read_file, write_card
+    from multiref.output import hfdata
+    from multiref.output.beam_writer import join, matching, parquet_data_bytes, read_file, write_card
 
     stats = json.loads(read_file(join(folder, "stats.json")))
     infos, warnings = card_configs(stats)
@@ -253,12 +266,12 @@ def finalize(folder: str) -> dict:
 
 def build_published(args, beam_args=(), *, options=None, command: str = "multiref dailydialog build") -> dict:
     """``multiref dailydialog build``: check the inputs and ``args.output``, build into a
-    staging folder beside it and publish that whole (:mod:`multiref.publish`: at every
+    staging folder beside it and publish that whole (:mod:`multiref.output.publish`: at every
     instant the output is the complete old dataset or the complete new one). Returns
     :func:`build`'s summary, naming the published folder."""
-    from multiref import publish, published
-    from multiref.beam_utils import pipeline_options, runner_does_not_execute
-    from multiref.io import require_writable
+    from multiref.output import publish, published
+    from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
+    from multiref.util.files import require_writable
 
     check_inputs(args)
     require_writable(args.output, "--output")
@@ -266,7 +279,7 @@ def build_published(args, beam_args=(), *, options=None, command: str = "multire
     target = _output_folder(args.output)
     if runner_does_not_execute(options):  # builds or draws the graph only: nothing to publish
         return dict(build(args, options=options, folder=target), output=target)
-    with publish.publishing(target, command=command) as pub:
+    with publish.publishing(target, command=command, inputs=input_paths(args)) as pub:
         summary = build(args, options=options, folder=pub.staging)
         if "://" not in target:
             published.check_dataset(pub.staging)
@@ -283,7 +296,7 @@ def run(argv=None, *, source=None) -> dict:
 
 
 def _parse(argv):
-    from multiref.beam_utils import pipeline_options
+    from multiref.output.beam_utils import pipeline_options
     from pipelines.dailydialog_options import dailydialog_pipeline_options
 
     argv = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--"]

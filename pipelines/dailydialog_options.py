@@ -18,8 +18,8 @@ from dailydialog_pp.corruptions import CORRUPTIONS
 from dailydialog_pp.negatives import NegativeOptions
 from dailydialog_pp.normalize import TextOptions
 from dailydialog_pp.splits import SplitOptions
-from multiref.errors import UserError
-from multiref.options import add_arguments, from_args, group, option, recorded
+from multiref.util.errors import UserError
+from multiref.util.options import add_arguments, from_args, group, option, recorded
 
 INPUTS = "inputs (none given: the bundled sample)"
 TEXT = "text normalization of DailyDialog text (recorded in the card)"
@@ -107,7 +107,7 @@ def add_build_arguments(parser, *, output_required: bool = False) -> None:
 
 def dailydialog_pipeline_options() -> type:
     """The job's flags as a Beam ``PipelineOptions`` subclass (made once, on first call)."""
-    from multiref.beam_utils import pipeline_options_class
+    from multiref.output.beam_utils import pipeline_options_class
 
     return pipeline_options_class("DailyDialogOptions", add_build_arguments,
                                   "The DailyDialog job's flags as Beam pipeline options.")

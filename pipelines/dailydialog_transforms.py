@@ -9,18 +9,20 @@ letters with their reasons, counts):
   context text;
 - :class:`References` (section 4): test dialogues joined with their released references
   (``CoGroupByKey`` on the index), cut after each turn;
+- :class:`Pairs`: every dialogue of every split cut after each turn into context-response
+  pairs (the ``contexts`` config, a corpus for ``multiref augment``);
 - :class:`Dedup` (section 5): duplicate dialogues grouped (``GroupByKey``), one kept;
 - :class:`Contexts`: dialogues cut into chunks, one context each;
 - :class:`Responses`: contexts joined with the released responses (``CoGroupByKey`` on the text);
 - :class:`Split`: train/validation/test by a hash of the dialogue id;
 - :class:`Negatives`: random negatives from other dialogues (the pool is a side input);
 - :class:`Corrupt`: synthetic corruptions of the positives (with ``--corruptions``);
-- :class:`Write`: rows -> parquet shards (:class:`multiref.beam_writer.WriteShards`);
+- :class:`Write`: rows -> parquet shards (:class:`multiref.output.beam_writer.WriteShards`);
 - :class:`WriteRejected`: dead letters, one ``rejected/<reason>.jsonl`` per reason;
-- :class:`WriteStats`: the counts (summed by :class:`multiref.beam_writer.SumCounts`) and the
+- :class:`WriteStats`: the counts (summed by :class:`multiref.output.beam_writer.SumCounts`) and the
   rows per split -> ``stats.json``.
 
-Every step's counts travel as data (:class:`multiref.beam_writer.CountingDoFn`), so
+Every step's counts travel as data (:class:`multiref.output.beam_writer.CountingDoFn`), so
 ``stats.json`` is the same on every runner; files are written through FileSystems, local or
 ``gs://``.
 """
@@ -34,7 +36,7 @@ import apache_beam as beam
 from dailydialog_pp import steps
 from dailydialog_pp.schema import schema
 from dailydialog_pp.steps import NS_DDPP, NS_MULTIREF, NS_PARSE, natural_key  # noqa: F401  (re-exported)
-from multiref.beam_writer import COUNTS, CountingDoFn, SumCounts, WriteShards, join, write_file
+from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, WriteShards, join, write_file
 
 REJECTED = "rejected"
 
@@ -128,6 +130,17 @@ class References(beam.PTransform):
         return _result(out)
 
 
+class Pairs(beam.PTransform):
+    """Pairs: dialogues -> ``contexts`` rows (context, next turn) of every split, counts."""
+
+    def __init__(self, text_options):
+        super().__init__()
+        self.text_options = text_options
+
+    def expand(self, dialogues):
+        return _result(dialogues | "CutAfterEachTurn" >> _apply(steps.dialogue_pairs, self.text_options))
+
+
 class Dedup(beam.PTransform):
     """Dedup (section 5): dialogues -> the dialogues kept, a dead letter per duplicate."""
 
@@ -212,7 +225,7 @@ class Corrupt(beam.PTransform):
 
 class Write(beam.PTransform):
     """Write: ``{config: rows}`` -> one parquet file per (config, split), rows sorted by id;
-    outputs a :class:`multiref.beam_writer.ShardSummary` per file. ``splits``: every
+    outputs a :class:`multiref.output.beam_writer.ShardSummary` per file. ``splits``: every
     ``(config, split)`` to write (an empty one as a valid empty table)."""
 
     def __init__(self, folder: str, splits):

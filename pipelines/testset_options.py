@@ -1,8 +1,8 @@
 """The LSDSCC test-set stage's options (light: no Beam, JVM or gensim here).
 
 The stage's options are the fields of its three frozen configs, each declared once with its
-flag (:func:`multiref.options.option`): :class:`lsdscc.retrieval.RetrievalConfig`,
-:class:`lsdscc.doc2vec.Doc2VecConfig` and :class:`lsdscc.testset.SamplingConfig` (one
+flag (:func:`multiref.util.options.option`): :class:`lsdscc.testset.retrieval.RetrievalConfig`,
+:class:`lsdscc.testset.doc2vec.Doc2VecConfig` and :class:`lsdscc.testset.assemble.SamplingConfig` (one
 ``--testset-seed`` seeds both Doc2Vec and the sampling).
 
 - :func:`add_testset_arguments` adds their flags (the ``multiref lsdscc build`` and
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import argparse
 
-from lsdscc.doc2vec import Doc2VecConfig
-from lsdscc.retrieval import RetrievalConfig
-from lsdscc.testset import SamplingConfig
-from multiref.options import add_arguments, from_args
+from lsdscc.testset.doc2vec import Doc2VecConfig
+from lsdscc.testset.retrieval import RetrievalConfig
+from lsdscc.testset.assemble import SamplingConfig
+from multiref.util.options import add_arguments, from_args
 
 #: the stage's option classes, in the order --help shows their flags
 TESTSET_CONFIGS = (RetrievalConfig, Doc2VecConfig, SamplingConfig)

@@ -9,7 +9,7 @@ from scipy import stats as sps
 from multiref.analysis import correlation, refcount
 from multiref.analysis.ratings import RatingColumns, load_multiref_test, load_ratings
 from multiref.analysis.scoring import MetricScorer
-from multiref.cli import main
+from multiref_cli import main
 from tests.helpers import data_path
 
 RATINGS = str(data_path("analysis", "ratings.csv"))

@@ -7,8 +7,8 @@ from scipy import stats as sps
 
 from multiref.analysis import discrimination as disc
 from multiref.analysis.scoring import MetricScorer
-from multiref.cli import main
-from multiref.errors import UserError
+from multiref_cli import main
+from multiref.util.errors import UserError
 from tests.helpers import data_path
 
 DEV = str(data_path("analysis", "ddpp_dev.jsonl"))

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from multiref.cli import main
-from multiref.errors import UserError
+from multiref_cli import main
+from multiref.util.errors import UserError
 from tests.helpers import real_data
 
 DELTA = "delta_bleu:smoothing=nltk1,tokenizer=whitespace"  # the discrimination default (paper_defaults.SAI_2020)

@@ -1,5 +1,5 @@
-"""The annotation server over real HTTP on 127.0.0.1 (lsdscc/annotate_session.py,
-lsdscc/annotate_server.py, lsdscc/annotate_browse.py; ALGORITHMS.md section 2 step 6).
+"""The annotation server over real HTTP on 127.0.0.1 (lsdscc/annotation/session.py,
+lsdscc/annotation/server.py, lsdscc/annotation/browse.py; ALGORITHMS.md section 2 step 6).
 
 Data: the hand-made ``test_candidates`` of tests/data/testset/candidates.json (three
 queries: t3_qa with 5 candidates, t1_qb with 3, t1_qc with 2), built as in
@@ -21,7 +21,7 @@ import urllib.request
 
 import pytest
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from tests.test_annotation import make_candidates
 
 QA = [f"t3_qa#{k}" for k in range(1, 6)]
@@ -70,7 +70,7 @@ def read_csv(path):
 @pytest.fixture()
 def running(tmp_path):
     """Start an in-process server for an app; yields a function app -> base URL."""
-    from lsdscc.annotate_server import make_server
+    from lsdscc.annotation.server import make_server
 
     servers = []
 
@@ -93,8 +93,8 @@ def running(tmp_path):
 
 @pytest.fixture()
 def annotate(dataset, tmp_path, running):
-    from lsdscc.annotate_server import AnnotateApp
-    from lsdscc.annotate_session import AnnotationSession
+    from lsdscc.annotation.server import AnnotateApp
+    from lsdscc.annotation.session import AnnotationSession
 
     out = str(tmp_path / "ann" / "alice.csv")
     session = AnnotationSession.open(dataset, out, annotator="alice")
@@ -102,7 +102,7 @@ def annotate(dataset, tmp_path, running):
 
 
 def test_state_query_and_first_save(annotate):
-    from lsdscc.annotation import COLUMNS
+    from lsdscc.annotation.roundtrip import COLUMNS
 
     url, session, out = annotate
     status, state = request(url + "/api/state")
@@ -121,8 +121,8 @@ def test_state_query_and_first_save(annotate):
 
 
 def test_labelled_file_imports_and_resumes(annotate, dataset, tmp_path):
-    from lsdscc.annotate_session import AnnotationSession
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.session import AnnotationSession
+    from lsdscc.annotation.roundtrip import import_annotations
 
     url, session, out = annotate
     assert request(url + "/api/label", "POST", changes({QA[0]: ("1", "a"), QA[1]: ("0", "")}))[0] == 200
@@ -149,8 +149,8 @@ def test_labelled_file_imports_and_resumes(annotate, dataset, tmp_path):
 
 
 def test_resume_starts_at_first_unfinished_query(dataset, tmp_path):
-    from lsdscc.annotate_session import AnnotationSession
-    from lsdscc.annotation import export
+    from lsdscc.annotation.session import AnnotationSession
+    from lsdscc.annotation.roundtrip import export
 
     out = tmp_path / "bob.csv"
     export(dataset, str(out))  # a file from `annotate export`, labelled by hand in a spreadsheet
@@ -186,7 +186,7 @@ def test_resume_starts_at_first_unfinished_query(dataset, tmp_path):
     ],
 )
 def test_resume_rejects_bad_files(dataset, tmp_path, line, message):
-    from lsdscc.annotate_session import AnnotationSession
+    from lsdscc.annotation.session import AnnotationSession
 
     bad = tmp_path / "bad.csv"
     header = "row_id,reference,relevant,group" + (",notes" if line.endswith(",nice") else "")
@@ -296,7 +296,7 @@ def test_malformed_requests_get_a_4xx_json_answer(annotate, data, status, messag
 
 
 def test_a_body_shorter_than_its_length_times_out_with_408(annotate, monkeypatch):
-    from lsdscc import annotate_server
+    from lsdscc.annotation import server as annotate_server
 
     monkeypatch.setattr(annotate_server.Handler, "timeout", 1.0)
     url, session, out = annotate
@@ -371,8 +371,8 @@ def test_foreign_host_header_is_refused(annotate):
 @pytest.mark.parametrize("bind", ["127.0.0.2", "127.1.2.3"])
 def test_host_check_holds_for_any_bound_address(dataset, tmp_path, bind):
     # --host 127.0.0.2 used to turn the check off: the allowed Hosts come from the bound address
-    from lsdscc.annotate_server import AnnotateApp, make_server
-    from lsdscc.annotate_session import AnnotationSession
+    from lsdscc.annotation.server import AnnotateApp, make_server
+    from lsdscc.annotation.session import AnnotationSession
 
     session = AnnotationSession.open(dataset, str(tmp_path / "b.csv"), annotator="bob")
     server = make_server(AnnotateApp(session), bind, 0)
@@ -393,7 +393,7 @@ def test_host_check_holds_for_any_bound_address(dataset, tmp_path, bind):
 
 
 def test_allowed_hosts_for_a_wildcard_or_lan_address():
-    from lsdscc.annotate_server import allowed_hosts, host_allowed
+    from lsdscc.annotation.server import allowed_hosts, host_allowed
 
     assert allowed_hosts("127.0.0.1", 8765) == {"127.0.0.1:8765", "localhost:8765"}
     assert allowed_hosts("::1", 8765) == {"[::1]:8765", "localhost:8765"}
@@ -406,7 +406,7 @@ def test_allowed_hosts_for_a_wildcard_or_lan_address():
 
 
 def test_two_tabs_never_interleave(annotate, dataset, tmp_path):
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.roundtrip import import_annotations
 
     url, session, out = annotate
     errors = []
@@ -434,10 +434,10 @@ def test_two_tabs_never_interleave(annotate, dataset, tmp_path):
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_stops_cleanly_and_the_csv_imports(dataset, tmp_path, signum):
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.roundtrip import import_annotations
 
     out = tmp_path / "carol.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "multiref", "lsdscc", "annotate", "serve", "--dataset", dataset,
+    proc = subprocess.Popen([sys.executable, "-m", "multiref_cli", "lsdscc", "annotate", "serve", "--dataset", dataset,
                              "--output", str(out), "--port", "0", "--annotator", "Carol"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -459,7 +459,7 @@ def test_ctrl_c_stops_cleanly_and_the_csv_imports(dataset, tmp_path, signum):
 
 
 def test_cli_errors_are_one_line(dataset, tmp_path):
-    base = [sys.executable, "-m", "multiref", "lsdscc", "annotate"]
+    base = [sys.executable, "-m", "multiref_cli", "lsdscc", "annotate"]
     done = subprocess.run(base + ["serve", "--dataset", str(tmp_path / "nope"), "--output", str(tmp_path / "a.csv"),
                                   "--port", "0"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stderr.startswith("multiref: error:") and len(done.stderr.splitlines()) == 1
@@ -482,8 +482,8 @@ def _write_public(tmp_path):
 
 
 def test_browse_public_json_with_hypotheses(tmp_path, running):
-    from lsdscc.annotate_browse import browse_document
-    from lsdscc.annotate_server import BrowseApp
+    from lsdscc.annotation.browse import browse_document
+    from lsdscc.annotation.server import BrowseApp
     from multiref.metrics import get_metric
 
     refs, hyps = _write_public(tmp_path)
@@ -509,8 +509,8 @@ def test_browse_public_json_with_hypotheses(tmp_path, running):
 
 
 def test_browse_dataset_configs(dataset, tmp_path):
-    from lsdscc.annotate_browse import browse_document
-    from lsdscc.annotation import import_annotations, propose_groups
+    from lsdscc.annotation.browse import browse_document
+    from lsdscc.annotation.roundtrip import import_annotations, propose_groups
 
     doc = browse_document(dataset=dataset)  # no test_grouped yet: the candidates
     assert doc["kind"] == "test_candidates" and doc["maxbleu"] is None
@@ -540,7 +540,7 @@ def test_browse_dataset_configs(dataset, tmp_path):
     ],
 )
 def test_browse_errors(dataset, tmp_path, kwargs, message):
-    from lsdscc.annotate_browse import browse_document
+    from lsdscc.annotation.browse import browse_document
 
     paths = {"D": dataset, "R": _write_public(tmp_path)[0], "H": _write_public(tmp_path)[1], "missing": str(tmp_path / "x")}
     with pytest.raises(UserError, match=message):

@@ -46,6 +46,10 @@ def _files(folder):
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"id": pa.array([], pa.string())}), corpus / "train-00000-of-00001.parquet")
+    from multiref.output import hfdata  # a corpus this tool wrote (a build of no rows): the stage may update it
+
+    hfdata.add_config(str(corpus.parent), hfdata.ConfigInfo(name="single_turn", description="no rows",
+                                                            splits={"train": 0}, features=pa.schema([("id", pa.string())])))
     (folder / "annotated.csv").write_text("x\n")
     _deep_files(folder)
 
@@ -145,7 +149,7 @@ def run_multiref(argv, cwd, env_extra=None, timeout=180):
     env = {**os.environ, "STORAGE_EMULATOR_HOST": CLOSED, **(env_extra or {})}
     env.pop("MULTIREF_DEBUG", None)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "multiref", *argv], cwd=cwd, env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "multiref_cli", *argv], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
     return proc, time.perf_counter() - start
 
@@ -220,7 +224,7 @@ def _raiser(exc):
 def test_exit_statuses_in_process(capsys, monkeypatch, exc, status, text):
     import argparse
 
-    from multiref.cli import _run
+    from multiref_cli import _run
 
     monkeypatch.delenv("MULTIREF_DEBUG", raising=False)
     assert _run(_raiser(exc), argparse.Namespace(command="score")) == status
@@ -231,7 +235,7 @@ def test_exit_statuses_in_process(capsys, monkeypatch, exc, status, text):
 def test_a_bug_shows_its_traceback_when_asked(monkeypatch):
     import argparse
 
-    from multiref.cli import _run
+    from multiref_cli import _run
 
     monkeypatch.setenv("MULTIREF_DEBUG", "1")
     with pytest.raises(RuntimeError, match="boom"):
@@ -243,8 +247,8 @@ def test_beam_failure_on_user_input_drops_beams_log(capsys):
     import argparse
     import logging
 
-    from multiref.cli import _run
-    from multiref.errors import UserError
+    from multiref_cli import _run
+    from multiref.util.errors import UserError
 
     def handler(args):
         logging.getLogger("apache_beam.runners.worker").error("Traceback (most recent call last): ...")

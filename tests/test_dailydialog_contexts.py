@@ -113,3 +113,27 @@ def test_cluster_duplicates_exact_and_near():
     assert [(k.dialogue_id, [r.dialogue_id for r in rm]) for k, rm in near] == [
         ("train_0", ["train_1", "test_0"]), ("train_2", [])]
     assert len(cluster_duplicates([a, b, c, d], near_ratio=0.99)) == 3
+
+
+@pytest.mark.parametrize("turns, expected", [
+    ((), []),
+    (("only",), []),
+    (("a ’ b", "c", "d"), [("7_0", ["a ’ b"], "c"), ("7_1", ["a ’ b", "c"], "d")]),
+])
+def test_context_pairs_cut_after_each_turn(turns, expected):
+    from dailydialog_pp.contexts import context_pairs
+
+    dialogue = Dialogue("train_7", "train", 7, turns)
+    rows = context_pairs(dialogue)
+    assert [(r["id"], r["context"], r["response"]) for r in rows] == expected
+
+
+def test_context_pairs_apply_the_text_options_and_the_step_counts_by_split():
+    from dailydialog_pp.contexts import context_pairs
+    from dailydialog_pp.steps import dialogue_pairs
+
+    dialogue = Dialogue("test_3", "test", 3, ("It ’ s ok", "Yes ."))
+    assert context_pairs(dialogue, TextOptions(curly_quotes=True, lowercase=True))[0]["context"] == ["it ' s ok"]
+    outcome = dialogue_pairs(dialogue, TextOptions())
+    assert outcome.counts == {"contexts/pairs-test": 1} and outcome.rows[0]["split"] == "test"
+    assert outcome.rejected == []

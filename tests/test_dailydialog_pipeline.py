@@ -1,4 +1,4 @@
-"""The Beam pipeline and CLI (pipelines/dailydialog.py, multiref/cli/dailydialog.py) on hand-made data.
+"""The Beam pipeline and CLI (pipelines/dailydialog.py, multiref_cli/dailydialog.py) on hand-made data.
 
 tests/data/dailydialog holds a tiny release (see the expected counts worked out below), a
 multi-reference file (3 dialogues + a malformed line) and DD++ files.
@@ -60,6 +60,23 @@ def test_multiref_rows(built):
     counters = stats["counters"]
     assert counters["multiref/text-mismatch"] == 1 and counters["multiref/invalid-json"] == 1
     assert counters["multiref/empty-reference"] == 1 and counters["multiref/joined-dialogues"] == 2
+
+
+def test_contexts_rows(built):
+    folder, stats = built
+    # every parsed dialogue of every split cut after each turn: test 3, 4, 2 turns -> 2 + 3 + 1;
+    # train 10, 3, 3, 1, 9 turns (line 5 is rejected: act-count-mismatch) -> 9 + 2 + 2 + 0 + 8
+    assert stats["configs"]["contexts"] == {"test": 6, "train": 21, "validation": 0}
+    assert [r["id"] for r in _rows(folder, "contexts", "test")] == ["0_0", "0_1", "1_0", "1_1", "1_2", "2_0"]
+    train = _rows(folder, "contexts", "train")
+    assert [r["id"] for r in train][-3:] == ["5_5", "5_6", "5_7"] and len(train) == 21
+    assert _rows(folder, "contexts", "test")[1] == {
+        "id": "0_1", "context": ["Hi , how are you ?", "Fine , thanks . And you ?"], "response": "Not bad ."}
+    assert stats["counters"]["contexts/pairs-train"] == 21
+    with open(os.path.join(folder, "dataset_meta.json")) as fh:
+        meta = json.load(fh)["configs"]
+    assert meta["contexts"]["splits"] == {"test": 6, "train": 21}  # the empty validation split is left out
+    assert [f["name"] for f in meta["contexts"]["features"]] == ["id", "context", "response"]
 
 
 def test_ddpp_rows(built):
@@ -178,7 +195,7 @@ def test_source_injection():
 
 
 def test_bad_options_are_user_errors(tmp_path):
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     with pytest.raises(UserError, match="sum to 1"):
         run(ARGS + ["--output", str(tmp_path / "x"), "--split-fractions", "0.5", "0.5", "0.5"])
@@ -196,6 +213,7 @@ def test_cli_on_bundled_sample(tmp_path):
     # expected counts of the bundled sample (also stated in the README)
     assert "multiref: test 37" in out.stdout
     assert "dailydialog_pp: test 6, train 39, validation 11" in out.stdout
+    assert "contexts: test 37, train 134, validation 33" in out.stdout
     assert "[dailydialog] running the Beam pipeline" in out.stderr
     bad = subprocess.run([exe, "dailydialog", "build", "--output", str(tmp_path / "t"), "--dailydialog",
                           str(tmp_path / "nope")], capture_output=True, text=True, cwd=str(REPO_DIR))
@@ -204,7 +222,7 @@ def test_cli_on_bundled_sample(tmp_path):
 
 
 def test_cli_passes_beam_args_after_double_dash(tmp_path):
-    from multiref.cli import build_parser
+    from multiref_cli import build_parser
 
     args = build_parser().parse_args(["dailydialog", "build", "--output", "o", "--seed", "2", "--",
                                       "--runner", "DirectRunner", "--direct_num_workers", "1"])
@@ -216,7 +234,7 @@ def test_thin_transform_with_test_pipeline():
     from apache_beam.testing.test_pipeline import TestPipeline
     from apache_beam.testing.util import assert_that, equal_to
 
-    from multiref.beam_utils import pipeline_options
+    from multiref.output.beam_utils import pipeline_options
     from pipelines.dailydialog_transforms import Read
 
     raw = [RawLine("m", 1, "A . __eou__ B . __eou__", "dailydialog", ("test", 0, "1 1", "0 0")),
@@ -251,7 +269,7 @@ def test_empty_splits_are_left_out_of_the_card(tmp_path, capsys):
 
 
 def test_same_bytes_on_the_portable_runner(built, tmp_path):
-    # The shared writer (multiref.beam_writer) makes the folder independent of the runner.
+    # The shared writer (multiref.output.beam_writer) makes the folder independent of the runner.
     folder, _ = built
     other = str(tmp_path / "portable")
     run(ARGS + ["--output", other, "--corruptions", "reverse", "drop_stopwords", "--runner", "PortableRunner",
@@ -380,8 +398,8 @@ def test_a_remote_output_gets_the_same_bytes(built):
 
 def test_cli_publishes_a_remote_output_whole(capsys):
     # The CLI's one call (pipelines.dailydialog.build_published) on an object store: built in a
-    # staging prefix, then published with its manifest and _SUCCESS marker (multiref.publish_remote).
-    from multiref.cli import main
+    # staging prefix, then published with its manifest and _SUCCESS marker (multiref.output.publish_remote).
+    from multiref_cli import main
 
     MemoryFileSystem.objects.clear()
     assert main(["dailydialog", "build", "--output", "memtest://bucket/pub", "--quiet"]) == 0
@@ -390,3 +408,25 @@ def test_cli_publishes_a_remote_output_whole(capsys):
     names = sorted(p[len("memtest://bucket/"):] for p in MemoryFileSystem.objects)
     assert "pub/_SUCCESS" in names and "pub/stats.json" in names and "pub/README.md" in names
     assert not [n for n in names if not n.startswith("pub/")]  # no staging prefix, no lock left
+
+
+# sha256 of the bundled sample build's files before the contexts config was added (issue 23):
+# adding a config must leave every earlier config's shards and dead letters byte-identical.
+SAMPLE_DIGESTS = {
+    "dailydialog_pp/test-00000-of-00001.parquet": "a9f0c967173822a7a6bb464215f2e3659d6785c22ec6ccf81bc705e788ffdf60",
+    "dailydialog_pp/train-00000-of-00001.parquet": "0d321e6cefb90dbb9a2d43b5bcacabfe65b1c3b6fc542926af9c3f21b9b29b07",
+    "dailydialog_pp/validation-00000-of-00001.parquet": "55966d0adb8bcd23031735a7ca7bb56874a13989b2da7c2985986b9d496621b7",
+    "multiref/test-00000-of-00001.parquet": "e6998a63a674d885650a1fa3f45115f3405026b1e6c6a41b36b720c57d17d587",
+    "rejected/act-count-mismatch.jsonl": "276339794a2f0f9d8045bdf214cd41eb1d5c75a69e3518ff74d04598dfcfb092",
+    "rejected/text-mismatch.jsonl": "5827449efcb3ceded15f964d17357a003ee28d1f99ca2f77ae89d103a0329c69",
+}
+
+
+def test_bundled_sample_keeps_earlier_configs_byte_identical(tmp_path):
+    from tests.helpers import file_digests
+
+    folder = str(tmp_path / "sample")
+    run(["--output", folder])
+    digests = file_digests(folder)
+    assert {k: digests.get(k) for k in SAMPLE_DIGESTS} == SAMPLE_DIGESTS
+    assert {"contexts/test-00000-of-00001.parquet", "contexts/train-00000-of-00001.parquet"} <= set(digests)

@@ -3,9 +3,9 @@ array, dataset folders) and system outputs (JSON lines).
 
 Seeded and bounded (same cases on every run, well under a minute): mutations of the real-shaped
 fixtures in ``tests/data/score`` go through the same functions ``multiref score`` calls
-(:func:`multiref.references.load_references`, :func:`~multiref.references.load_hypotheses`,
-:func:`~multiref.references.match_items`, :func:`~multiref.references.to_items`, then a metric).
-Every outcome must be a parsed result or a :class:`multiref.errors.UserError` whose one-line
+(:func:`multiref.metrics.references.load_references`, :func:`~multiref.metrics.references.load_hypotheses`,
+:func:`~multiref.metrics.references.match_items`, :func:`~multiref.metrics.references.to_items`, then a metric).
+Every outcome must be a parsed result or a :class:`multiref.util.errors.UserError` whose one-line
 message names the file; for the metrics (which the command wraps the same way) a ValueError or
 TypeError with a message. Never another exception, never more than ``CASE_SECONDS`` on a case.
 A handful of ``multiref score`` processes on mutated files must exit 0, 1 or 2 with at most one
@@ -29,8 +29,8 @@ import sys
 
 import pytest
 
-from multiref.errors import UserError
-from multiref.references import load_hypotheses, load_references, match_items, to_items
+from multiref.util.errors import UserError
+from multiref.metrics.references import load_hypotheses, load_references, match_items, to_items
 from tests.helpers import data_path
 
 SEED = 20261124
@@ -383,7 +383,7 @@ def test_score_processes_on_mutated_files(tmp_path):
         hyp_name = "hyps_lsdscc.jsonl" if "lsdscc" in name else "hyps_flat.jsonl"
         hyps.write_bytes(mutate_bytes(rng, HYP_SEEDS[hyp_name]) if i % 4 < 2 else HYP_SEEDS[hyp_name])
         extra = [["--bleu-order", str(rng.randint(-2, 12))], ["--partial"], ["-m", "distinct"], []][i % 4]
-        proc = subprocess.run([sys.executable, "-m", "multiref", "score", "-r", str(refs), "-H", str(hyps),
+        proc = subprocess.run([sys.executable, "-m", "multiref_cli", "score", "-r", str(refs), "-H", str(hyps),
                                "--format", "json", *extra], capture_output=True, text=True, timeout=120)
         errors = [line for line in proc.stderr.splitlines() if line.startswith("multiref: error:")]
         assert proc.returncode in (0, 1, 2) and len(errors) <= 1 and "Traceback" not in proc.stderr, proc.stderr
@@ -399,7 +399,7 @@ def test_nesting_bound_is_the_same_for_json_and_orjson(depth, refused):
     stack) and ``orjson`` (its own limit of 1,024) would otherwise each stop somewhere else."""
     import orjson
 
-    from multiref.io import MAX_JSON_DEPTH, check_json_depth
+    from multiref.util.files import MAX_JSON_DEPTH, check_json_depth
 
     text = '{"id": "a", "references": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
     assert MAX_JSON_DEPTH == 100

@@ -1,4 +1,4 @@
-"""Options declared once (multiref/options.py): one dataclass field gives the flag, the value
+"""Options declared once (multiref/util/options.py): one dataclass field gives the flag, the value
 read back, the Beam options class and the card; the jobs' own declarations agree with the
 real ``multiref`` parser."""
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from multiref.options import add_arguments, declared, from_args, group, option, recorded, to_argv
+from multiref.util.options import add_arguments, declared, from_args, group, option, recorded, to_argv
 from tests.helpers import REPO_DIR
 
 
@@ -43,7 +43,7 @@ class Toy:
 
 @pytest.fixture(scope="module")
 def leaves():
-    from multiref.cli import build_parser, flags
+    from multiref_cli import build_parser, flags
 
     return dict(flags.leaf_parsers(build_parser()))
 
@@ -116,7 +116,7 @@ def test_recorded_options_give_back_their_flags(toy):
 
 
 def test_a_corpus_card_gives_back_its_flags(leaves):
-    from lsdscc.config import CorpusConfig
+    from lsdscc.corpus.config import CorpusConfig
     from pipelines.lsdscc_options import config_from_values
 
     config = CorpusConfig(subreddits=("movies", "films"), lowercase=False, tokenizer="nltk", vocab_size=300,
@@ -146,7 +146,7 @@ def test_declared_lists_each_flag_once():
 
 
 def test_corpus_flags_of_the_cli_give_the_config_defaults(leaves):
-    from lsdscc.config import CorpusConfig
+    from lsdscc.corpus.config import CorpusConfig
     from pipelines.lsdscc_options import CorpusJob, config_from_values
 
     args, _ = leaves["lsdscc build"].parse_known_args([])
@@ -159,9 +159,9 @@ def test_corpus_flags_of_the_cli_give_the_config_defaults(leaves):
 
 
 def test_testset_flags_give_the_config_defaults_and_one_seed(leaves):
-    from lsdscc.doc2vec import Doc2VecConfig
-    from lsdscc.retrieval import RetrievalConfig
-    from lsdscc.testset import SamplingConfig
+    from lsdscc.testset.doc2vec import Doc2VecConfig
+    from lsdscc.testset.retrieval import RetrievalConfig
+    from lsdscc.testset.assemble import SamplingConfig
     from pipelines.testset_options import configs_from_args
 
     for command in ("lsdscc build", "lsdscc testset"):
@@ -187,7 +187,7 @@ def test_dailydialog_flags_give_the_build_defaults(leaves):
 
 
 def test_the_cards_record_the_same_options_in_the_same_order():
-    from lsdscc.config import DEFAULT_BOTS, CorpusConfig
+    from lsdscc.corpus.config import DEFAULT_BOTS, CorpusConfig
     from pipelines.dailydialog_options import BuildOptions
 
     card = BuildOptions().card()
@@ -230,7 +230,7 @@ def test_job_options_classes_are_made_once_and_read_the_flags():
 
 
 def test_help_imports_no_beam():
-    code = ("import sys\nfrom multiref.cli import build_parser\nbuild_parser().format_help()\n"
+    code = ("import sys\nfrom multiref_cli import build_parser\nbuild_parser().format_help()\n"
             "assert 'apache_beam' not in sys.modules, 'Beam imported at parse time'\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_DIR, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr

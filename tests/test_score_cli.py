@@ -14,7 +14,7 @@ import warnings
 import pytest
 from nltk.translate import bleu_score as nltk_bleu
 
-from multiref.cli import main
+from multiref_cli import main
 from tests.helpers import data_path
 
 D = data_path("score")
@@ -148,7 +148,7 @@ def test_partial_scores_only_covered_items(capsys):
 def _write_dataset(folder, with_query=True):
     import pyarrow as pa
 
-    from multiref.hfdata import shard_path, write_parquet
+    from multiref.output.hfdata import shard_path, write_parquet
 
     schema = pa.schema([("id", pa.string()), ("query", pa.string()), ("groups", pa.list_(pa.list_(pa.string()))),
                         ("group_ids", pa.list_(pa.string()))])
@@ -249,7 +249,7 @@ def test_option_bounds_are_usage_errors(extra, expected):
     import time
 
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "multiref", "score", "-r", "missing.json", "-H", "missing.jsonl", *extra],
+    proc = subprocess.run([sys.executable, "-m", "multiref_cli", "score", "-r", "missing.json", "-H", "missing.jsonl", *extra],
                           capture_output=True, text=True, timeout=60)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2, proc.stderr
@@ -381,10 +381,10 @@ def test_console_script_subprocess():
     assert "err_bad_json.jsonl:2: invalid JSON" in proc.stderr
 
 
-# -- the loaders on their own (multiref.references) ----------------------------------------
+# -- the loaders on their own (multiref.metrics.references) ----------------------------------------
 
-from multiref.errors import UserError  # noqa: E402
-from multiref.references import load_hypotheses, load_references, match_items, to_items  # noqa: E402
+from multiref.util.errors import UserError  # noqa: E402
+from multiref.metrics.references import load_hypotheses, load_references, match_items, to_items  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -459,7 +459,7 @@ def test_vectors_reach_the_embedding_metrics(capsys, tmp_path):
 def test_scoring_asks_for_one_blas_thread_unless_the_user_chose(monkeypatch):
     # numpy's OpenBLAS starts its thread pool on import: score asks for one thread (start-up time),
     # and keeps the user's own setting
-    from multiref.cli import score
+    from multiref_cli import score
 
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     score._single_threaded_blas()

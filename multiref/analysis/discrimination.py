@@ -33,7 +33,7 @@ from typing import Sequence
 
 from multiref.analysis import stats
 from multiref.analysis.scoring import AGGREGATIONS, MetricScorer
-from multiref.errors import UserError, where
+from multiref.util.errors import UserError, where
 
 NEGATIVE_KINDS = ("random", "adversarial")
 FIELDS = {"positive": "positive_responses", "adversarial": "adversarial_negative_responses",
@@ -104,7 +104,7 @@ def load_split(path: str, split: str = "test", config: str = "dailydialog_pp", n
                 else:
                     contexts.append(ctx)
     else:
-        from multiref.io import read_jsonl
+        from multiref.util.files import read_jsonl
 
         for line, record in read_jsonl(path, "DailyDialog++ file"):
             ctx = _context(record, str(line), counter, path, line)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Sequence
 
 from multiref import __version__
-from multiref.tokenizers import get_tokenizer
+from multiref.metrics.tokenizers import get_tokenizer
 
 AGGREGATES = ("max", "mean", "standard")
 #: the largest n-gram order any metric takes (BLEU family, Distinct-n): the papers use 1 to 4,

@@ -32,7 +32,7 @@ import dataclasses
 import os
 from typing import Sequence
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from multiref.metrics.base import Item, Metric, Score
 
 VECTOR_FORMATS = ("kv", "word2vec_text", "word2vec_binary", "glove_text")

@@ -25,7 +25,7 @@ import os
 import threading
 import warnings
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from multiref.metrics.base import Metric
 
 _READERS: dict = {}

@@ -1,0 +1,114 @@
+"""The LSDSCC corpus job's options as one frozen dataclass, recorded in the dataset card.
+
+Each field the user sets carries its flag (:func:`multiref.util.options.option`): the
+``multiref lsdscc build`` flags, the job's Beam options class and the card all derive from
+this class (:mod:`pipelines.lsdscc_options`).
+
+Every field changes the data; :meth:`CorpusConfig.as_options` is what the card records
+(ALGORITHMS.md section 1 gives the defaults: vocabulary 50,000, query <= 100 tokens,
+response <= 60 tokens; the validation fraction 0.15 follows the LSDSCC release).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from multiref.util.options import option, recorded
+
+#: Text conventions by name, the default first (rules: :mod:`lsdscc.corpus.cleaning`, README "Text
+#: conventions"). Defined here, not in lsdscc.corpus.cleaning, so that reading the options does not
+#: compile the cleaning's regular expressions (``multiref --help`` stays fast).
+CONVENTIONS = ("lsdscc", "treebank")
+DEFAULT_CONVENTION = CONVENTIONS[0]
+
+#: Accounts dropped as bots (case-insensitive), besides names matching ``bot_pattern``.
+DEFAULT_BOTS = (
+    "AutoModerator",
+    "RemindMeBot",
+    "WikiTextBot",
+    "sneakpeekbot",
+    "imguralbumbot",
+    "Mentioned_Videos",
+    "TweetsInCommentsBot",
+    "HelperBot_",
+    "converter-bot",
+    "timezone_bot",
+    "youtubefactsbot",
+    "RepostSleuthBot",
+    "SaveVideo",
+    "GifReversingBot",
+)
+
+
+@dataclass(frozen=True)
+class CorpusConfig:
+    """Options of the corpus pipeline (ALGORITHMS.md section 1).
+
+    - ``subreddits``: only records of these subreddits are kept (case-insensitive).
+    - ``lowercase``: lowercase the text before tokenizing (the public LSDSCC set is lowercase).
+    - ``tokenizer``: ``treebank`` (NLTK TreebankWordTokenizer) or ``nltk`` (NLTKWordTokenizer).
+    - ``text_convention``: ``lsdscc`` (default: the released LSDSCC text: ``didn t``, no
+      ``.`` or ``/``, every digit run ``digits``) or ``treebank`` (``did n't``, numbers
+      replaced only where they stand alone); :mod:`lsdscc.corpus.cleaning` and the README's "Text
+      conventions" give the rules.
+    - ``vocab_size``: words outside the ``vocab_size`` most frequent become ``unk_token`` (step 6).
+    - ``max_query_tokens`` / ``max_response_tokens``: length pruning (step 7).
+    - ``rare_max_count``: tokens seen at most this often are candidates for splitting (step 5).
+    - ``piece_min_count``: every piece of a split must be seen at least this often.
+    - ``min_split_length``: shorter tokens are never split.
+    - ``long_word_length``: words longer than this count as "over-long" noise in the stats.
+    - ``validation_fraction``: share of threads (by a hash of the thread id) in validation.
+    - ``min_turns``: multi-turn conversations need at least this many turns (root included).
+    - ``drop_deleted_later``: drop comments whose ``_meta.was_deleted_later`` is true.
+    - ``bots`` / ``bot_pattern``: authors dropped as bots.
+    - ``num_shards``: parquet files per split (does not change the rows; a hash of the thread
+      id picks a row's file). The pipeline resolves its ``--num-shards auto`` from the input
+      size before building this config, so the card records the number used.
+    """
+
+    subreddits: tuple = option(("movies",), flag="--subreddit", repeat=True, metavar="NAME",
+                               help="keep this subreddit (repeatable; default: movies)")
+    lowercase: bool = option(True, flag="--lowercase",
+                             help="lowercase the text, as the public LSDSCC set is (default: yes; --no-lowercase "
+                                  "keeps the case)")
+    tokenizer: str = option("treebank", flag="--tokenizer", choices=("treebank", "nltk"),
+                            help="NLTK tokenizer: TreebankWordTokenizer or NLTKWordTokenizer")
+    text_convention: str = option(DEFAULT_CONVENTION, flag="--text-convention", choices=CONVENTIONS,
+                                  help="text convention: lsdscc (the released LSDSCC text: didn t, no . or /, "
+                                       "digits) or treebank (did n't, standalone numbers)")
+    text_conventions: ClassVar[tuple] = CONVENTIONS  # the choices of text_convention
+    vocab_size: int = option(50_000, flag="--vocab-size", help="kept vocabulary")
+    max_query_tokens: int = option(100, flag="--max-query-tokens", help="drop pairs with longer queries")
+    max_response_tokens: int = option(60, flag="--max-response-tokens", help="drop pairs with longer responses")
+    rare_max_count: int = option(2, flag="--rare-max-count",
+                                 help="tokens seen at most this often may be split into frequent words")
+    piece_min_count: int = option(10, flag="--piece-min-count", help="each piece of a split must be seen this often")
+    min_split_length: int = 7
+    long_word_length: int = 20
+    validation_fraction: float = option(0.15, flag="--validation-fraction",
+                                        help="share of threads in validation, by hash of the thread id")
+    min_turns: int = option(3, flag="--min-turns", help="shortest multi-turn conversation")
+    drop_deleted_later: bool = True
+    bots: tuple = DEFAULT_BOTS
+    bot_pattern: str = r"(?i)bot[-_]?$"
+    unk_token: str = "<unk>"
+    num_shards: int = 1
+
+    def __post_init__(self):
+        if not self.subreddits:
+            raise ValueError("subreddits must name at least one subreddit")
+        if self.tokenizer not in ("treebank", "nltk"):
+            raise ValueError(f"tokenizer must be 'treebank' or 'nltk', got {self.tokenizer!r}")
+        if self.text_convention not in self.text_conventions:
+            raise ValueError(f"text_convention must be one of {', '.join(CONVENTIONS)}, got {self.text_convention!r}")
+        for name in ("vocab_size", "max_query_tokens", "max_response_tokens", "num_shards", "min_turns"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not 0.0 <= self.validation_fraction < 1.0:
+            raise ValueError(f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}")
+
+    def as_options(self) -> dict:
+        """The options as a JSON-friendly dict (tuples become lists), for the card."""
+        return dict(sorted(recorded(self).items()))
