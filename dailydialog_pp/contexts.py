@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from multiref.util.options import option, recorded
+
 from dailydialog_pp.normalize import (
     TextOptions, canonical_text, collapse_spaces, dialogue_key, match_key, normalize_text)
 from dailydialog_pp.readers import SPLIT_ORDER, Dialogue, MultirefDialogue
@@ -96,10 +98,12 @@ class ChunkOptions:
     10 turns -> [0:4] [4:8] [7:10]; 11 turns -> [0:4] [4:8] [8:11].
     """
 
-    long_dialogue: int = 8
-    chunk_length: int = 4
-    min_chunk: int = 3
-    max_chunk: int = 5
+    long_dialogue: int = option(8, flag="--long-dialogue", low=1,
+                                help="dialogues with at least this many turns are cut into chunks")
+    chunk_length: int = option(4, flag="--chunk-length", low=1, help="turns per chunk")
+    min_chunk: int = option(3, flag="--min-chunk", low=1, help="fewest turns of a final chunk")
+    max_chunk: int = option(5, flag="--max-chunk", low=1,
+                            help="a short tail is merged into the last chunk up to this many turns")
 
     def __post_init__(self):
         if self.chunk_length < 2:
@@ -111,8 +115,7 @@ class ChunkOptions:
             raise ValueError(f"long_dialogue must be at least 2, got {self.long_dialogue}")
 
     def as_dict(self) -> dict:
-        return {"long_dialogue": self.long_dialogue, "chunk_length": self.chunk_length,
-                "min_chunk": self.min_chunk, "max_chunk": self.max_chunk}
+        return recorded(self)
 
 
 def chunk_spans(n: int, options: ChunkOptions = ChunkOptions()) -> list[tuple[int, int]]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from multiref.util.options import option, recorded
+
 from dailydialog_pp.normalize import match_key
 
 
@@ -24,10 +26,12 @@ class NegativeOptions:
     (train/dev/test files) keeps those instead of drawing new ones.
     """
 
-    count: int = 5
-    min_words: int = 5
-    seed: int = 0
-    keep_released: bool = False
+    count: int = option(5, flag="--random-negatives", low=0, help="random negatives per context")
+    min_words: int = option(5, flag="--negative-min-words", low=1, help="shortest random negative, in words")
+    seed: int = option(0, flag="--seed", help="seed of random negatives and shuffles")
+    keep_released: bool = option(False, flag="--released-random-negatives",
+                                 help="contexts matched to released dev/test (or train) contexts keep the released "
+                                      "random negatives")
 
     def __post_init__(self):
         if self.count < 0:
@@ -36,8 +40,7 @@ class NegativeOptions:
             raise ValueError(f"min_words must be >= 1, got {self.min_words}")
 
     def as_dict(self) -> dict:
-        return {"count": self.count, "min_words": self.min_words, "seed": self.seed,
-                "keep_released": self.keep_released}
+        return recorded(self)
 
 
 def pool_entries(row: dict, options: NegativeOptions) -> list[tuple[str, str]]:

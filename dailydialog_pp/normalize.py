@@ -24,6 +24,8 @@ import os
 import re
 from dataclasses import dataclass
 
+from multiref.util.options import option, recorded
+
 _CURLY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,?!;:%)\]}])")
 _SPACE_AFTER_OPEN = re.compile(r"([(\[{$])\s+")
@@ -46,12 +48,14 @@ class TextOptions:
     Whitespace runs are always collapsed to one space and ends stripped.
     """
 
-    curly_quotes: bool = False
-    detokenize: bool = False
-    lowercase: bool = False
+    curly_quotes: bool = option(False, flag="--curly-quotes", help="map curly quotes to ASCII ' and \"")
+    detokenize: bool = option(False, flag="--detokenize",
+                              help="remove spaces before punctuation and re-join split contractions")
+    lowercase: bool = option(False, flag="--lowercase", negatable=True,
+                             help="lowercase DailyDialog text (default: no, the release's case)")
 
     def as_dict(self) -> dict:
-        return {"curly_quotes": self.curly_quotes, "detokenize": self.detokenize, "lowercase": self.lowercase}
+        return recorded(self)
 
 
 def collapse_spaces(text: str) -> str:

@@ -9,15 +9,17 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from multiref.util.options import option, recorded
+
 
 @dataclass(frozen=True)
 class SplitOptions:
     """Split fractions (train, validation, test) and a salt for the hash (recorded in the card)."""
 
-    train: float = 0.8
-    validation: float = 0.1
-    test: float = 0.1
-    salt: str = "dailydialog_pp"
+    train: float = option(0.8, flag="--split-fractions", index=0, help="split fractions by dialogue hash")
+    validation: float = option(0.1, flag="--split-fractions", index=1, help="split fractions by dialogue hash")
+    test: float = option(0.1, flag="--split-fractions", index=2, help="split fractions by dialogue hash")
+    salt: str = option("dailydialog_pp", flag="--split-salt", help="salt of the split hash")
 
     def __post_init__(self):
         for name in ("train", "validation", "test"):
@@ -29,7 +31,7 @@ class SplitOptions:
             raise ValueError(f"split fractions must sum to 1, got {total:g}")
 
     def as_dict(self) -> dict:
-        return {"train": self.train, "validation": self.validation, "test": self.test, "salt": self.salt}
+        return recorded(self)
 
 
 def hash_fraction(key: str, salt: str = "") -> float:

@@ -190,11 +190,13 @@ def _unknown_arguments(parser: argparse.ArgumentParser, argv: list, extras: list
 def check_beam_options(command: argparse.ArgumentParser, beam_args: list) -> list:
     """Validate options passed through to Beam; return them without a leading ``--``.
 
-    Every option must be known to one of the ``PipelineOptions`` classes Beam registers
-    (including this project's own subclasses, which register themselves when imported);
-    an unknown one is a usage error naming the closest option of the command or of Beam.
+    The command parsed its own flags first (``parse_known_args``); the rest are checked by
+    the parser Beam itself builds from every ``PipelineOptions`` class it registers (Beam's,
+    the runner's, any subclass defined so far: :func:`multiref_cli.flags.beam_option_parser`).
+    An unknown one is a usage error naming the closest option of the command or of Beam.
     """
     from multiref_cli.flags import beam_option_parser, suggest
+    from multiref.util.errors import UsageError
 
     beam_args = list(beam_args or [])
     if beam_args and beam_args[0] == "--":
@@ -203,8 +205,11 @@ def check_beam_options(command: argparse.ArgumentParser, beam_args: list) -> lis
         return beam_args
     if not beam_args[0].startswith("-"):
         command.error(f"unexpected argument {beam_args[0]!r} for '{command.prog}' (Beam options start with --)")
-    beam = beam_option_parser(command, beam_args)
-    _known, unknown = beam.parse_known_args(beam_args)
+    try:
+        beam = beam_option_parser(command, beam_args)
+        _known, unknown = beam.parse_known_args(beam_args)
+    except UsageError as exc:  # a malformed value of a Beam option, or a --runner that cannot be imported
+        command.error(str(exc))
     options = [t for t in unknown if t.startswith("-")]
     if options:
         name = options[0].split("=", 1)[0]

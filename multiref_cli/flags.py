@@ -249,7 +249,7 @@ def annotate_defaults(root: argparse.ArgumentParser) -> None:
             why = flag.exceptions.get(command, (None, ""))[1]
             action = shown.get(flag.flag)
             if why and action is not None and why not in (action.help or ""):
-                action.help = f"{action.help or ''} [this default: {why}]".strip().replace("%", "%%")
+                action.help = f"{action.help or ''} [this default: {why.replace('%', '%%')}]".strip()
 
 
 def install_common(root: argparse.ArgumentParser, version: str) -> None:
@@ -309,28 +309,6 @@ def suggest(name: str, command: argparse.ArgumentParser, beam: argparse.Argument
     return f" (did you mean {by_key[match[0]]}?)" if match else ""
 
 
-def pipeline_options_classes() -> list:
-    """Every ``PipelineOptions`` subclass, Beam's and this project's, in a stable order.
-
-    The project's modules under ``pipelines/`` are imported first, so subclasses they define
-    register themselves; subclasses of subclasses count too.
-    """
-    import importlib
-    import pkgutil
-
-    import pipelines
-    from apache_beam.options.pipeline_options import PipelineOptions
-
-    for module in pkgutil.iter_modules(pipelines.__path__):
-        importlib.import_module(f"pipelines.{module.name}")
-    found, todo = {}, list(PipelineOptions.__subclasses__())
-    while todo:
-        cls = todo.pop(0)
-        found.setdefault(f"{cls.__module__}.{cls.__qualname__}", cls)
-        todo.extend(cls.__subclasses__())
-    return list(found.values())
-
-
 def _import_runner(beam_args: list) -> None:
     """Import the module of a ``--runner package.module.Class``: its options register on import."""
     import importlib
@@ -349,18 +327,24 @@ def _import_runner(beam_args: list) -> None:
 
 
 def beam_option_parser(command: argparse.ArgumentParser, beam_args: list = ()) -> argparse.ArgumentParser:
-    """A parser of every Apache Beam pipeline option; its errors are usage errors."""
-    from apache_beam.options.pipeline_options import _BeamArgumentParser
+    """Beam's own parser of every registered ``PipelineOptions`` class (Beam's, the runner's
+    named by ``--runner``, any subclass defined so far); its errors are usage errors.
+
+    The parser is the one Beam builds for :meth:`PipelineOptions.get_all_options`, handed
+    over by that method's public ``add_extra_args_fn`` hook.
+    """
+    from apache_beam.options.pipeline_options import PipelineOptions
 
     from multiref.util.errors import UsageError
 
     _import_runner(list(beam_args))
+    parsers = []
+    PipelineOptions([]).get_all_options(add_extra_args_fn=parsers.append)
+    parser = parsers[0]
 
-    class _Strict(_BeamArgumentParser):
-        def error(self, message):
+    def error(message):
+        if not message.startswith("ambiguous option: "):  # Beam ignores these too (no abbreviations)
             raise UsageError(f"bad Apache Beam option for '{command.prog}': {message}")
 
-    parser = _Strict(allow_abbrev=False, add_help=False, conflict_handler="resolve")
-    for cls in pipeline_options_classes():
-        cls._add_argparse_args(parser)  # what PipelineOptions.get_all_options does
+    parser.error = error
     return parser

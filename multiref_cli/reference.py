@@ -1,8 +1,9 @@
 """The command-line reference page, ``docs/cli.md``, rendered from the code.
 
 The page lists every command with the one-line help the parser gives it and the docs page
-that explains it, the flag table of :mod:`multiref_cli.flags` and the exit statuses of
-:mod:`multiref_cli`. ``tests/test_cli_flags.py`` checks that ``docs/cli.md`` is exactly
+that explains it, the flag table of :mod:`multiref_cli.flags`, the options of the dataset
+builds as their dataclasses declare them (:func:`multiref.util.options.declared`) and the exit
+statuses of :mod:`multiref_cli`. ``tests/test_cli_flags.py`` checks that ``docs/cli.md`` is exactly
 :func:`render`'s output, so the page cannot drift from the parser. Regenerate it with::
 
     python -m multiref_cli.reference docs/cli.md
@@ -99,6 +100,49 @@ CONVENTIONS = """\
 """
 
 
+JOBS_INTRO = """\
+## Options of the dataset builds
+
+Each option of a dataset build is declared once, as a field of the frozen dataclass the
+build records in its card (`multiref/util/options.py`); the command's flags, the job's Beam
+options class (for `python -m pipelines.lsdscc_corpus` and `python -m pipelines.dailydialog`)
+and these tables derive from it. "Sets" names the field; the card records the fields of
+`CorpusConfig` (with `num_shards` resolved), of the test-set configs and of `BuildOptions`.
+Any other `--flag` goes to Apache Beam.
+"""
+
+
+def _job_tables() -> list:
+    """``[(title, classes)]`` of the dataset builds whose options are declared as fields."""
+    from pipelines.dailydialog_options import BUILD_OPTIONS
+    from pipelines.lsdscc_options import CORPUS_OPTIONS
+    from pipelines.testset_options import TESTSET_CONFIGS
+
+    return [("`multiref lsdscc build`: the corpus", CORPUS_OPTIONS),
+            ("`multiref lsdscc build` and `multiref lsdscc testset`: the test set", TESTSET_CONFIGS),
+            ("`multiref dailydialog build`", BUILD_OPTIONS)]
+
+
+def options_table(classes) -> str:
+    """The Markdown table of the options ``classes`` declare: flag, default, field, meaning."""
+    from multiref.util.options import declared
+
+    lines = ["| flag | default | sets | meaning |", "|---|---|---|---|"]
+    for flag, default, text, fields in declared(*classes):
+        sets = ", ".join(f"`{f}`" for f in fields)
+        default, text = (t.replace("|", r"\|") for t in (default, text))
+        lines.append(f"| `{flag}` | {default} | {sets} | {text} |")
+    return "\n".join(lines) + "\n"
+
+
+def jobs_section() -> list:
+    """The parts of the "Options of the dataset builds" section."""
+    parts = [JOBS_INTRO]
+    for title, classes in _job_tables():
+        parts += [f"### {title}\n", options_table(classes)]
+    return parts
+
+
 def command_help(parser: argparse.ArgumentParser, path: str = ""):
     """Yield ``(command, one-line help)`` for every leaf command under ``parser``, in parser order."""
     for action in parser._actions:
@@ -134,6 +178,7 @@ def render() -> str:
     """The whole text of ``docs/cli.md``."""
     parser = build_parser()
     parts = [HEADER, "## Commands\n", commands_table(parser), FLAGS_INTRO, flags.markdown_table(), RENAMED,
+             *jobs_section(),
              "## Exit statuses and conventions\n", "Exit statuses, for every command:\n", exit_table(), CONVENTIONS]
     return "\n".join(parts)
 

@@ -288,7 +288,7 @@ def build_published(args, beam_args=(), *, options=None, command: str = "multire
 
 def run(argv=None, *, source=None) -> dict:
     """Build in place (no publishing): the flags of
-    :class:`pipelines.dailydialog_options.DailyDialogOptions` plus Beam's; ``source`` injects
+    :func:`pipelines.dailydialog_options.dailydialog_pipeline_options` plus Beam's; ``source`` injects
     raw records (``{"dailydialog": [RawLine], "multiref": [...]|None, "ddpp": [...]|None}``).
     Returns :func:`build`'s summary."""
     options, values = _parse(argv)
@@ -297,11 +297,11 @@ def run(argv=None, *, source=None) -> dict:
 
 def _parse(argv):
     from multiref.output.beam_utils import pipeline_options
-    from pipelines.dailydialog_options import DailyDialogOptions
+    from pipelines.dailydialog_options import dailydialog_pipeline_options
 
     argv = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--"]
     options = pipeline_options(argv)
-    values = options.view_as(DailyDialogOptions)
+    values = options.view_as(dailydialog_pipeline_options())
     if not values.output:
         raise UserError("--output FOLDER is required")
     return options, values

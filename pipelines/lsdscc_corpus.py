@@ -42,7 +42,8 @@ import sys
 import time
 
 from lsdscc.corpus.config import CorpusConfig
-from pipelines.lsdscc_options import config_from_values, resolve_num_shards
+from multiref.util.options import from_args
+from pipelines.lsdscc_options import CorpusJob, config_from_values, resolve_num_shards
 
 #: The composites of the graph, in order: the steps of ALGORITHMS.md section 1.
 STEPS = ("Read", "Threads", "Clean", "Vocabulary", "Pairs", "Conversations", "Dedup", "Split", "Write")
@@ -58,10 +59,10 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
     from pipelines import lsdscc_transforms as t
 
     read = p | "Read" >> t.Read(config, inputs, source)
-    threads = read["posts"] | "Threads" >> t.Threads()
-    threads_counts, extra_counts = threads["counts"], []
+    resolved = read["posts"] | "Threads" >> t.Threads()
+    threads, extra_counts = resolved, []
     if config.since is not None or config.until is not None:  # the whole thread, by its submission's time
-        threads = threads["threads"] | "TimeRange" >> r.TimeRange(config.since, config.until)
+        threads = resolved["threads"] | "TimeRange" >> r.TimeRange(config.since, config.until)
         extra_counts.append(threads["counts"])
     cleaned = threads["threads"] | "Clean" >> t.Clean(config)
     vocabulary = cleaned | "Vocabulary" >> t.Vocabulary(config)
@@ -75,12 +76,12 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
               | "Split" >> t.Split(config.validation_fraction)
               | "Write" >> bw.WriteShards(folder, {c: outputs.schema(c) for c in outputs.CONFIGS}, splits,
                                           config.num_shards, finish=t.finish_shard, summarize=t.summarize_shard))
-    _ = ((read["rejected"], threads["rejected"])
+    _ = ((read["rejected"], resolved["rejected"])
          | "AllRejected" >> beam.Flatten()
          | "CollectRejected" >> beam.combiners.ToList()
          | "WriteRejected" >> beam.Map(lambda letters: bw.write_file(
              bw.join(folder, "rejected", "rejected.jsonl"), t.rejected_jsonl(letters))))
-    counts = ([read["counts"], threads_counts, pairs["counts"], conversations["counts"], deduped["counts"]]
+    counts = ([read["counts"], resolved["counts"], pairs["counts"], conversations["counts"], deduped["counts"]]
               + extra_counts | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombineGlobally(bw.SumCounts()))
     schema = read["schema"] | "MergeSchema" >> beam.CombineGlobally(r.MergeSchema())
     options, names = config.as_options(), list(input_names)
@@ -124,7 +125,7 @@ def _log(message: str, quiet: bool) -> None:
 
 
 def run(argv=None, *, source=None, quiet: bool = False) -> dict:
-    """Build the corpus. ``argv``: our flags (:class:`pipelines.lsdscc_options.LsdsccCorpusOptions`)
+    """Build the corpus. ``argv``: our flags (:func:`pipelines.lsdscc_options.corpus_pipeline_options`)
     plus any Beam flags; ``source``: in-memory records instead of files.
 
     Returns ``{"output", "counts", "splits", "stats"}`` (``{"output", "dry_run": True}`` when
@@ -132,12 +133,12 @@ def run(argv=None, *, source=None, quiet: bool = False) -> dict:
     empty glob, a bad option or an unwritable output folder.
     """
     from multiref.output.beam_utils import pipeline_options
-    from pipelines.lsdscc_options import LsdsccCorpusOptions
+    from pipelines.lsdscc_options import corpus_pipeline_options
 
     from multiref.output.beam_utils import runner_does_not_execute
 
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
-    values = options.view_as(LsdsccCorpusOptions)
+    values = options.view_as(corpus_pipeline_options())
     if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
         return run_parsed(values, None, source=source, quiet=quiet, options=options)
     return _published(values, options, source, quiet)
@@ -173,18 +174,19 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
-    folder = values.output
-    inputs = [] if source is not None else sources.resolve_inputs(values.input or sources.default_inputs())
-    if getattr(values, "verify_hashes", None):  # before anything is written: a mismatch publishes nothing
+    job = from_args(CorpusJob, values)
+    folder = job.output
+    inputs = [] if source is not None else sources.resolve_inputs(list(job.input) or sources.default_inputs())
+    if job.verify_hashes:  # before anything is written: a mismatch publishes nothing
         from lsdscc.corpus.provenance import verify_files
 
         if source is not None:
             raise UserError("--verify-hashes checks input files; none are given (in-memory records)")
-        _log(f"checking {len(inputs)} input file(s) against {values.verify_hashes}", quiet)
-        verify_files(inputs, values.verify_hashes)
+        _log(f"checking {len(inputs)} input file(s) against {job.verify_hashes}", quiet)
+        verify_files(inputs, job.verify_hashes)
     executes = not runner_does_not_execute(options)
     # --num-shards auto sizes remote inputs by listing them, except in a dry run (no network)
-    config = config_from_values(values, resolve_num_shards(values.num_shards, inputs, source, list_remote=executes))
+    config = config_from_values(values, resolve_num_shards(job.num_shards, inputs, source, list_remote=executes))
     check_output_for_runner(options, folder)
     if executes:
         outputs.prepare_folder(folder)

@@ -1,10 +1,10 @@
-"""The LSDSCC corpus job's options: flags, the Beam options class, the resolved config.
+"""The LSDSCC corpus job's options: declared once, as dataclass fields with their flags.
 
-Importing this module stays light (no Beam): the ``multiref`` CLI calls
-:func:`add_corpus_arguments` on its own parser. :class:`LsdsccCorpusOptions` is the same
-flags as a Beam ``PipelineOptions`` subclass (Beam's own idiom, as in its wordcount
-example); it is created on first use (``from pipelines.lsdscc_options import
-LsdsccCorpusOptions``), since it needs Beam.
+:class:`CorpusJob` (where the job reads and writes) and :class:`lsdscc.corpus.config.CorpusConfig`
+(what the card records) declare every option; from them come the ``multiref lsdscc build``
+flags (:func:`add_corpus_arguments`), the job's Beam ``PipelineOptions`` class
+(:func:`corpus_pipeline_options`, made when a job runs: it needs Beam) and the config of
+parsed flags (:func:`config_from_values`). Importing this module stays light (no Beam).
 """
 
 from __future__ import annotations
@@ -13,20 +13,35 @@ import argparse
 import math
 import os
 import sys
+from dataclasses import dataclass
 
 from lsdscc.corpus.config import CorpusConfig
+from multiref.util.options import add_arguments, from_args, option
 
 MAX_AUTO_SHARDS = 4096
 COMPRESSION_RATIO = 6
 AUTO_SHARD_MB = 32  # --num-shards auto: one shard per 32 MB of estimated uncompressed input
 
 
-def add_once(parser, *names, **kwargs) -> None:
-    """``parser.add_argument`` unless one of ``names`` is already there: Beam parses every
-    ``PipelineOptions`` subclass with one parser, and several jobs share ``--output``."""
-    if any(n in getattr(parser, "_option_string_actions", {}) for n in names):
-        return
-    parser.add_argument(*names, **kwargs)
+@dataclass(frozen=True)
+class CorpusJob:
+    """The corpus job's options that are not the data's (so not in the card, which records
+    :class:`CorpusConfig` with the number of shards resolved)."""
+
+    input: tuple = option((), flag="--input", repeat=True, metavar="PATH_OR_GLOB",
+                          help="dump file, folder or glob (repeatable); default: the bundled sample")
+    output: str = option("out/lsdscc", flag="--output", metavar="FOLDER", help="dataset folder")
+    num_shards: str = option("auto", flag="--num-shards", metavar="N|auto",
+                             help="parquet files per split (does not change the rows); auto (default): one per "
+                                  f"{AUTO_SHARD_MB} MB of estimated uncompressed input, at least 1, at most "
+                                  f"{MAX_AUTO_SHARDS}")
+    verify_hashes: str | None = option(None, flag="--verify-hashes", metavar="FILE",
+                                       help="check every input file against FILE (Arctic Shift's hashes.txt: "
+                                            "'<sha256>  <name>' lines) before the build starts; a mismatch stops it")
+
+
+#: the classes declaring the corpus job's options, in the order --help shows their flags
+CORPUS_OPTIONS = (CorpusJob, CorpusConfig)
 
 
 class _Deprecated(argparse.Action):
@@ -43,57 +58,19 @@ class _Deprecated(argparse.Action):
 
 
 def add_corpus_arguments(parser) -> None:
-    """The corpus job's own flags (Beam's flags are left to Beam)."""
-    d = CorpusConfig()
-    add = lambda *names, **kw: add_once(parser, *names, **kw)  # noqa: E731
-    add("--input", action="append", default=None, metavar="PATH_OR_GLOB",
-        help="dump file, folder or glob (repeatable); default: the bundled sample")
-    add("--output", default="out/lsdscc", metavar="FOLDER", help="dataset folder (default: out/lsdscc)")
-    add("--subreddit", action="append", default=None, metavar="NAME",
-        help="keep this subreddit (repeatable; default: movies)")
-    add("--vocab-size", type=int, default=d.vocab_size, help=f"kept vocabulary (default {d.vocab_size:,})")
-    add("--max-query-tokens", type=int, default=d.max_query_tokens,
-        help=f"drop pairs with longer queries (default {d.max_query_tokens})")
-    add("--max-response-tokens", type=int, default=d.max_response_tokens,
-        help=f"drop pairs with longer responses (default {d.max_response_tokens})")
-    add("--validation-fraction", type=float, default=d.validation_fraction,
-        help=f"share of threads in validation, by hash of the thread id (default {d.validation_fraction})")
-    add("--lowercase", action=argparse.BooleanOptionalAction, default=d.lowercase,
-        help="lowercase the text, as the public LSDSCC set is (default: yes; --no-lowercase keeps the case)")
-    add("--tokenizer", choices=("treebank", "nltk"), default=d.tokenizer,
-        help="NLTK tokenizer: TreebankWordTokenizer or NLTKWordTokenizer (default treebank)")
-    add("--text-convention", choices=d.text_conventions, default=d.text_convention,
-        help="text convention: lsdscc (the released LSDSCC text: didn t, no . or /, digits) or "
-        f"treebank (did n't, standalone numbers); default {d.text_convention}")
-    add("--min-turns", type=int, default=d.min_turns, help=f"shortest multi-turn conversation (default {d.min_turns})")
-    add("--rare-max-count", type=int, default=d.rare_max_count,
-        help=f"tokens seen at most this often may be split into frequent words (default {d.rare_max_count})")
-    add("--piece-min-count", type=int, default=d.piece_min_count,
-        help=f"each piece of a split must be seen this often (default {d.piece_min_count})")
-    add("--num-shards", default="auto", metavar="N|auto",
-        help="parquet files per split (does not change the rows); auto (default): one per "
-        f"{AUTO_SHARD_MB} MB of estimated uncompressed input, at least 1, at most {MAX_AUTO_SHARDS}")
-    add("--keep-deleted-later", action="store_true", default=False,
-        help="keep posts that the dump's _meta says were deleted or removed after it was first archived "
-        "(default: drop them; recorded in the card); posts deleted before are always dropped")
-    add("--since", default=None, metavar="DATE",
-        help="keep threads whose submission was created on or after DATE (UTC; YYYY-MM-DD or epoch seconds), "
-        "with all their comments")
-    add("--until", default=None, metavar="DATE",
-        help="keep threads whose submission was created on or before DATE (UTC, the whole day; YYYY-MM-DD or "
-        "epoch seconds), with all their comments")
-    add("--verify-hashes", default=None, metavar="FILE",
-        help="check every input file against FILE (Arctic Shift's hashes.txt: '<sha256>  <name>' lines) "
-        "before the build starts; a mismatch stops it")
-    add("--bucket-mb", type=float, default=None, action=_Deprecated, help=argparse.SUPPRESS)
+    """The corpus job's own flags (Beam's flags are left to Beam): those of :class:`CorpusJob`
+    and :class:`CorpusConfig`, and the deprecated ``--bucket-mb``."""
+    add_arguments(parser, *CORPUS_OPTIONS)
+    if "--bucket-mb" not in parser._option_string_actions:  # Beam parses every job's flags with one parser
+        parser.add_argument("--bucket-mb", type=float, default=None, action=_Deprecated, help=argparse.SUPPRESS)
 
 
-def __getattr__(name):
-    if name == "LsdsccCorpusOptions":
-        from multiref.output.beam_utils import options_class
+def corpus_pipeline_options() -> type:
+    """The corpus job's flags as a Beam ``PipelineOptions`` subclass (made once, on first call)."""
+    from multiref.output.beam_utils import pipeline_options_class
 
-        return options_class(__name__, name, add_corpus_arguments, "The corpus job's flags as Beam pipeline options.")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return pipeline_options_class("LsdsccCorpusOptions", add_corpus_arguments,
+                                  "The corpus job's flags as Beam pipeline options.")
 
 
 def parse_num_shards(value) -> int | None:
@@ -117,39 +94,9 @@ def config_from_values(values, num_shards: int = 1) -> CorpusConfig:
     from multiref.util.errors import UserError
 
     try:
-        return CorpusConfig(
-            subreddits=tuple(values.subreddit or ("movies",)),
-            lowercase=values.lowercase,
-            tokenizer=values.tokenizer,
-            text_convention=values.text_convention,
-            vocab_size=values.vocab_size,
-            max_query_tokens=values.max_query_tokens,
-            max_response_tokens=values.max_response_tokens,
-            rare_max_count=values.rare_max_count,
-            piece_min_count=values.piece_min_count,
-            validation_fraction=values.validation_fraction,
-            min_turns=values.min_turns,
-            num_shards=num_shards,
-            drop_deleted_later=not getattr(values, "keep_deleted_later", False),
-            since=_date_flag(values, "since", end=False),
-            until=_date_flag(values, "until", end=True),
-        )
+        return from_args(CorpusConfig, values, num_shards=num_shards)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-
-
-def _date_flag(values, name: str, end: bool) -> int | None:
-    """``--since`` / ``--until`` as epoch seconds (None when not given); UserError naming the flag."""
-    from lsdscc.corpus.eras import parse_date
-    from multiref.util.errors import UserError
-
-    text = getattr(values, name, None)
-    if text is None:
-        return None
-    try:
-        return parse_date(text, end=end)
-    except ValueError as exc:
-        raise UserError(f"--{name}: {exc}") from None
 
 
 def estimated_input_bytes(inputs, list_remote: bool = True) -> int:

@@ -340,15 +340,15 @@ def run_testset_stage(dataset_folder: str, args, cache: str | None = None) -> di
 
 def run(argv=None) -> dict:
     """Command-line entry point (``python -m pipelines.lsdscc_testset --dataset FOLDER``):
-    the flags of :class:`pipelines.testset_options.TestsetOptions` plus Beam's.
+    ``--dataset`` and the flags of :mod:`pipelines.testset_options`; the rest go to Beam.
 
     The stage reads its input from the dataset folder (tests write small folders with
     :mod:`multiref.output.hfdata`), so there is no in-memory ``source`` to inject."""
     from multiref.util.errors import UserError
-    from pipelines.testset_options import TestsetOptions
+    from pipelines.testset_options import add_stage_arguments
 
     parser = argparse.ArgumentParser(prog="python -m pipelines.lsdscc_testset", description=__doc__.splitlines()[0])
-    TestsetOptions._add_argparse_args(parser)
+    add_stage_arguments(parser)
     args, beam_args = parser.parse_known_args(argv)
     if not args.dataset:
         raise UserError("--dataset FOLDER is required (a corpus folder written by `multiref lsdscc build`)")

@@ -1,5 +1,9 @@
 """The LSDSCC corpus job's options as one frozen dataclass, recorded in the dataset card.
 
+Each field the user sets carries its flag (:func:`multiref.util.options.option`): the
+``multiref lsdscc build`` flags, the job's Beam options class and the card all derive from
+this class (:mod:`pipelines.lsdscc_options`).
+
 Every field changes the data; :meth:`CorpusConfig.as_options` is what the card records
 (ALGORITHMS.md section 1 gives the defaults: vocabulary 50,000, query <= 100 tokens,
 response <= 60 tokens; the validation fraction 0.15 follows the LSDSCC release).
@@ -7,9 +11,13 @@ response <= 60 tokens; the validation fraction 0.15 follows the LSDSCC release).
 
 from __future__ import annotations
 
-import dataclasses
+import calendar
+import datetime as _dt
+import re
 from dataclasses import dataclass
 from typing import ClassVar
+
+from multiref.util.options import option, recorded
 
 #: Text conventions by name, the default first (rules: :mod:`lsdscc.corpus.cleaning`, README "Text
 #: conventions"). Defined here, not in lsdscc.corpus.cleaning, so that reading the options does not
@@ -34,6 +42,37 @@ DEFAULT_BOTS = (
     "SaveVideo",
     "GifReversingBot",
 )
+
+
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_EPOCH = re.compile(r"^\d{1,12}$")
+
+
+def parse_date(text: str, end: bool = False) -> int:
+    """``YYYY-MM-DD`` (UTC) or epoch seconds -> epoch seconds. With ``end``, a date stands
+    for its last second (``--until 2023-06-30`` keeps the whole 30th). ValueError otherwise."""
+    text = str(text).strip()
+    if _EPOCH.match(text):
+        return int(text)
+    m = _DATE.match(text)
+    if not m:
+        raise ValueError(f"expected a date YYYY-MM-DD (UTC) or epoch seconds, got {text!r}")
+    try:
+        day = _dt.date(int(m[1]), int(m[2]), int(m[3]))
+    except ValueError as exc:
+        raise ValueError(f"not a calendar date: {text!r} ({exc})") from None
+    start = calendar.timegm(day.timetuple())
+    return start + 86_399 if end else start
+
+
+def _epoch(text, flag: str, end: bool) -> int | None:
+    """``--since`` / ``--until`` as epoch seconds (None when not given); ValueError naming the flag."""
+    if text is None or isinstance(text, int):
+        return text
+    try:
+        return parse_date(str(text), end=end)
+    except ValueError as exc:
+        raise ValueError(f"{flag}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -65,23 +104,38 @@ class CorpusConfig:
       size before building this config, so the card records the number used.
     """
 
-    subreddits: tuple = ("movies",)
-    lowercase: bool = True
-    tokenizer: str = "treebank"
-    text_convention: str = DEFAULT_CONVENTION
+    subreddits: tuple = option(("movies",), flag="--subreddit", repeat=True, metavar="NAME",
+                               help="keep this subreddit (repeatable; default: movies)")
+    lowercase: bool = option(True, flag="--lowercase",
+                             help="lowercase the text, as the public LSDSCC set is (default: yes; --no-lowercase "
+                                  "keeps the case)")
+    tokenizer: str = option("treebank", flag="--tokenizer", choices=("treebank", "nltk"),
+                            help="NLTK tokenizer: TreebankWordTokenizer or NLTKWordTokenizer")
+    text_convention: str = option(DEFAULT_CONVENTION, flag="--text-convention", choices=CONVENTIONS,
+                                  help="text convention: lsdscc (the released LSDSCC text: didn t, no . or /, "
+                                       "digits) or treebank (did n't, standalone numbers)")
     text_conventions: ClassVar[tuple] = CONVENTIONS  # the choices of text_convention
-    vocab_size: int = 50_000
-    max_query_tokens: int = 100
-    max_response_tokens: int = 60
-    rare_max_count: int = 2
-    piece_min_count: int = 10
+    vocab_size: int = option(50_000, flag="--vocab-size", help="kept vocabulary")
+    max_query_tokens: int = option(100, flag="--max-query-tokens", help="drop pairs with longer queries")
+    max_response_tokens: int = option(60, flag="--max-response-tokens", help="drop pairs with longer responses")
+    rare_max_count: int = option(2, flag="--rare-max-count",
+                                 help="tokens seen at most this often may be split into frequent words")
+    piece_min_count: int = option(10, flag="--piece-min-count", help="each piece of a split must be seen this often")
     min_split_length: int = 7
     long_word_length: int = 20
-    validation_fraction: float = 0.15
-    min_turns: int = 3
-    drop_deleted_later: bool = True
-    since: int | None = None
-    until: int | None = None
+    validation_fraction: float = option(0.15, flag="--validation-fraction",
+                                        help="share of threads in validation, by hash of the thread id")
+    min_turns: int = option(3, flag="--min-turns", help="shortest multi-turn conversation")
+    drop_deleted_later: bool = option(True, flag="--keep-deleted-later", inverse=True,
+                                      help="keep posts that the dump's _meta says were deleted or removed after it "
+                                           "was first archived (default: drop them; recorded in the card); posts "
+                                           "deleted before are always dropped")
+    since: int | None = option(None, flag="--since", metavar="DATE", convert=lambda t: _epoch(t, "--since", False),
+                               help="keep threads whose submission was created on or after DATE (UTC; YYYY-MM-DD "
+                                    "or epoch seconds), with all their comments")
+    until: int | None = option(None, flag="--until", metavar="DATE", convert=lambda t: _epoch(t, "--until", True),
+                               help="keep threads whose submission was created on or before DATE (UTC, the whole "
+                                    "day; YYYY-MM-DD or epoch seconds), with all their comments")
     bots: tuple = DEFAULT_BOTS
     bot_pattern: str = r"(?i)bot[-_]?$"
     unk_token: str = "<unk>"
@@ -109,5 +163,4 @@ class CorpusConfig:
 
     def as_options(self) -> dict:
         """The options as a JSON-friendly dict (tuples become lists), for the card."""
-        out = dataclasses.asdict(self)
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(out.items())}
+        return dict(sorted(recorded(self).items()))

@@ -31,6 +31,8 @@ import datetime as _dt
 import re
 from collections import Counter
 
+from lsdscc.corpus.config import parse_date  # noqa: F401  (the --since/--until dates, declared with the option)
+
 #: (first month, label) of each era, oldest first; an era runs until the next one starts.
 ERAS = (
     ("0000-00", "2005-12..2015-07"),
@@ -41,25 +43,6 @@ ERAS = (
 )
 #: A month is flagged when it has fewer records than this share of each neighbour's count.
 LOW_MONTH_SHARE = 0.5
-_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-_EPOCH = re.compile(r"^\d{1,12}$")
-
-
-def parse_date(text: str, end: bool = False) -> int:
-    """``YYYY-MM-DD`` (UTC) or epoch seconds -> epoch seconds. With ``end``, a date stands
-    for its last second (``--until 2023-06-30`` keeps the whole 30th). ValueError otherwise."""
-    text = str(text).strip()
-    if _EPOCH.match(text):
-        return int(text)
-    m = _DATE.match(text)
-    if not m:
-        raise ValueError(f"expected a date YYYY-MM-DD (UTC) or epoch seconds, got {text!r}")
-    try:
-        day = _dt.date(int(m[1]), int(m[2]), int(m[3]))
-    except ValueError as exc:
-        raise ValueError(f"not a calendar date: {text!r} ({exc})") from None
-    start = calendar.timegm(day.timetuple())
-    return start + 86_399 if end else start
 
 
 def utc_text(epoch: int | None) -> str | None:

@@ -103,24 +103,13 @@ def build_argv(options: dict) -> list:
     Raises UserError for an option no flag sets to the recorded value (a build made with a
     changed default cannot be reproduced by flags)."""
     from lsdscc.corpus.config import CorpusConfig
+    from multiref.util.options import to_argv
 
     default = CorpusConfig().as_options()
-    argv = []
-    for name in options.get("subreddits", []):
-        argv += ["--subreddit", str(name)]
-    flags = {"vocab_size": "--vocab-size", "max_query_tokens": "--max-query-tokens",
-             "max_response_tokens": "--max-response-tokens", "validation_fraction": "--validation-fraction",
-             "tokenizer": "--tokenizer", "text_convention": "--text-convention", "min_turns": "--min-turns",
-             "rare_max_count": "--rare-max-count", "piece_min_count": "--piece-min-count",
-             "num_shards": "--num-shards", "since": "--since", "until": "--until"}
-    for key, flag in flags.items():
-        if options.get(key) is not None:
-            argv += [flag, repr(options[key]) if isinstance(options[key], float) else str(options[key])]
-    argv.append("--lowercase" if options.get("lowercase", True) else "--no-lowercase")
-    if options.get("drop_deleted_later") is False:
-        argv.append("--keep-deleted-later")
-    fixed = set(flags) | {"subreddits", "lowercase", "drop_deleted_later"}
-    for key in sorted(set(options) - fixed):
+    argv, fixed = to_argv(CorpusConfig, options)
+    if options.get("num_shards") is not None:  # the card records the number used; the job's --num-shards sets it
+        argv += ["--num-shards", str(options["num_shards"])]
+    for key in sorted(set(options) - fixed - {"num_shards"}):
         if options[key] != default.get(key):
             raise UserError(f"the release was built with {key}={options[key]!r}, which no flag of this "
                             f"version sets (default {default.get(key)!r}); it cannot be rebuilt")

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from multiref.util.errors import UserError
+from multiref.util.options import option
 
 CANDIDATES_CONFIG = "test_candidates"
 GROUPED_CONFIG = "test_grouped"
@@ -50,12 +51,17 @@ LEAK_REASONS = ("test_query", "test_query_text", "test_reference")
 class SamplingConfig:
     """Stratified sampling and assembly options (ALGORITHMS.md section 2, steps 3 and 4)."""
 
-    per_stratum: int = 100
-    bounds: tuple = (3, 5)
-    references: int = 15
-    seed: int = 1
-    drop_short: bool = False
-    max_share: float = 0.5
+    per_stratum: int = option(100, flag="--per-stratum", help="queries sampled per response-number stratum")
+    bounds: tuple = option((3, 5), flag="--strata-bounds", metavar=("LOW", "HIGH"),
+                           help="strata: fewer than LOW, LOW to HIGH, more than HIGH responses")
+    references: int = option(15, flag="--references-per-query", help="candidate references per query")
+    seed: int = option(1, flag="--testset-seed", help="seed of the sampling and of Doc2Vec")
+    drop_short: bool = option(False, flag="--drop-short",
+                              help="drop queries that cannot reach --references-per-query candidates (default: "
+                                   "keep and count them)")
+    max_share: float = option(0.5, flag="--max-stratum-share",
+                              help="at most this share of a stratum's queries is sampled, so a small corpus keeps "
+                                   "training rows")
 
     def __post_init__(self):
         low, high = self.bounds

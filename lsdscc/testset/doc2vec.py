@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from multiref.util.errors import UserError
+from multiref.util.options import option
 
 _LOG = logging.getLogger(__name__)
 EMPTY = "<empty>"  # stands for an empty sentence so that line numbers stay tags
@@ -34,14 +35,15 @@ EMPTY = "<empty>"  # stands for an empty sentence so that line numbers stay tags
 class Doc2VecConfig:
     """Doc2Vec options (gensim names) plus the re-ranking ``threshold``."""
 
-    vector_size: int = 100
-    epochs: int = 10
-    window: int = 5
-    min_count: int = 2
-    workers: int = 1
-    dm: int = 1  # 1: PV-DM (gensim's default), 0: PV-DBOW
-    seed: int = 1
-    threshold: float = 0.9
+    vector_size: int = option(100, flag="--doc2vec-vector-size", help="dimensions of the vectors")
+    epochs: int = option(10, flag="--doc2vec-epochs", help="training passes over the sentences")
+    window: int = option(5, flag="--doc2vec-window", help="context window, in words")
+    min_count: int = option(2, flag="--doc2vec-min-count", help="words seen fewer times are ignored")
+    workers: int = option(1, flag="--doc2vec-workers",
+                          help="training threads; 1 is reproducible, more is faster but not bit-reproducible")
+    dm: int = option(1, flag="--doc2vec-dm", choices=(0, 1), help="1: PV-DM (gensim's default), 0: PV-DBOW")
+    seed: int = option(1, flag="--testset-seed", help="seed of the sampling and of Doc2Vec")
+    threshold: float = option(0.9, flag="--doc2vec-threshold", help="keep similar queries with Doc2Vec cosine >= this")
 
     def __post_init__(self):
         for name in ("vector_size", "epochs", "window", "workers"):

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from multiref.util.errors import UserError
+from multiref.util.options import option
 
 _LOG = logging.getLogger(__name__)
 
@@ -46,13 +47,18 @@ MARKER = "multiref-index.json"
 class RetrievalConfig:
     """Options of the Lucene step. ``k1``/``b`` are read only when ``similarity == "bm25"``."""
 
-    similarity: str = "tfidf"
-    k1: float = 1.2
-    b: float = 0.75
-    depth: int = 100
-    analyzer: str = "english"
-    threads: int = 2  # indexing threads (search is one query at a time: 300 queries take seconds)
-    heap: str = "2g"
+    similarity: str = option("tfidf", flag="--similarity", choices=SIMILARITIES,
+                             help="Lucene similarity for finding similar queries: tfidf = ClassicSimilarity, the "
+                                  "paper's")
+    k1: float = option(1.2, flag="--bm25-k1", help="BM25 k1, with --similarity bm25")
+    b: float = option(0.75, flag="--bm25-b", help="BM25 b, with --similarity bm25")
+    depth: int = option(100, flag="--retrieval-depth", help="similar queries retrieved per query")
+    analyzer: str = option("english", flag="--lucene-analyzer", choices=ANALYZERS,
+                           help="english: Porter stemming + stop words (Anserini's default); plain: neither; "
+                                "whitespace: split on spaces")
+    # indexing threads (search is one query at a time: 300 queries take seconds)
+    threads: int = option(2, flag="--lucene-threads", help="threads for Lucene indexing")
+    heap: str = option("2g", flag="--jvm-heap", help="maximum JVM heap, e.g. 2g or 512m")
 
     def __post_init__(self):
         if self.similarity not in SIMILARITIES:

@@ -12,6 +12,7 @@ Parallelism on a laptop: ``--direct_num_workers N --direct_running_mode multi_pr
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from typing import Sequence
 
@@ -95,21 +96,24 @@ def check_output_for_runner(options, folder: str) -> None:
         raise UserError(f"Dataflow workers cannot write to a local folder: give --output gs://BUCKET/..., got {folder}")
 
 
-def options_class(module_name: str, name: str, add_arguments, doc: str):
+@functools.cache
+def pipeline_options_class(name: str, add_arguments, doc: str) -> type:
     """A Beam ``PipelineOptions`` subclass called ``name`` whose flags are those that
-    ``add_arguments(parser)`` adds, made on first use (it needs Beam) and cached in module
-    ``module_name``: a job's options module serves it from its ``__getattr__``, so importing
-    the module (as the CLI does for ``--help``) stays free of Beam."""
-    import sys
+    ``add_arguments(parser)`` adds (a job's flags, declared once as dataclass fields).
 
+    Made once per job, on first call, when the job runs (it needs Beam; ``--help`` does
+    not): Beam registers the subclass, and ``options.view_as(cls)`` reads its values.
+    """
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    cls = type(name, (PipelineOptions,), {
-        "__doc__": doc, "__module__": module_name, "__qualname__": name,
-        "_add_argparse_args": classmethod(lambda cls, parser: add_arguments(parser)),
-    })
-    setattr(sys.modules[module_name], name, cls)
-    return cls
+    class JobOptions(PipelineOptions):
+        @classmethod
+        def _add_argparse_args(cls, parser):
+            add_arguments(parser)
+
+    JobOptions.__name__ = JobOptions.__qualname__ = name
+    JobOptions.__doc__ = doc
+    return JobOptions
 
 
 # -- a runner that cannot start --------------------------------------------------------------

@@ -1,0 +1,301 @@
+"""Options declared once: a dataclass field carries its command-line flag.
+
+A job's options are frozen dataclasses (the configs the card records). A field that the
+user can set is made with :func:`option`, which keeps the default on the field and puts the
+rest (flag name, help, choices, metavar, bounds) in the field's metadata; a field holding
+another options dataclass is made with :func:`group`. Everything else is derived:
+
+- :func:`add_arguments` adds the argparse flags (to the ``multiref`` command's parser, or to
+  Beam's parser from a ``PipelineOptions`` subclass's ``_add_argparse_args``);
+- :func:`from_args` builds the dataclass from the parsed values (an argparse ``Namespace``
+  or a Beam options view);
+- :func:`recorded` gives the options as the card records them, and :func:`to_argv` the
+  flags that give recorded options back (rebuilding a release from its card);
+- :func:`declared` lists each flag with its default, help and the fields it sets, for the
+  docs (``docs/cli.md``).
+
+The flag's type follows the default: ``bool`` is a switch (``--x/--no-x`` when the default
+is true or ``negatable=True``, else ``--x``; with ``inverse=True``, a ``--x`` that sets the
+field to the opposite of its default, as ``--keep-deleted-later`` would for
+``drop_deleted_later``); ``int``/``float`` parse as such; a tuple default takes that many
+values (``nargs``), or one or more of ``choices``; ``repeat=True`` makes a repeatable flag
+(not given: the field's default); ``index=i`` makes the field the i-th value of a flag that
+several fields share (``--split-fractions TRAIN VALIDATION TEST``). One flag may serve
+several fields (``--testset-seed``): it is added once, and they must agree on the
+default. Standard library only: the ``multiref`` CLI imports this for ``--help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Callable, NamedTuple
+
+_KEY = "multiref.option"
+
+
+@dataclass(frozen=True)
+class Option:
+    """The command-line side of one field (see :func:`option`)."""
+
+    flag: str
+    help: str
+    choices: tuple | None = None
+    metavar: Any = None
+    low: float | None = None
+    high: float | None = None
+    repeat: bool = False
+    negatable: bool = False
+    inverse: bool = False
+    index: int | None = None
+    parse: Callable | None = None
+    convert: Callable | None = None
+    group: type | None = None
+    title: str = ""
+    card: str = ""
+
+    @property
+    def dest(self) -> str:
+        """The attribute of the parsed values: the flag's name (``--vocab-size`` -> ``vocab_size``)."""
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+def option(default, *, flag: str, help: str, choices=None, metavar=None, low=None, high=None,  # noqa: A002
+           repeat: bool = False, negatable: bool = False, inverse: bool = False, index: int | None = None,
+           parse: Callable | None = None, convert: Callable | None = None, title: str = "", card: str = ""):
+    """A dataclass field settable by ``flag``; ``default`` is the field's (and the flag's) default.
+
+    ``help``: the ``--help`` text (``(default: ...)`` is appended unless it mentions the
+    default); ``choices``: allowed values; ``low``/``high``: bounds of a number, checked by
+    the parser (a usage error, exit 2); ``parse``: an argparse ``type`` replacing the one the
+    default implies; ``convert``: applied to the parsed value (``None`` too) before it becomes
+    the field's (its ValueError is the user's mistake: name the flag in it); ``title``: the
+    ``--help`` section of the flag; ``card``: the field's name in :func:`recorded` (default:
+    its own); ``repeat``, ``negatable``, ``inverse``, ``index``: see the module.
+    """
+    meta = Option(flag=flag, help=help, choices=tuple(choices) if choices else None, metavar=metavar, low=low,
+                  high=high, repeat=repeat, negatable=negatable, inverse=inverse, index=index, parse=parse,
+                  convert=convert, title=title, card=card)
+    if isinstance(default, (list, dict, set)):
+        raise TypeError(f"{flag}: a mutable default; use a tuple")
+    return dataclasses.field(default=default, metadata={_KEY: meta})
+
+
+def group(cls: type, title: str = "", card: str = ""):
+    """A field holding the options dataclass ``cls`` (its flags go under ``title`` in
+    ``--help``; ``card``: its name in :func:`recorded`)."""
+    return dataclasses.field(default_factory=cls,
+                             metadata={_KEY: Option(flag="", help="", group=cls, title=title, card=card)})
+
+
+def options_of(cls: type) -> list:
+    """``[(field, Option)]`` of the fields of ``cls`` that carry an option or a group, in order."""
+    return [(f, f.metadata[_KEY]) for f in dataclasses.fields(cls) if _KEY in f.metadata]
+
+
+def _number(kind: type, low, high):
+    """An argparse ``type``: a ``kind`` number within the bounds, else a usage error saying them."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, "
+                                             f"got {text[:20]!r}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if low is not None and high is not None else (
+                f"at least {low}" if low is not None else f"at most {high}")
+            raise argparse.ArgumentTypeError(f"must be {bounds}, got {value}")
+        return value
+
+    return parse
+
+
+def _value_type(opt: Option, sample):
+    if opt.parse is not None:
+        return opt.parse
+    kind = type(sample)
+    if kind in (int, float):
+        return _number(kind, opt.low, opt.high) if (opt.low, opt.high) != (None, None) else kind
+    return None
+
+
+def _argument(opt: Option, default, shared: list) -> dict:
+    """``add_argument``'s keywords for ``opt`` (``shared``: the defaults of an indexed flag)."""
+    kw = {"dest": opt.dest, "metavar": opt.metavar, "choices": opt.choices}
+    if isinstance(default, bool) and opt.inverse:
+        kw.update(default=False, action="store_true", metavar=None)
+    elif isinstance(default, bool):
+        positive = default or opt.negatable
+        kw.update(default=default, action=argparse.BooleanOptionalAction if positive else "store_true", metavar=None)
+    elif opt.index is not None:
+        kw.update(nargs=len(shared), default=list(shared), type=_value_type(opt, shared[0]))
+    elif isinstance(default, tuple) and not opt.repeat and not opt.choices:
+        kw.update(nargs=len(default), default=list(default), type=_value_type(opt, default[0]))
+    elif isinstance(default, tuple):  # a list of choices, or a repeatable flag
+        kw.update(nargs=None if opt.repeat else "+", default=None if opt.repeat else list(default),
+                  action="append" if opt.repeat else "store", type=_value_type(opt, (default or ("",))[0]))
+    else:
+        kw.update(default=default, type=_value_type(opt, default))
+    shown = not (kw["default"] in (None, []) or isinstance(default, bool)) and "default" not in opt.help
+    kw["help"] = f"{opt.help} (default: %(default)s)".strip() if shown else opt.help
+    return {k: v for k, v in kw.items() if v is not None or k == "default"}
+
+
+class Declared(NamedTuple):
+    """One declared option: its :class:`Option`, default, ``--help`` section, and the class
+    and field that declare it."""
+
+    opt: Option
+    default: Any
+    title: str
+    owner: type
+    field: str
+
+
+def _declarations(classes) -> list:
+    """``[Declared]`` of ``classes`` and their groups, depth first, in field order."""
+    out = []
+    for cls in classes:
+        for f, opt in options_of(cls):
+            if opt.group is not None:
+                out += [d._replace(title=d.title or opt.title) for d in _declarations([opt.group])]
+            else:
+                out.append(Declared(opt, f.default, opt.title, cls, f.name))
+    return out
+
+
+def add_arguments(parser, *classes, required: tuple = ()) -> None:
+    """Add the flags of the option dataclasses ``classes`` to ``parser`` (argparse, or Beam's);
+    the flags named in ``required`` must be given.
+
+    A flag already on the parser is left alone: another job (Beam parses every options class
+    with one parser) or another field of the same flag added it. TypeError when two fields
+    of one flag disagree on its default.
+    """
+    decls = _declarations(classes)
+    defaults, groups = {}, {}
+    for d in decls:
+        if d.opt.index is not None:
+            defaults.setdefault(d.opt.flag, {})[d.opt.index] = d
+        elif defaults.setdefault(d.opt.flag, d.default) != d.default:
+            raise TypeError(f"{d.opt.flag}: two fields give it different defaults")
+    for opt, default, title, _owner, _field in decls:
+        if opt.flag in getattr(parser, "_option_string_actions", {}):
+            continue
+        parts = [p for _i, p in sorted(defaults[opt.flag].items())] if opt.index is not None else []
+        kw = _argument(opt, default, [p.default for p in parts])
+        if parts and opt.metavar is None:
+            kw["metavar"] = tuple(p.field.upper() for p in parts)
+        if title and title not in groups:
+            groups[title] = parser.add_argument_group(title)
+        groups.get(title, parser).add_argument(opt.flag, required=opt.flag in required, **kw)
+
+
+def from_args(cls: type, values, **given):
+    """The ``cls`` instance of parsed ``values`` (a Namespace or a Beam options view).
+
+    Fields without an option keep their default unless named in ``given``; a repeatable flag
+    not given means the field's default. ValueError (the user's mistake) from the dataclass's
+    own checks or a ``convert``.
+    """
+    kwargs = {}
+    for f, opt in options_of(cls):
+        if f.name in given:
+            continue
+        if opt.group is not None:
+            kwargs[f.name] = from_args(opt.group, values)
+            continue
+        value = getattr(values, opt.dest)
+        if opt.index is not None:
+            value = value[opt.index]
+        elif value is None and opt.repeat:
+            value = f.default
+        elif isinstance(value, list):
+            value = tuple(value)
+        elif opt.inverse:
+            value = not value
+        kwargs[f.name] = opt.convert(value) if opt.convert is not None else value
+    return cls(**kwargs, **given)
+
+
+def recorded(config) -> dict:
+    """The options an options dataclass records in a card: every field, in declared order,
+    under its ``card`` name; a group as a nested dict; tuples as lists (JSON-friendly)."""
+    out = {}
+    for f in dataclasses.fields(config):
+        opt = f.metadata.get(_KEY)
+        value = getattr(config, f.name)
+        if dataclasses.is_dataclass(value):
+            value = recorded(value)
+        out[(opt.card if opt else "") or f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _tokens(value) -> list:
+    return [repr(v) if isinstance(v, float) else str(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+
+
+def _flag_tokens(opt: Option, default, value) -> list:
+    """The command-line tokens that set a field declared by ``opt`` to ``value``."""
+    if isinstance(default, bool):
+        if opt.inverse:
+            return [opt.flag] if value != default else []
+        if default or opt.negatable:
+            return [opt.flag if value else f"--no-{opt.flag[2:]}"]
+        return [opt.flag] if value else []
+    if value is None or value == [] or value == ():
+        return []
+    if opt.repeat:
+        return [t for v in value for t in (opt.flag, *_tokens(v))]
+    return [opt.flag, *_tokens(value)]
+
+
+def to_argv(cls: type, options: dict) -> tuple[list, set]:
+    """The flags that give the fields of ``cls`` the ``options`` a card recorded
+    (:func:`recorded`'s dict): the inverse of :func:`from_args`. Returns ``(argv, names)``:
+    ``names`` are the recorded options the flags set (the others have no flag)."""
+    argv, names, indexed = [], set(), {}
+    for f, opt in options_of(cls):
+        name = opt.card or f.name
+        if name not in options:
+            continue
+        names.add(name)
+        if opt.group is not None:
+            argv += to_argv(opt.group, options[name])[0]
+        elif opt.index is not None:
+            indexed.setdefault(opt.flag, {})[opt.index] = options[name]
+        else:
+            argv += _flag_tokens(opt, f.default, options[name])
+    for flag, values in indexed.items():
+        argv += [flag, *_tokens([v for _i, v in sorted(values.items())])]
+    return argv, names
+
+
+def _shown(default) -> str:
+    """A default as the docs show it."""
+    if isinstance(default, bool):
+        return "yes" if default else "no"
+    if isinstance(default, (tuple, list)):
+        return " ".join(str(v) for v in default) or "-"
+    return "-" if default is None else str(default)
+
+
+def declared(*classes) -> list:
+    """``[(flag, default, help, fields)]`` of ``classes`` for the docs: each flag once, in the
+    order ``--help`` shows them (a switch that can be turned off as ``--x/--no-x``);
+    ``default`` as text; ``help`` with the choices; ``fields``: the ``Class.field`` it sets."""
+    rows = {}
+    for opt, default, _title, owner, field in _declarations(classes):
+        if opt.flag not in rows:
+            off = isinstance(default, bool) and (default or opt.negatable) and not opt.inverse
+            text = f"{opt.help}; one of: {', '.join(map(str, opt.choices))}" if opt.choices else opt.help
+            rows[opt.flag] = {"flag": f"{opt.flag}/--no-{opt.flag[2:]}" if off else opt.flag,
+                              "help": text.lstrip("; "), "defaults": {}, "fields": []}
+        rows[opt.flag]["defaults"][opt.index or 0] = (not default) if opt.inverse else default  # as the flag shows it
+        rows[opt.flag]["fields"].append(f"{owner.__name__}.{field}")
+    out = []
+    for row in rows.values():
+        values = [v for _i, v in sorted(row["defaults"].items())]
+        out.append((row["flag"], _shown(tuple(values) if len(values) > 1 else values[0]), row["help"], row["fields"]))
+    return out
