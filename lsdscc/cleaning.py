@@ -348,14 +348,16 @@ def _superscript_text(m: re.Match) -> str:
 
 
 _CARET = re.compile(r"\^(?=\w)")
-_AUTOLINK_SCHEME = ("http://", "https://", "ftp://")
+_AUTOLINK_SCHEME = re.compile(r"(?:https?|ftp)://")
+_AUTOLINK_SCHEME_AFTER_OPENER = re.compile(r"<(?:https?|ftp)://")
 
 
 def _autolink_sub(text: str) -> str:
     """``_AUTOLINK.sub(r" \\1 ", text)``, in linear time when the text has many ``<``.
 
-    Both alternatives are runs of one character class closed by ``>`` (and ``@``), so each
-    run's end is found once for all the ``<`` in it.
+    Both alternatives are runs of one character class closed by ``>`` (and ``@``): each
+    run's end is found once, and where the address rule fails from one ``<`` it fails from
+    every ``<`` up to the end of that run, where only ``<http://...>`` is looked for.
     """
     if text.count("<") <= _FEW_OPENERS:
         return _AUTOLINK.sub(r" \1 ", text)
@@ -364,23 +366,23 @@ def _autolink_sub(text: str) -> str:
     i = text.find("<")
     while i >= 0:
         end = -1
-        scheme = next((s for s in _AUTOLINK_SCHEME if text.startswith(s, i + 1)), None)
+        scheme = _AUTOLINK_SCHEME.match(text, i + 1)
         if scheme:
-            e = urls.end_from(i + 1 + len(scheme))
-            if e > i + 1 + len(scheme) and text.startswith(">", e):
+            e = urls.end_from(scheme.end())
+            if e > scheme.end() and text.startswith(">", e):
                 end = e
-        if end < 0:
-            at = names.end_from(i + 1)
-            if at > i + 1 and text.startswith("@", at):
-                e = domains.end_from(at + 1)
-                if e > at + 1 and text.startswith(">", e):
-                    end = e
-        if end < 0:
-            i = text.find("<", i + 1)
+        at = names.end_from(i + 1)
+        if end < 0 and at > i + 1 and text.startswith("@", at):
+            e = domains.end_from(at + 1)
+            if e > at + 1 and text.startswith(">", e):
+                end = e
+        if end >= 0:
+            out += (text[pos:i], " ", text[i + 1:end], " ")
+            pos = end + 1
+            i = text.find("<", pos)
             continue
-        out += (text[pos:i], " ", text[i + 1:end], " ")
-        pos = end + 1
-        i = text.find("<", pos)
+        nxt = _AUTOLINK_SCHEME_AFTER_OPENER.search(text, i + 1, at)
+        i = nxt.start() if nxt else text.find("<", max(at, i + 1))
     out.append(text[pos:])
     return "".join(out)
 
