@@ -478,6 +478,11 @@ _DOMAIN_SPAN = re.compile(r"[a-z0-9-]*+(?:\.[a-z0-9-]++)*+", re.I)
 _LONG_DOMAIN_RUN = re.compile("[A-Za-z0-9.\u0130\u0131\u017f\u212a-]{64}")
 
 
+def _separators(text: str) -> int:
+    """How many ``.``, ``-``, ``%``, ``+``: a run with many word starts has many of them."""
+    return text.count(".") + text.count("-") + text.count("%") + text.count("+")
+
+
 def _domain_search(text: str, pos: int):
     """``_DOMAIN.search(text, pos)``, skipping the rest of a dotted run where a start failed."""
     start = _DOMAIN_START.search(text, pos)
@@ -496,7 +501,7 @@ def _url_sub(pattern: re.Pattern, text: str) -> str:
     Their alternatives are a scheme or ``www.`` (and ``r/name``), tried first, then a domain;
     the leftmost match wins, and at one start the scheme/``www.`` one.
     """
-    if not _LONG_DOMAIN_RUN.search(text):
+    if _separators(text) < _FEW_OPENERS or not _LONG_DOMAIN_RUN.search(text):
         return pattern.sub(_url_token, text)
     lead_pattern = _URL_LEAD_TREEBANK if pattern is _URL else _URL_LEAD
     out, pos = [], 0
@@ -523,7 +528,7 @@ _LONG_EMAIL_RUN = re.compile(r"[A-Za-z0-9._%+-]{64}")
 def _email_sub(text: str) -> str:
     """``_EMAIL.sub(" email ", text)``, in linear time: an address that fails from one start
     fails from every later start before the same ``@`` (the local part ends at the same place)."""
-    if not _LONG_EMAIL_RUN.search(text):
+    if _separators(text) < _FEW_OPENERS or not _LONG_EMAIL_RUN.search(text):
         return _EMAIL.sub(" email ", text)
     out, pos = [], 0
     start = _EMAIL_START.search(text)

@@ -74,7 +74,7 @@ def texts():
 @pytest.fixture
 def scanners_on(monkeypatch):
     """Every scanner runs, whatever the number of openers or the length of runs."""
-    monkeypatch.setattr(cleaning, "_FEW_OPENERS", -1)
+    monkeypatch.setattr(cleaning, "_FEW_OPENERS", -1)  # also the separator count of the url/e-mail gates
     monkeypatch.setattr(cleaning, "_LONG_DOMAIN_RUN", _ALWAYS)
     monkeypatch.setattr(cleaning, "_LONG_EMAIL_RUN", _ALWAYS)
 
