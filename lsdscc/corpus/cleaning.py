@@ -35,6 +35,7 @@ the step functions in ``tests/test_lsdscc_conventions.py``).
 
 from __future__ import annotations
 
+import bisect
 import functools
 import html
 import re
@@ -67,8 +68,11 @@ _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.M)
 _HEADER = re.compile(r"^[ \t]*#{1,6}[ \t]*", re.M)
 _SETEXT = re.compile(r"^[ \t]*(?:=+|-+)[ \t]*$", re.M)
 _HRULE = re.compile(r"^[ \t]*(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$", re.M)
-_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(?:\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$", re.M)
-_TABLE_PIPE = re.compile(r"[ \t]*\|[ \t]*")
+# Possessive spaces: giving spaces back to the next [ \t]* never changes a match, and the
+# tries took time quadratic in a run of spaces. The pipe's leading spaces are taken only from
+# the start of a run (a later start of the run is tried only after the run start failed).
+_TABLE_RULE = re.compile(r"^[ \t]*+\|?[ \t]*+:?-{2,}:?[ \t]*+(?:\|[ \t]*+:?-{2,}:?[ \t]*+)*\|?[ \t]*+$", re.M)
+_TABLE_PIPE = re.compile(r"(?:(?<![ \t])[ \t]++)?\|[ \t]*+")
 _BULLET = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+", re.M)
 _EMPHASIS = re.compile(r"(\*{1,3}|_{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
 _INLINE_CODE = re.compile(r"`+([^`]*)`+")
@@ -77,9 +81,312 @@ _BACKSLASH_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|^])")
 _PROTECT = 0xE000  # private-use code points stand in for backslash-escaped characters
 _UNPROTECT = {_PROTECT + ord(c): c for c in "\\`*_{}[]()#+-.!>~|^"}
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0\u200b]{2,}|[\t\r\f\v\u00a0\u200b]")  # a lone " " stays as it is
-# _SPACES, then every newline with the whitespace around it, in one pass (strip_markup)
-_WHITESPACE = re.compile(r"[\s\u200b]*\n[\s\u200b]*|[ \t\r\f\v\u00a0\u200b]{2,}|[\t\r\f\v\u00a0\u200b]")
+# _SPACES, then every newline with the whitespace around it, in one pass (strip_markup). The
+# newline rule starts only where a whitespace run starts: re reaches a later start of a run
+# only after the newline rule failed at an earlier one (no newline in the rest of the run),
+# so the lookbehind changes nothing but the time on long runs without a newline (" \u3000").
+# (It follows the first character, so that re still scans for first characters.)
+_WHITESPACE = re.compile(r"[\s\u200b](?<![\s\u200b].)(?:(?<=\n)|[\s\u200b]*\n)[\s\u200b]*"
+                         r"|[ \t\r\f\v\u00a0\u200b]{2,}|[\t\r\f\v\u00a0\u200b]")
 
+
+# --- the markdown rules in linear time on hostile text --------------------------------------
+# Several rules scan from every opener to its closer, and re retries from each opener when
+# the closer is missing: 40,000 characters of " *a", "[a](", ">!", "^(" or "<" took 10-60 s.
+# With few openers (the normal case) the regexes run as they are; with many, the functions
+# below return exactly what the regex's sub returns, in linear time: a failed attempt is not
+# repeated where its outcome is already known (tests/test_lsdscc_cleaning_linear.py checks
+# them against the regexes on random and Reddit-shaped text).
+_FEW_OPENERS = 16
+
+
+def _sub_before_last(pattern: re.Pattern, repl, text: str, closer: str) -> str:
+    """``pattern.sub(repl, text)`` for a lazy ``opener.*?closer`` pattern, in linear time.
+
+    Every match ends with ``closer``, and an opener followed by a ``closer`` always matches, so
+    the matches are those of the text up to the last ``closer``; the rest (where re would
+    scan to the end from every opener) is kept as it is.
+    """
+    end = text.rfind(closer)
+    if end < 0:
+        return text
+    end += len(closer)
+    return pattern.sub(repl, text[:end]) + text[end:]
+
+
+class _Runs:
+    """End of the maximal run of ``char_class`` characters from a position (amortized O(1)).
+
+    Positions are asked in increasing order; a position inside the run found last reuses its end.
+    """
+
+    def __init__(self, text: str, char_class: str):
+        self.text, self.run, self.start, self.end = text, re.compile(char_class + "*+"), -1, -1
+
+    def end_from(self, i: int) -> int:
+        if not self.start <= i <= self.end:
+            self.start, self.end = i, self.run.match(self.text, i).end()
+        return self.end
+
+
+_EMPHASIS_DELIMITER = re.compile(r"[*_~]")
+
+
+def _emphasis_closers(text: str, delimiter: str) -> list[int]:
+    """Positions where ``(?<=\\S)`` + ``delimiter`` matches (where ``delimiter`` can close)."""
+    return [m.start() for m in re.finditer(r"(?<=\S)(?=" + re.escape(delimiter) + ")", text)]
+
+
+def _emphasis_subn(text: str) -> tuple[str, int]:
+    """``_EMPHASIS.subn(r"\\2", text)``, in linear time when the text has many delimiters.
+
+    From each delimiter run (``***`` to ``*``, ``___`` to ``_``, ``~~``; longest first, as
+    re's backtracking tries them) the match ends at the first closer on the same line: a
+    binary search in that delimiter's closer positions instead of a scan to the line's end.
+    """
+    if text.count("*") + text.count("_") + text.count("~") <= _FEW_OPENERS:
+        return _EMPHASIS.subn(r"\2", text)
+    closers: dict[str, list[int]] = {}
+    out, found, pos, size, newline = [], 0, 0, len(text), -1
+    for start in _EMPHASIS_DELIMITER.finditer(text):
+        p = start.start()
+        if p < pos:
+            continue
+        char = text[p]
+        run = 1
+        while run < 3 and p + run < size and text[p + run] == char:
+            run += 1
+        lengths = (2,) if char == "~" and run >= 2 else () if char == "~" else range(run, 0, -1)
+        for length in lengths:
+            a = p + length  # the emphasised text starts here: (?=\S), and .+? keeps to the line
+            if a >= size or text[a].isspace():
+                continue
+            if newline < a:
+                newline = text.find("\n", a) % (size + 1)  # -1 (no newline) -> the end
+            delimiter = char * length
+            if delimiter not in closers:
+                closers[delimiter] = _emphasis_closers(text, delimiter)
+            ends = closers[delimiter]
+            i = bisect.bisect_left(ends, a + 1)
+            if i < len(ends) and ends[i] < newline:
+                out += (text[pos:p], text[a:ends[i]])
+                pos, found = ends[i] + length, found + 1
+                break
+    out.append(text[pos:])
+    return "".join(out), found
+
+
+def _bracket_sub(text: str, opener: str, tail, replace, min_label: int = 0) -> str:
+    """The sub of ``opener [^\\]]* ] tail`` patterns (links, images), in linear time.
+
+    re scans from every opener to the first ``]`` after it; openers before the same ``]``
+    share the outcome of ``tail(q)`` (the rest of the pattern from that ``]`` at ``q``), so
+    it is computed once per ``]``. ``replace(label, tail_result)`` gives the replacement;
+    ``tail(q)`` gives ``(end, result)`` or None; a label shorter than ``min_label`` fails.
+    """
+    out, pos, close, outcome = [], 0, -1, {}
+    i = text.find(opener)
+    while i >= 0:
+        label = i + len(opener)
+        if close < label:
+            close = text.find("]", label)
+            if close < 0:
+                break
+        if close not in outcome:
+            outcome[close] = tail(close)
+        if outcome[close] is not None and close - label >= min_label:
+            end, result = outcome[close]
+            out += (text[pos:i], replace(text[label:close], result))
+            pos = end
+            i = text.find(opener, pos)
+        else:
+            i = text.find(opener, i + 1)
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_IMAGE_END = re.compile(r"(?:\s+\"[^\"]*\")?\)")
+_LINK_END = re.compile(r">?(?:\s+\"[^\"]*\")?\s*\)")
+_LINK_TITLE_ONLY = re.compile(r"\"[^\"]*\"\s*\)")
+_SPACE_RUN = re.compile(r"\s*+")
+
+
+def _image_sub(text: str) -> str:
+    """``_IMAGE.sub(r"\\1", text)``, in linear time when the text has many ``[``."""
+    if text.count("[") <= _FEW_OPENERS:
+        return _IMAGE.sub(r"\1", text)
+    urls, ends = _Runs(text, r"[^)\s]"), {}
+
+    def tail(q):  # ](url "title"): the url keeps all it can (giving back never helps)
+        if not text.startswith("](", q):
+            return None
+        e = urls.end_from(q + 2)
+        if e not in ends:
+            ends[e] = _IMAGE_END.match(text, e)
+        return None if ends[e] is None else (ends[e].end(), None)
+
+    return _bracket_sub(text, "![", tail, lambda label, _: label)
+
+
+def _link_url(m: re.Match) -> str:
+    return m.group(1) if m.group(1).strip() else m.group(2)
+
+
+def _link_sub(text: str) -> str:
+    """``_LINK.sub(_link_url, text)``, in linear time when the text has many ``[``.
+
+    After ``](`` and its spaces, the url keeps all it can and the rest of the pattern is
+    tried once per url end; if it fails, re gives the spaces back to a ``"title"``.
+    """
+    if text.count("[") <= _FEW_OPENERS:
+        return _LINK.sub(_link_url, text)
+    urls, ends = _Runs(text, r"[^)\s>]"), {}
+
+    def tail(q):
+        if not text.startswith("](", q):
+            return None
+        j = _SPACE_RUN.match(text, q + 2).end()
+        e = urls.end_from(j)
+        if e not in ends:
+            ends[e] = _LINK_END.match(text, e)
+        if ends[e] is not None:
+            return ends[e].end(), text[j + text.startswith("<", j):e]
+        if j > q + 2 and text.startswith('"', j):
+            title = _LINK_TITLE_ONLY.match(text, j)
+            if title:
+                return title.end(), ""
+        return None
+
+    return _bracket_sub(text, "[", tail, lambda label, url: label if label.strip() else url)
+
+
+_REF_LINK_END = re.compile(r"\]\[[^\]]*\]")
+
+
+def _ref_link_sub(text: str) -> str:
+    """``_REF_LINK.sub(r"\\1", text)``, in linear time when the text has many ``[``."""
+    if text.count("[") <= _FEW_OPENERS:
+        return _REF_LINK.sub(r"\1", text)
+
+    def tail(q):
+        m = _REF_LINK_END.match(text, q)
+        return None if m is None else (m.end(), None)
+
+    return _bracket_sub(text, "[", tail, lambda label, _: label, min_label=1)
+
+
+# Rules anchored at a line start that begin with \s*, which crosses newlines: re tries each
+# line start of a long run of blank lines and scans to the run's end each time. All line
+# starts of one run reach the same place, so the rest of the rule is tried once per run.
+_FENCE_REST = re.compile(r"(```|~~~).*$", re.M)
+_REF_DEF_REST = re.compile(r"\]:\s*\S+.*$", re.M)
+
+
+def _line_rule_sub(text: str, rest) -> str:
+    """Deletes each match of ``^\\s*`` + ``rest`` (re.M): ``rest(r)`` is the match end or None."""
+    spaces, outcome, out, pos, p = _Runs(text, r"\s"), {}, [], 0, 0
+    while p <= len(text):
+        r = spaces.end_from(p)
+        if r not in outcome:
+            outcome[r] = rest(r)
+        if outcome[r] is not None:
+            out.append(text[pos:p])
+            pos = p = outcome[r]
+        newline = text.find("\n", p)
+        if newline < 0:
+            break
+        p = newline + 1
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _code_fence_sub(text: str) -> str:
+    """``_CODE_FENCE.sub("", text)``, in linear time when the text has many lines."""
+    if text.count("\n") <= _FEW_OPENERS:
+        return _CODE_FENCE.sub("", text)
+
+    def rest(r):
+        m = _FENCE_REST.match(text, r)
+        return None if m is None else m.end()
+
+    return _line_rule_sub(text, rest)
+
+
+def _ref_link_def_sub(text: str) -> str:
+    """``_REF_LINK_DEF.sub("", text)``, in linear time when the text has many lines.
+
+    ``[label]: url``: the label runs to the first ``]``, whose rest is tried once.
+    """
+    if text.count("\n") <= _FEW_OPENERS:
+        return _REF_LINK_DEF.sub("", text)
+    close, tails = -1, {}
+
+    def rest(r):
+        nonlocal close
+        if not text.startswith("[", r):
+            return None
+        if close <= r:
+            close = text.find("]", r + 1) % (len(text) + 1)  # no "]": the end
+        if close == len(text) or close < r + 2:  # no "]", or an empty label
+            return None
+        if close not in tails:
+            m = _REF_DEF_REST.match(text, close)
+            tails[close] = None if m is None else m.end()
+        return tails[close]
+
+    return _line_rule_sub(text, rest)
+
+
+def _superscript_sub(text: str) -> str:
+    """``_SUPERSCRIPT.sub(...)``, in linear time: ``^(...)`` needs a ``)``, so after the last
+    one only the bare-caret rule (``^word`` -> ``word``) can match."""
+    end = text.rfind(")") + 1
+    head = _SUPERSCRIPT.sub(_superscript_text, text[:end]) if end else ""
+    return head + _CARET.sub("", text[end:])
+
+
+def _superscript_text(m: re.Match) -> str:
+    return m.group(1) or ""
+
+
+_CARET = re.compile(r"\^(?=\w)")
+_AUTOLINK_SCHEME = re.compile(r"(?:https?|ftp)://")
+_AUTOLINK_SCHEME_AFTER_OPENER = re.compile(r"<(?:https?|ftp)://")
+
+
+def _autolink_sub(text: str) -> str:
+    """``_AUTOLINK.sub(r" \\1 ", text)``, in linear time when the text has many ``<``.
+
+    Both alternatives are runs of one character class closed by ``>`` (and ``@``): each
+    run's end is found once, and where the address rule fails from one ``<`` it fails from
+    every ``<`` up to the end of that run, where only ``<http://...>`` is looked for.
+    """
+    if text.count("<") <= _FEW_OPENERS:
+        return _AUTOLINK.sub(r" \1 ", text)
+    urls, names, domains = _Runs(text, r"[^>\s]"), _Runs(text, r"[^>\s@]"), _Runs(text, r"[^>\s@]")
+    out, pos = [], 0
+    i = text.find("<")
+    while i >= 0:
+        end = -1
+        scheme = _AUTOLINK_SCHEME.match(text, i + 1)
+        if scheme:
+            e = urls.end_from(scheme.end())
+            if e > scheme.end() and text.startswith(">", e):
+                end = e
+        at = names.end_from(i + 1)
+        if end < 0 and at > i + 1 and text.startswith("@", at):
+            e = domains.end_from(at + 1)
+            if e > at + 1 and text.startswith(">", e):
+                end = e
+        if end >= 0:
+            out += (text[pos:i], " ", text[i + 1:end], " ")
+            pos = end + 1
+            i = text.find("<", pos)
+            continue
+        nxt = _AUTOLINK_SCHEME_AFTER_OPENER.search(text, i + 1, at)
+        i = nxt.start() if nxt else text.find("<", max(at, i + 1))
+    out.append(text[pos:])
+    return "".join(out)
 
 def strip_markup(text: str) -> str:
     """Step 1: markdown and HTML to plain text; paragraphs become single spaces.
@@ -94,24 +401,23 @@ def strip_markup(text: str) -> str:
     if escaped:  # protect \* \_ ... from the markdown rules; restored at the end
         text = _BACKSLASH_ESCAPE.sub(lambda m: chr(_PROTECT + ord(m.group(1))), text)
     if has("<"):
-        text = _HTML_COMMENT.sub(" ", text)
+        text = _sub_before_last(_HTML_COMMENT, " ", text, "-->")
     multiline = has("\n")
     if multiline and (has("```") or has("~~~")):
-        text = _CODE_FENCE.sub("", text)
+        text = _code_fence_sub(text)
     if text.startswith(("    ", "\t")) or "\n    " in text or "\n\t" in text:
         text = _INDENTED_CODE.sub("", text)
     if multiline and (has("-") or has("=")):
         text = _SETEXT.sub("", text)
     if has(">"):
-        text = _SPOILER.sub(r"\1", text)
+        text = _sub_before_last(_SPOILER, r"\1", text, "!<")
         text = _QUOTE.sub("", text)
     if has("]"):
-        text = _IMAGE.sub(r"\1", text)
-        text = _LINK.sub(lambda m: m.group(1) if m.group(1).strip() else m.group(2), text)
-        text = _REF_LINK_DEF.sub("", text)
-        text = _REF_LINK.sub(r"\1", text)
+        text = _link_sub(_image_sub(text))
+        text = _ref_link_def_sub(text)
+        text = _ref_link_sub(text)
     if has("<"):
-        text = _AUTOLINK.sub(r" \1 ", text)
+        text = _autolink_sub(text)
         text = _HTML_TAG.sub(" ", text)
     if has("#"):
         text = _HEADER.sub("", text)
@@ -123,13 +429,13 @@ def strip_markup(text: str) -> str:
     if multiline or _BULLET.match(text):
         text = _BULLET.sub("", text)
     if has("*") or has("_") or has("~~"):
-        text, found = _EMPHASIS.subn(r"\2", text)
+        text, found = _emphasis_subn(text)
         if found:  # nested emphasis: ***a*** or **_a_**
-            text = _EMPHASIS.sub(r"\2", text)
+            text = _emphasis_subn(text)[0]
     if has("`"):
         text = _INLINE_CODE.sub(r"\1", text)
     if has("^"):
-        text = _SUPERSCRIPT.sub(lambda m: m.group(1) or "", text)
+        text = _superscript_sub(text)
     if escaped:
         text = text.translate(_UNPROTECT)
     if "  " in text or not text.isprintable():  # else every space is already a single " "
@@ -158,6 +464,87 @@ def _url_token(match: re.Match) -> str:
     return " url " + (trailing.group(0) if trailing else "")
 
 
+
+# urls and e-mail addresses: re tries a domain or an address from every word start of a long
+# run like "a.a.a.a..." and scans to the run's end each time. Where it fails at one start, it
+# fails at every later start of the same run (the same run end decides), so the scanners skip
+# the run. Runs shorter than 64 characters (all normal text) keep the regexes.
+_URL_LEAD = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"]+", re.I)
+_URL_LEAD_TREEBANK = re.compile(_URL_LEAD.pattern + r"|(?<![\w/])/?r/[A-Za-z0-9_]+", re.I)
+_DOMAIN = re.compile(r"\b(?:[a-z0-9-]+\.)+" + _TLDS + r"\b(?:/[^\s<>\"]*)?", re.I)
+_DOMAIN_START = re.compile(r"\b[a-z0-9-]", re.I)
+_DOMAIN_SPAN = re.compile(r"[a-z0-9-]*+(?:\.[a-z0-9-]++)*+", re.I)
+# (what [a-z] matches under re.I, spelled out: the flag makes the search 3x slower)
+_LONG_DOMAIN_RUN = re.compile("[A-Za-z0-9.\u0130\u0131\u017f\u212a-]{64}")
+
+
+def _separators(text: str) -> int:
+    """How many ``.``, ``-``, ``%``, ``+``: a run with many word starts has many of them."""
+    return text.count(".") + text.count("-") + text.count("%") + text.count("+")
+
+
+def _domain_search(text: str, pos: int):
+    """``_DOMAIN.search(text, pos)``, skipping the rest of a dotted run where a start failed."""
+    start = _DOMAIN_START.search(text, pos)
+    while start:
+        s = start.start()
+        found = _DOMAIN.match(text, s)
+        if found:
+            return found
+        start = _DOMAIN_START.search(text, max(_DOMAIN_SPAN.match(text, s).end(), s + 1))
+    return None
+
+
+def _url_sub(pattern: re.Pattern, text: str) -> str:
+    """``pattern.sub(_url_token, text)`` for ``_URL`` or ``_LSDSCC_URL``, in linear time.
+
+    Their alternatives are a scheme or ``www.`` (and ``r/name``), tried first, then a domain;
+    the leftmost match wins, and at one start the scheme/``www.`` one.
+    """
+    if _separators(text) < _FEW_OPENERS or not _LONG_DOMAIN_RUN.search(text):
+        return pattern.sub(_url_token, text)
+    lead_pattern = _URL_LEAD_TREEBANK if pattern is _URL else _URL_LEAD
+    out, pos = [], 0
+    lead, domain = lead_pattern.search(text), _domain_search(text, 0)
+    while lead or domain:
+        if lead and lead.start() < pos:
+            lead = lead_pattern.search(text, pos)
+        if domain and domain.start() < pos:
+            domain = _domain_search(text, pos)
+        found = lead if lead and (not domain or lead.start() <= domain.start()) else domain
+        if found is None:
+            break
+        out += (text[pos:found.start()], _url_token(found))
+        pos = found.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_EMAIL_START = re.compile(r"\b[A-Za-z0-9._%+-]")
+_EMAIL_LOCAL = re.compile(r"[A-Za-z0-9._%+-]*+")
+_LONG_EMAIL_RUN = re.compile(r"[A-Za-z0-9._%+-]{64}")
+
+
+def _email_sub(text: str) -> str:
+    """``_EMAIL.sub(" email ", text)``, in linear time: an address that fails from one start
+    fails from every later start before the same ``@`` (the local part ends at the same place)."""
+    if _separators(text) < _FEW_OPENERS or not _LONG_EMAIL_RUN.search(text):
+        return _EMAIL.sub(" email ", text)
+    out, pos = [], 0
+    start = _EMAIL_START.search(text)
+    while start:
+        s = start.start()
+        found = _EMAIL.match(text, s)
+        if found:
+            out += (text[pos:s], " email ")
+            pos = found.end()
+            start = _EMAIL_START.search(text, pos)
+        else:
+            start = _EMAIL_START.search(text, max(_EMAIL_LOCAL.match(text, s).end(), s + 1))
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def normalize_entities(text: str, convention: str = "treebank") -> str:
     """Step 2: every url, e-mail address and number becomes ``url``, ``email``, ``digits``.
 
@@ -171,13 +558,13 @@ def normalize_entities(text: str, convention: str = "treebank") -> str:
     """
     lsdscc = check_convention(convention) == "lsdscc"
     if "@" in text:
-        text = _EMAIL.sub(" email ", text)
+        text = _email_sub(text)
     if lsdscc:
         if _has_url(text):
-            text = _LSDSCC_URL.sub(_url_token, text)
+            text = _url_sub(_LSDSCC_URL, text)
     else:
         if "." in text or "/" in text:
-            text = _URL.sub(_url_token, text)
+            text = _url_sub(_URL, text)
         text = _NUMBER.sub(" digits ", text)
     return _SPACES.sub(" ", text).strip()
 
@@ -377,9 +764,9 @@ def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
     """
     text = strip_markup(_protect_quotes(text))
     if "@" in text:
-        text = _EMAIL.sub(" email ", text)
+        text = _email_sub(text)
     if _has_url(text):
-        text = _LSDSCC_URL.sub(_url_token, text)
+        text = _url_sub(_LSDSCC_URL, text)
     text = shorten_elongated(substitute_emoticons(text))
     if lowercase:
         text = text.lower()

@@ -104,7 +104,9 @@ def _emoticon_regex() -> tuple:
     return face_regex, emoji_regex, min((e[0] for e in emoji), default="\U0010ffff"), lambda m: f" {table[m.group(0)]} "
 
 
-_SHRUG = re.compile(r"¯?[\\_]*\(ツ\)[\\_]*/?¯?")
+# The arm before the face is taken only from the start of a run of \ and _ (re tries a later
+# start of the run only after the run's start failed), so "___...(ツ)" is not quadratic.
+_SHRUG = re.compile(r"¯?(?:(?<![\\_])[\\_]++)?\(ツ\)[\\_]*/?¯?")
 
 
 def substitute_emoticons(text: str) -> str:
