@@ -1,12 +1,12 @@
 """Cleaning runs in linear time on hostile text, with the output of the regexes (issue 17).
 
-The markdown, url and e-mail rules of ``lsdscc/cleaning.py`` used to retry a scan to the end
+The markdown, url and e-mail rules of ``lsdscc/corpus/cleaning.py`` used to retry a scan to the end
 of the text (or line) from every opener: 40,000 characters of `` *a``, ``[a](``, ``>!`` or
 ``a.`` took 10 s to minutes. Where a text has many openers the rules now run as linear
 scanners (``_emphasis_subn``, ``_link_sub``, ...); elsewhere the regexes run as before.
 
 - Differential: each scanner, forced on, against the regex it replaces (the regexes stay in
-  ``lsdscc.cleaning``: they are the reference and the path for normal text), and the whole
+  ``lsdscc.corpus.cleaning``: they are the reference and the path for normal text), and the whole
   ``clean_and_tokenize`` with every scanner forced on against it with every scanner off, on
   tens of thousands of seeded random and Reddit-shaped strings: identical output.
 - Time: each pathological input of 40,000 characters (the cap of ``records.MAX_TEXT_CHARS``)
@@ -22,9 +22,9 @@ import time
 import pytest
 
 from benchmarks.bench_cleaning import generate_comments
-from lsdscc import cleaning
-from lsdscc.cleaning import CONVENTIONS, clean_and_tokenize
-from lsdscc.emoticons import _SHRUG
+from lsdscc.corpus import cleaning
+from lsdscc.corpus.cleaning import CONVENTIONS, clean_and_tokenize
+from lsdscc.corpus.emoticons import _SHRUG
 
 # The regexes as they were before they were made linear (possessive spaces, lookbehinds).
 _OLD = {
