@@ -308,9 +308,15 @@ def load_dataset_folder(folder: str, config: str | None = None, split: str | Non
 
 def load_hypotheses(path: str) -> list:
     """System outputs: one :class:`HypRecord` per JSON line (``id`` or ``query``; ``hypotheses``
-    or ``hypothesis``). Duplicate keys, empty lists and wrong types are errors."""
+    or ``hypothesis``). Duplicate keys, empty lists and wrong types are errors. Other input
+    forms (plain text, standard input): :mod:`multiref.score_inputs`."""
+    return hypothesis_records(read_jsonl(path, "hypotheses file"), path)
+
+
+def hypothesis_records(numbered, path: str) -> list:
+    """:class:`HypRecord` objects from ``(line number, JSON object)`` pairs read from ``path``."""
     out, seen = [], {}
-    for line, record in read_jsonl(path, "hypotheses file"):
+    for line, record in numbered:
         loc = where(path, line)
         if "id" in record:
             key_field, key = "id", record["id"]

@@ -25,7 +25,9 @@ import time
 
 DEFAULT_GROUPED = ("maxbleu", "mds", "pds")
 DEFAULT_FLAT = ("bleu",)
-FORMATS = ("table", "json", "csv")
+FORMATS = ("table", "json", "csv", "markdown", "latex")
+#: upper bound of --paired-bs-n and --paired-ar-n
+MAX_RESAMPLES = 1_000_000
 TIES = ("auto", "first", "lsdscc")
 #: hypotheses with at most this many tokens are reported as very short
 SHORT_TOKENS = 2
@@ -39,8 +41,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--references", "-r", required=True, metavar="PATH",
                         help="LSDSCC grouped JSON {query: {group_id: [refs]}}, JSON lines with id and "
                              "references/groups, or a dataset folder written by multiref")
-    parser.add_argument("--hypotheses", "-H", required=True, metavar="PATH",
-                        help="JSON lines: id or query, and hypotheses (list) or hypothesis (string)")
+    parser.add_argument("--hypotheses", "-H", "-i", nargs="+", action="extend", metavar="PATH",
+                        help="one or more systems (the first is the baseline), '-' or nothing for standard input: "
+                             "JSON lines (id or query, and hypotheses or hypothesis), or plain text with one line "
+                             "per reference item in the references' order (see --eos); UTF-8, a BOM is accepted")
+    parser.add_argument("--eos", metavar="SEP",
+                        help="plain text: the separator of several outputs on one line (the public LSDSCC "
+                             "scorer's --eos, e.g. '</s>'); default: one output per line")
     parser.add_argument("--config", help="dataset folder only: the config to score against (e.g. test_grouped)")
     parser.add_argument("--split", help="dataset folder only: the split (default: the only one, else test)")
     parser.add_argument("--metric", "-m", action="append", metavar="NAME",
@@ -65,13 +72,56 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="multi-reference aggregation for the metrics that offer it")
     parser.add_argument("--vectors", metavar="PATH", help="word vectors for the embedding metrics (gensim .kv or word2vec)")
     parser.add_argument("--distinct-order", type=int, metavar="N", help="n for distinct/distinct_per_utterance (default 2)")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="output format (default: table); markdown and latex mark significant differences")
+    add_statistics_options(parser)
     parser.add_argument("--per-item", metavar="PATH", help="write each item's scores (JSON lines, or CSV if PATH ends in .csv)")
     parser.add_argument("--output", "-o", metavar="PATH", help="write the scores here instead of standard output")
     parser.add_argument("--partial", action="store_true",
                         help="score only the reference items that have outputs (default: all must have one)")
     parser.add_argument("--quiet", "-q", action="store_true", help="nothing on standard error but errors")
     parser.set_defaults(func=handle)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 1 <= value <= MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"expected 1 to {MAX_RESAMPLES:,}, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if not 0 <= value < 2 ** 63:
+        raise argparse.ArgumentTypeError(f"expected 0 to 2**63-1, got {value}")
+    return value
+
+
+def add_statistics_options(parser: argparse.ArgumentParser) -> None:
+    """--confidence, --paired-bs/--paired-ar and their counts, --seed, --verbose."""
+    from multiref.metrics.significance import DEFAULT_AR, DEFAULT_BS, DEFAULT_SEED
+
+    parser.add_argument("--confidence", action="store_true",
+                        help="a 95%% bootstrap interval per metric and system (resampling items)")
+    test = parser.add_mutually_exclusive_group()
+    test.add_argument("--paired-bs", action="store_true",
+                      help="p-value of each system against the first one (paired bootstrap over items)")
+    test.add_argument("--paired-ar", action="store_true",
+                      help="p-value of each system against the first one (approximate randomization over items)")
+    parser.add_argument("--paired-bs-n", type=_count, default=DEFAULT_BS, metavar="N",
+                        help=f"bootstrap resamples, for --paired-bs and --confidence (default {DEFAULT_BS:,})")
+    parser.add_argument("--paired-ar-n", type=_count, default=DEFAULT_AR, metavar="N",
+                        help=f"approximate randomization trials (default {DEFAULT_AR:,})")
+    parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED,
+                        help=f"seed of the resampling (default {DEFAULT_SEED}, sacrebleu's)")
+    parser.add_argument("--verbose", action="store_true",
+                        help="BLEU and deltaBLEU: n-gram precisions, brevity penalty and lengths")
 
 
 def _parse_weights(text: str):
@@ -169,27 +219,36 @@ def degenerate_warning(items, metrics, args) -> str | None:
             "Add-one smoothing without a brevity penalty (smooth:add1|bp:no, the public LSDSCC scorer's BLEU and "
             "the maxbleu/mds/pds default) scores an empty hypothesis 1.0 against any references and a one-word "
             "one 1.0 when its word is in them (0.84 when it is not)")
-    if rewarding:
-        text += (f"; here: {', '.join(rewarding)}. Check the outputs, or compare with --bleu-smoothing nltk1 "
-                 "--brevity-penalty")
-    else:
-        text += "; no metric of this run uses it"
+    if not rewarding:  # only what concerns the metrics of this run
+        return f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens " \
+               "(they score high under add-one smoothing without a brevity penalty, but no metric of this run uses it)."
+    text += (f"; here: {', '.join(rewarding)}. Check the outputs, or compare with --bleu-smoothing nltk1 "
+             "--brevity-penalty")
     return text + "."
 
 
-def _format(results, fmt: str) -> str:
+def _format(rows, fmt: str) -> str:
+    """One system without statistics: ``rows`` of ``(metric, score or None, signature, details or None)``."""
     if fmt == "json":
-        return json.dumps({r.name: {"score": r.score, "signature": r.signature} for r in results}, indent=2) + "\n"
+        out = {}
+        for name, score, signature, details in rows:
+            out[name] = {"score": score, "signature": signature, **({"details": details} if details else {})}
+        return json.dumps(out, indent=2) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(["metric", "score", "signature"])
-        for r in results:
-            writer.writerow([r.name, repr(r.score), r.signature])
+        for name, score, signature, _ in rows:
+            writer.writerow([name, "" if score is None else repr(score), signature])
         return buf.getvalue()
-    width = max(len("metric"), *(len(r.name) for r in results))
+    width = max(len("metric"), *(len(r[0]) for r in rows))
     lines = [f"{'metric':<{width}}  {'score':>8}  signature"]
-    lines += [f"{r.name:<{width}}  {r.score:>8.4f}  {r.signature}" for r in results]
+    for name, score, signature, details in rows:
+        lines.append(f"{name:<{width}}  {'null' if score is None else f'{score:.4f}':>8}  {signature}")
+        if details:
+            lines.append(f"{'':<{width}}  precisions {'/'.join(f'{p:.4f}' for p in details['precisions'])} "
+                         f"bp {details['bp']:.4f} ratio {details['ratio']} hyp_len {details['hyp_len']} "
+                         f"ref_len {details['ref_len']}")
     return "\n".join(lines) + "\n"
 
 
@@ -222,12 +281,75 @@ def _single_threaded_blas() -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
+def hypothesis_paths(args) -> list:
+    """The systems to score: ``--hypotheses``, or standard input when it is not a terminal."""
+    from multiref.errors import UserError
+
+    if args.hypotheses:
+        return list(args.hypotheses)
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UserError("no hypotheses: give --hypotheses FILE (or several), or pipe them on standard input")
+    return ["-"]
+
+
+def load_systems(args, refset) -> list:
+    """``(name, pairs, items)`` per system, in the order given (the first is the baseline)."""
+    from multiref.references import match_items, to_items
+    from multiref.score_inputs import load_system, system_names
+
+    paths = hypothesis_paths(args)
+    systems = []
+    for path, name in zip(paths, system_names(paths)):
+        records = load_system(path, refset, args.eos)
+        pairs = match_items(refset, records, "standard input" if path == "-" else path, partial=args.partial)
+        systems.append((name, pairs, to_items(pairs)))
+    return systems
+
+
+def score_systems(systems, metrics, log) -> list:
+    """``scores[s][m]``: metric m's Score on system s (a ValueError/TypeError becomes a UserError)."""
+    from multiref import progress
+    from multiref.errors import UserError
+
+    out = []
+    with progress.task("scoring", total=len(systems) * len(metrics), unit="scores") as bar:
+        for name, _, items in systems:
+            row = []
+            for metric in metrics:
+                t0 = time.perf_counter()
+                try:
+                    row.append(metric.score_items(items))
+                except UserError:
+                    raise
+                except (ValueError, TypeError) as exc:
+                    message = str(exc)
+                    raise UserError(message if message.startswith(metric.name) else f"{metric.name}: {message}") from None
+                bar.update()
+                log(f"{name}: {metric.name} done in {time.perf_counter() - t0:.2f}s")
+            out.append(row)
+    return out
+
+
+def input_warnings(systems, metrics, args) -> list:
+    """Warnings about the outputs that matter to the metrics of this run (one line each)."""
+    from multiref.cli.score_report import style_warnings
+
+    out = []
+    for name, _, items in systems:
+        prefix = f"{name}: " if len(systems) > 1 else ""
+        warning = degenerate_warning(items, metrics, args)
+        if warning:
+            out.append(prefix + warning)
+        if any(m.needs_references for m in metrics):
+            out += [prefix + w for w in style_warnings(items, args.lowercase, args.tokenizer)]
+    return out
+
+
 def handle(args) -> int:
     _single_threaded_blas()
     from multiref import progress
-    from multiref.errors import UserError
     from multiref.io import require_writable
-    from multiref.references import load_hypotheses, load_references, match_items, to_items
+    from multiref.references import load_references
 
     def note(message: str) -> None:  # something the user should know: shown unless --quiet
         if not args.quiet:
@@ -241,34 +363,61 @@ def handle(args) -> int:
     require_writable(args.per_item, "--per-item")
     start = time.perf_counter()
     refset = load_references(args.references, args.config, args.split)
-    hyps = load_hypotheses(args.hypotheses)
-    pairs = match_items(refset, hyps, args.hypotheses, partial=args.partial)
-    items = to_items(pairs)
+    systems = load_systems(args, refset)
     names = list(dict.fromkeys(args.metric or (DEFAULT_GROUPED if refset.grouped else DEFAULT_FLAT)))
     metrics = build_metrics(names, args, note, refset.kind)
-    n_hyps = sum(len(item.hypotheses) for item in items)
-    log(f"{len(items)} items, {n_hyps} hypotheses, {len(refset.records)} reference items ({refset.kind})")
-    warning = degenerate_warning(items, metrics, args)
-    if warning:
+    for name, _, items in systems:
+        n_hyps = sum(len(item.hypotheses) for item in items)
+        log(f"{name}: {len(items)} items, {n_hyps} hypotheses, {len(refset.records)} reference items ({refset.kind})")
+    for warning in input_warnings(systems, metrics, args):
         print(f"multiref score: warning: {warning}", file=sys.stderr)
-    results = []
-    for metric in metrics:
-        t0 = time.perf_counter()
-        try:
-            results.append(metric.score_items(items))
-        except UserError:
-            raise
-        except (ValueError, TypeError) as exc:
-            message = str(exc)
-            raise UserError(message if message.startswith(metric.name) else f"{metric.name}: {message}") from None
-        log(f"{metric.name} done in {time.perf_counter() - t0:.2f}s")
-    text = _format(results, args.format)
+    scores = score_systems(systems, metrics, log)
+    for name, row in zip((s[0] for s in systems), scores):
+        for result in row:
+            if result.extra.get("note"):
+                note(f"{name + ': ' if len(systems) > 1 else ''}{result.name}: null: {result.extra['note']}")
+    text = report(args, refset, systems, metrics, scores)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
     else:
         sys.stdout.write(text)
     if args.per_item:
-        _write_per_item(args.per_item, pairs, results)
+        _write_per_item(args.per_item, systems[0][1], scores[0])
     log(f"total {time.perf_counter() - start:.2f}s")
     return 0
+
+
+def _signature(result, items, refset) -> str:
+    """The metric's signature, plus ``items:covered/total`` when only part of the test set is scored."""
+    if len(items) < len(refset.records):
+        return f"{result.signature}|items:{len(items)}/{len(refset.records)}"
+    return result.signature
+
+
+def report(args, refset, systems, metrics, scores) -> str:
+    """The output text: today's layout for one system without statistics, else the systems table."""
+    from multiref.cli import score_report
+
+    statistics = args.confidence or args.paired_bs or args.paired_ar
+    if len(systems) == 1 and not statistics and args.format in ("table", "json", "csv"):
+        rows = [(r.name, r.score, _signature(r, systems[0][2], refset),
+                 score_report.bleu_details(r) if args.verbose else None) for r in scores[0]]
+        return _format(rows, args.format)
+    from multiref.cli.score_stats import significance
+
+    found = significance(args, systems, metrics, scores, refset) if statistics else None
+    suffix = score_report.stats_suffix(args)
+    results = []
+    for s, ((name, _, items), row) in enumerate(zip(systems, scores)):
+        entry = score_report.SystemResult(name)
+        for m, r in enumerate(row):
+            signature = _signature(r, items, refset) + (f"|{suffix}" if suffix else "")
+            ci, p = (found[m][s]["ci"], found[m][s]["p_value"]) if found else (None, None)
+            entry.metrics[r.name] = {"score": r.score, "ci": list(ci) if ci else None, "p_value": p,
+                                     "signature": signature}
+            if args.verbose and score_report.bleu_details(r):
+                entry.metrics[r.name]["details"] = score_report.bleu_details(r)
+        results.append(entry)
+    args.baseline_name = systems[0][0]
+    return score_report.format_results(results, args.format, score_report.legend(args))

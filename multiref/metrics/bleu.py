@@ -384,7 +384,7 @@ class BLEU(Metric):
         self._set_nrefs(items)
         if self.aggregate != "standard":
             return super().score_items(items)
-        segments, per_item = [], []
+        segments, per_item, item_stats = [], [], []
         for item in items:
             if not item.hypotheses:
                 raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
@@ -393,12 +393,14 @@ class BLEU(Metric):
                 raise ValueError(f"{self.name}: item {item.id!r} has no references")
             table = self.ref_table(refs)
             values = []
+            start = len(segments)
             for h in item.hypotheses:
                 toks = self.tokenize(h)
                 st = bleu_stats(self.hyp_counts(toks), len(toks), table)
                 segments.append(st)
                 values.append(self.score_stats(st))
             per_item.append(sum(values) / len(values))
+            item_stats.append(sum_stats(segments[start:]))
         value = self.score_stats(sum_stats(segments))
         extra = {"items": len(items), "segments": len(segments), "sentence_mean": sum(per_item) / len(per_item)}
-        return Score(self.name, float(value), self.signature, per_item, extra)
+        return Score(self.name, float(value), self.signature, per_item, extra, item_stats)
