@@ -139,11 +139,12 @@ def _parse_weights(text: str):
 def resolve_ties(requested: str, reference_kind: str | None, options: dict) -> str:
     """``--ties auto``: ``lsdscc`` for the public LSDSCC JSON scored with the public scorer's BLEU
     (add1, no brevity penalty, uniform weights: the metrics' defaults), else ``first``."""
+    from multiref.metrics.lsdscc_ties import auto_ties
+
     if requested != "auto":
         return requested
-    public_bleu = (options.get("smoothing", "add1") == "add1" and not options.get("brevity_penalty", False)
-                   and options.get("weights") is None)
-    return "lsdscc" if reference_kind == "lsdscc-json" and public_bleu else "first"
+    return auto_ties(reference_kind, options.get("smoothing", "add1"), options.get("brevity_penalty", False),
+                     options.get("weights"))
 
 
 def metric_options(name: str, args, reference_kind: str | None = None) -> tuple:
