@@ -11,7 +11,8 @@ References come in three forms (:func:`load_references` tells them apart):
 - a dataset folder written by our pipelines (``<folder>/<config>/<split>-*.parquet``, see
   CONTRACTS.md "Scoring a dataset folder"): rows with ``groups`` (and ``group_ids``) are
   grouped, rows with ``references`` flat (``positive_responses`` is read as flat references
-  for the ``dailydialog_pp`` config).
+  for the ``dailydialog_pp`` config); without a ``query`` column, the last turn of a
+  ``context`` list (the DailyDialog configs) is the query.
 
 System outputs are JSON lines: ``id`` or ``query`` (matched against the references' ids or
 queries), and ``hypotheses`` (a list of strings) or ``hypothesis`` (a string).
@@ -291,6 +292,8 @@ def load_dataset_folder(folder: str, config: str | None = None, split: str | Non
             record = {"id": row["id"]}
             if row.get("query") is not None:
                 record["query"] = row["query"]
+            elif isinstance(row.get("context"), list) and row["context"]:  # DailyDialog configs: the last turn
+                record["query"] = row["context"][-1]
             if ref_column == "groups":
                 record["groups"] = [list(g) for g in row["groups"] or []]
                 if row.get("group_ids") is not None:
