@@ -81,6 +81,12 @@ def test_identical_system_is_p_one_where_sacrebleu_says_one_over_n_plus_one():
         assert _sacrebleu(refs, base, list(base), test, n)[2] == pytest.approx(1 / (n + 1))
 
 
+def test_cli_defaults_are_the_library_defaults():
+    from multiref.cli import score
+
+    assert (score.DEFAULT_BS, score.DEFAULT_AR, score.DEFAULT_SEED) == (S.DEFAULT_BS, S.DEFAULT_AR, S.DEFAULT_SEED)
+
+
 def test_draws_are_sacrebleus_and_seeded():
     counts = S.bootstrap_counts(7, 5, seed=3)
     idxs = np.random.default_rng(3).choice(7, size=(5, 7), replace=True)

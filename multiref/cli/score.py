@@ -28,6 +28,9 @@ DEFAULT_FLAT = ("bleu",)
 FORMATS = ("table", "json", "csv", "markdown", "latex")
 #: upper bound of --paired-bs-n and --paired-ar-n
 MAX_RESAMPLES = 1_000_000
+#: multiref.metrics.significance's defaults, repeated here so that building the parser does not
+#: import numpy (tests/test_significance.py checks they agree)
+DEFAULT_BS, DEFAULT_AR, DEFAULT_SEED = 1000, 10000, 12345
 TIES = ("auto", "first", "lsdscc")
 #: hypotheses with at most this many tokens are reported as very short
 SHORT_TOKENS = 2
@@ -105,8 +108,6 @@ def _seed(text: str) -> int:
 
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
     """--confidence, --paired-bs/--paired-ar and their counts, --seed, --verbose."""
-    from multiref.metrics.significance import DEFAULT_AR, DEFAULT_BS, DEFAULT_SEED
-
     parser.add_argument("--confidence", action="store_true",
                         help="a 95%% bootstrap interval per metric and system (resampling items)")
     test = parser.add_mutually_exclusive_group()

@@ -96,10 +96,13 @@ class Distinct(Metric):
                 raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
             tokenized.append([self.tokenize(h) for h in item.hypotheses])
         per_item, item_grams = [], []  # item_grams: (its distinct n-grams, its n-gram total), for resampling
+        n = self.order
         for hyps in tokenized:
-            grams = [ngrams(h, self.order) for h in hyps]
-            seen = {g for gs in grams for g in gs}
-            total = sum(map(len, grams))
+            seen: set = set()
+            total = 0
+            for h in hyps:  # the n-grams of ngrams(h, n), built by zipping shifted copies
+                total += max(0, len(h) - n + 1)
+                seen.update(zip(*[h[i:] for i in range(n)]))
             per_item.append(len(seen) / total if total else 0.0)
             item_grams.append((seen, total))
         distinct = len(set().union(*(seen for seen, _ in item_grams)))

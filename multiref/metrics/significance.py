@@ -81,7 +81,30 @@ def pseudo_scores(parts: Sequence[tuple]) -> np.ndarray:
 
 
 def distinct_present(parts: Sequence[tuple]) -> np.ndarray:
-    """Per row, the number of n-gram columns some item with a positive weight holds."""
+    """Per row, the number of n-gram columns some item with a positive weight holds.
+
+    With one part (the bootstrap), an n-gram held by a single item is present exactly when that
+    item is drawn: those are counted per item with one matrix-vector product, and only the
+    n-grams several items share go through the sparse product."""
+    if len(parts) == 1:
+        return _distinct_present_one(*parts[0])
+    return _distinct_present_sparse(parts)
+
+
+def _distinct_present_one(weights: np.ndarray, stats: ItemStats) -> np.ndarray:
+    inc = stats.incidence
+    degree = np.bincount(inc.indices, minlength=inc.shape[1])
+    rows = np.repeat(np.arange(inc.shape[0]), np.diff(inc.indptr))
+    alone = degree[inc.indices] == 1
+    per_item = np.bincount(rows[alone], minlength=inc.shape[0]).astype(float)
+    out = (weights > 0).astype(float) @ per_item  # (a boolean matrix would not use BLAS)
+    shared = np.flatnonzero(degree > 1)
+    if len(shared):
+        out = out + _distinct_present_sparse([(weights, ItemStats(stats.table, stats.finish, inc[:, shared]))])
+    return out
+
+
+def _distinct_present_sparse(parts: Sequence[tuple]) -> np.ndarray:
     incs = [s.incidence for _, s in parts]
     used = np.unique(np.concatenate([inc.indices for inc in incs]))
     incs = [inc[:, used].T.tocsr() for inc in incs]  # (n-grams x items)
@@ -90,7 +113,7 @@ def distinct_present(parts: Sequence[tuple]) -> np.ndarray:
     for lo in range(0, rows, BLOCK):
         acc = None
         for (w, _), inc in zip(parts, incs):
-            block = inc @ (w[lo:lo + BLOCK] > 0).T.astype(np.float32)
+            block = inc @ np.ascontiguousarray((w[lo:lo + BLOCK] > 0).T, dtype=np.float32)
             acc = block if acc is None else acc + block
         out[lo:lo + BLOCK] = (acc > 0).sum(axis=0)
     return out
