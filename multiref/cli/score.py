@@ -206,7 +206,7 @@ def degenerate_counts(items, tokenize) -> tuple:
     return empty, short, total
 
 
-def degenerate_warning(items, metrics, args) -> str | None:
+def degenerate_warning(items, metrics, args, explain: bool = True) -> str | None:
     """A warning naming the counts of empty and very short hypotheses and the settings under
     which they score high (add-one smoothing without brevity penalty, the public LSDSCC
     scorer's BLEU: an empty output gets 1.0 against every group); None when there are none."""
@@ -217,6 +217,8 @@ def degenerate_warning(items, metrics, args) -> str | None:
         return None
     rewarding = [m.name for m in metrics
                  if getattr(m, "smoothing", None) == "add1" and not getattr(m, "brevity_penalty", True)]
+    if not explain:  # a later system of the same run: the explanation is on the first warning
+        return f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens (see above)."
     text = (f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens. "
             "Add-one smoothing without a brevity penalty (smooth:add1|bp:no, the public LSDSCC scorer's BLEU and "
             "the maxbleu/mds/pds default) scores an empty hypothesis 1.0 against any references and a one-word "
@@ -337,11 +339,13 @@ def input_warnings(systems, metrics, args) -> list:
     from multiref.cli.score_report import style_warnings
 
     out = []
+    explained = False
     for name, _, items in systems:
         prefix = f"{name}: " if len(systems) > 1 else ""
-        warning = degenerate_warning(items, metrics, args)
+        warning = degenerate_warning(items, metrics, args, explain=not explained)
         if warning:
             out.append(prefix + warning)
+            explained = True
         if any(m.needs_references for m in metrics):
             out += [prefix + w for w in style_warnings(items, args.lowercase, args.tokenizer)]
     return out
