@@ -3,9 +3,9 @@
 The test set is the multi-reference DailyDialog test set (Gupta et al. 2019: 6,740 contexts, 5
 references each; ``$MULTIREF_DATA/multiref-dailydialog/multireftest.json``). Ten systems are
 generated deterministically (``--seed``): system k answers each context with one of its
-references or, with probability ``0.1 k``, with a response of another context, then drops or
-replaces tokens with probability ``0.05 + 0.03 k`` (so the systems differ by small and large
-margins), and pads an output shorter than 4 tokens with random words (on such outputs NLTK's
+references or, with probability ``0.01 k``, with a response of another context, then drops or
+replaces tokens with probability ``0.2 + 0.002 k`` (so neighbouring systems differ by small
+margins, some not significant), and pads an output shorter than 4 tokens with random words (on such outputs NLTK's
 BLEU, ours, divides by ``max(1, n-gram count)`` where sacrebleu divides by the count). References and outputs are written as plain text files (one line per context, the
 form both tools read) and scored as whole processes in the same run:
 
@@ -65,12 +65,12 @@ def make_system(contexts: list, k: int, seed: int) -> list:
     vocab = sorted({t for _, _, refs in contexts for r in refs for t in r.split()})
     out = []
     for _, _, refs in contexts:
-        source = rng.choice(refs) if rng.random() >= 0.1 * k else rng.choice(rng.choice(contexts)[2])
+        source = rng.choice(refs) if rng.random() >= 0.01 * k else rng.choice(rng.choice(contexts)[2])
         tokens = []
         for tok in source.split():
             r = rng.random()
-            if r < 0.05 + 0.03 * k:
-                if r < (0.05 + 0.03 * k) / 2:
+            if r < 0.2 + 0.002 * k:
+                if r < (0.2 + 0.002 * k) / 2:
                     continue
                 tok = rng.choice(vocab)
             tokens.append(tok)

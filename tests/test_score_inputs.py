@@ -251,3 +251,13 @@ def test_verbose_adds_precisions_brevity_penalty_and_lengths(capsys):
     assert details["precisions"][0] == 1.0 and len(details["precisions"]) == 4
     code, out, _ = run(capsys, "-r", REFS_FLAT, "-H", HYPS_FLAT, "--verbose", "-q")
     assert "precisions 1.0000/" in out and "hyp_len 17 ref_len 16" in out
+
+
+def test_per_item_with_several_systems_names_the_system(capsys, tmp_path):
+    plain = tmp_path / "system.txt"
+    plain.write_text("".join(h[0] + "\n" for h in _flat_hypotheses()), encoding="utf-8")
+    out = tmp_path / "items.jsonl"
+    code, _, _ = run(capsys, "-r", REFS_FLAT, "-i", HYPS_FLAT, str(plain), "--per-item", str(out), "-q")
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert code == 0 and [r["system"] for r in rows] == [HYPS_FLAT] * 3 + [str(plain)] * 3
+    assert [r["bleu"] for r in rows[:3]] == [r["bleu"] for r in rows[3:]]

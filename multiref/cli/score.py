@@ -8,8 +8,14 @@ Examples::
     multiref score --references multiref_dd.jsonl --hypotheses outputs.jsonl \\
         --metric bleu --bleu-order 2 --bleu-smoothing nltk1 --aggregate max --per-item items.jsonl
 
+    multiref score -r test.group.json -H lsdscc_hyps.txt --eos '</s>'      # the public scorer's format
+    multiref score -r refs.jsonl -i base.txt new.txt --paired-bs --confidence --format markdown
+    generate.py | multiref score -r refs.jsonl                              # standard input
+
 References: LSDSCC grouped JSON, JSON lines, or a dataset folder (see
-:mod:`multiref.references`). Each metric gets only the options its ``__init__`` accepts
+:mod:`multiref.references`); systems: JSON lines or plain text (see :mod:`multiref.score_inputs`);
+several systems and significance: :mod:`multiref.cli.score_report`, :mod:`multiref.cli.score_stats`
+and :mod:`multiref.metrics.significance`. Each metric gets only the options its ``__init__`` accepts
 and keeps its own defaults for the options not given; the output shows every metric's
 signature, which records all options that change the number.
 """
@@ -78,7 +84,9 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="output format (default: table); markdown and latex mark significant differences")
     add_statistics_options(parser)
-    parser.add_argument("--per-item", metavar="PATH", help="write each item's scores (JSON lines, or CSV if PATH ends in .csv)")
+    parser.add_argument("--per-item", metavar="PATH",
+                        help="write each item's scores (JSON lines, or CSV if PATH ends in .csv); with several "
+                             "systems, one row per system and item")
     parser.add_argument("--output", "-o", metavar="PATH", help="write the scores here instead of standard output")
     parser.add_argument("--partial", action="store_true",
                         help="score only the reference items that have outputs (default: all must have one)")
@@ -256,16 +264,20 @@ def _format(rows, fmt: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_per_item(path: str, pairs, results) -> None:
+def _write_per_item(path: str, systems, scores) -> None:
+    """Each item's scores, one row per item (per system and item, with a ``system`` field, when
+    several systems are scored)."""
     rows = []
-    for i, (hyp, ref) in enumerate(pairs):
-        row = {"id": ref.id}
-        if ref.query is not None and ref.query != ref.id:
-            row["query"] = ref.query
-        row["hypotheses"] = len(hyp.hypotheses)
-        for r in results:
-            row[r.name] = r.per_item[i] if i < len(r.per_item) else None
-        rows.append(row)
+    for (name, pairs, _), results in zip(systems, scores):
+        for i, (hyp, ref) in enumerate(pairs):
+            row = {"system": name} if len(systems) > 1 else {}
+            row["id"] = ref.id
+            if ref.query is not None and ref.query != ref.id:
+                row["query"] = ref.query
+            row["hypotheses"] = len(hyp.hypotheses)
+            for r in results:
+                row[r.name] = r.per_item[i] if i < len(r.per_item) else None
+            rows.append(row)
     with open(path, "w", encoding="utf-8", newline="") as fh:
         if path.endswith(".csv"):
             writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["id"], lineterminator="\n")
@@ -389,7 +401,7 @@ def handle(args) -> int:
     else:
         sys.stdout.write(text)
     if args.per_item:
-        _write_per_item(args.per_item, systems[0][1], scores[0])
+        _write_per_item(args.per_item, systems, scores)
     log(f"total {time.perf_counter() - start:.2f}s")
     return 0
 
@@ -425,5 +437,4 @@ def report(args, refset, systems, metrics, scores) -> str:
             if args.verbose and score_report.bleu_details(r):
                 entry.metrics[r.name]["details"] = score_report.bleu_details(r)
         results.append(entry)
-    args.baseline_name = systems[0][0]
-    return score_report.format_results(results, args.format, score_report.legend(args))
+    return score_report.format_results(results, args.format, score_report.legend(args, systems[0][0]))

@@ -133,7 +133,7 @@ def _paper_table(systems, metrics, fmt: str, legend: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def legend(args) -> str:
+def legend(args, baseline: str) -> str:
     """The line that says what a mark means and how the p-values were computed."""
     if args.paired_bs:
         how = f"paired bootstrap, {args.paired_bs_n} resamples of the items"
@@ -141,7 +141,7 @@ def legend(args) -> str:
         how = f"approximate randomization, {args.paired_ar_n} trials"
     else:
         return "intervals: 95% bootstrap percentile intervals" if args.confidence else ""
-    return f"{MARK} p < {ALPHA} against the baseline {args.baseline_name} ({how}, seed {args.seed})"
+    return f"{MARK} p < {ALPHA} against the baseline {baseline} ({how}, seed {args.seed})"
 
 
 # -- inputs that look different from the references ------------------------------------------
