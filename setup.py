@@ -39,20 +39,25 @@ setup(
     long_description_content_type="text/markdown",
     license="Apache-2.0",
     python_requires=">=3.10",
-    # Namespace discovery also lists the data folders (lsdscc/sample, dailydialog_pp/data, ...),
+    # Namespace discovery also lists the data folders (lsdscc/corpus/sample, dailydialog_pp/data, ...),
     # so setuptools ships them as package data without warnings.
     packages=find_namespace_packages(include=["multiref", "multiref.*", "pipelines", "pipelines.*", "lsdscc",
                                               "lsdscc.*", "dailydialog_pp", "dailydialog_pp.*"],
                                      exclude=["*.__pycache__"]),
     package_data={
         "": ["*.json", "*.jsonl", "*.jsonl.gz", "*.txt", "*.md", "*.csv", "*.tsv", "*.zst", "*.gz"],
-        "multiref": ["evaluate_modules/*/*.py", "evaluate_modules/*/*.md"],
-        "lsdscc": ["sample/*", "sample/*/*", "data/*", "web/*.html", "web/*.js", "web/*.css"],
+        "multiref": ["metrics/evaluate_modules/*/*.py", "metrics/evaluate_modules/*/*.md"],
+        "lsdscc": ["corpus/sample/*", "corpus/sample/*/*", "annotation/web/*.html", "annotation/web/*.js",
+                   "annotation/web/*.css"],
         "dailydialog_pp": ["data/*.txt", "data/*.tsv", "sample/*.json", "sample/*.jsonl", "sample/*/*.txt",
                            "sample/*/*.json", "sample/*/*.jsonl"],
     },
     include_package_data=True,
     install_requires=CORE,
     extras_require={"test": TEST},
-    entry_points={"console_scripts": ["multiref=multiref.cli:run"]},
+    entry_points={
+        "console_scripts": ["multiref=multiref_cli:run"],
+        # tokenizer plug-ins of multiref.metrics.tokenizers, by name (the core imports no dataset package)
+        "multiref.metrics.tokenizers": ["lsdscc=lsdscc.corpus.tokenizer:lsdscc_tokenizer"],
+    },
 )

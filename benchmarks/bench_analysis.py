@@ -130,7 +130,7 @@ def bleu_baseline(data: str | None) -> None:
 def main(argv=None) -> int:
     import argparse
 
-    from multiref.cli import main as cli
+    from multiref_cli import main as cli
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=os.environ.get("MULTIREF_DATA"), metavar="DATA_DIR")

@@ -1,6 +1,6 @@
-"""Benchmark: cleaning plus tokenization of one comment (``lsdscc.cleaning.clean_and_tokenize``).
+"""Benchmark: cleaning plus tokenization of one comment (``lsdscc.corpus.cleaning.clean_and_tokenize``).
 
-Generates N Reddit-like comments (the bodies ``lsdscc.sample_gen`` writes, joined 1 to 6 at a
+Generates N Reddit-like comments (the bodies ``lsdscc.corpus.sample_gen`` writes, joined 1 to 6 at a
 time with hand-written fragments full of markdown, links, numbers, emoticons, elongations,
 contractions, quotes and non-ASCII punctuation) and times, in this one process:
 
@@ -61,7 +61,7 @@ FRAGMENTS = [
 
 def generate_comments(n: int, seed: int = 11) -> list[str]:
     """``n`` Reddit-like comment bodies, the same for the same ``n`` and ``seed``."""
-    from lsdscc.sample_gen import iter_threads
+    from lsdscc.corpus.sample_gen import iter_threads
 
     bodies = [c["body"] for _, coms in iter_threads(max(200, n // 4), seed=seed) for c in coms]
     rng = random.Random(seed)
@@ -76,11 +76,11 @@ def generate_comments(n: int, seed: int = 11) -> list[str]:
 def load_baseline():
     """``clean_and_tokenize`` of commit :data:`BASELINE_COMMIT`, or None (with the reason)."""
     try:
-        source = subprocess.run(["git", "-C", ROOT, "show", f"{BASELINE_COMMIT}:lsdscc/cleaning.py"],
+        source = subprocess.run(["git", "-C", ROOT, "show", f"{BASELINE_COMMIT}:lsdscc/corpus/cleaning.py"],
                                 check=True, capture_output=True, text=True).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
-        return None, f"git show {BASELINE_COMMIT}:lsdscc/cleaning.py failed: {detail.strip()}"
+        return None, f"git show {BASELINE_COMMIT}:lsdscc/corpus/cleaning.py failed: {detail.strip()}"
     folder = tempfile.mkdtemp(prefix="bench_cleaning_")
     path = os.path.join(folder, "baseline_cleaning.py")
     with open(path, "w", encoding="utf-8") as fh:
@@ -106,7 +106,7 @@ def main(argv=None) -> int:
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
 
-    from lsdscc.cleaning import clean_and_tokenize
+    from lsdscc.corpus.cleaning import clean_and_tokenize
 
     comments = generate_comments(args.comments, args.seed)
     chars = sum(map(len, comments)) / len(comments)

@@ -5,11 +5,11 @@ the real 2019 comment field set (46 keys, as listed in the Arctic Shift schema s
 RC_2019-06, ``/work/shared/data/reddit-samples``), about 1.2 KB a line. Then, in one run:
 
 a. reader: a file of ``--lines`` comments of which 0.1% are r/movies;
-   ``lsdscc.sources.read_items(path, subreddits=("movies",))`` consuming every item, vs the
+   ``lsdscc.corpus.sources.read_items(path, subreddits=("movies",))`` consuming every item, vs the
    baseline "decode the same file and byte-filter its lines" (zstd stream reader, split
    lines, ``b'"movies"' in line``, no JSON). Goal: at most 4x. The exact path
    (``read_items(path)``, every line parsed) is printed beside it.
-b. build: a month of ``--comments`` r/movies comments (threads from lsdscc.sample_gen, with
+b. build: a month of ``--comments`` r/movies comments (threads from lsdscc.corpus.sample_gen, with
    their submissions) built by ``pipelines.lsdscc_corpus.run`` in a child process, vs the
    baseline "decode the same files and json-parse every line". Goal: at most 8x. The peak
    RSS of the build is the child's ``ru_maxrss`` (``resource.getrusage(RUSAGE_CHILDREN)``),
@@ -56,7 +56,7 @@ GOAL_READER, GOAL_BUILD, GOAL_RSS_MB = 4.0, 8.0, 1536
 
 
 def _b36(n: int) -> str:
-    from lsdscc.sample_gen import base36
+    from lsdscc.corpus.sample_gen import base36
 
     return base36(n)
 
@@ -130,7 +130,7 @@ def write_month(folder: str, comments: int, seed: int = 13, level: int = 3) -> l
     """A month of r/movies: RS (submissions) + RC (``comments`` comments, RC 2019 field set)."""
     import zstandard
 
-    from lsdscc.sample_gen import iter_threads
+    from lsdscc.corpus.sample_gen import iter_threads
 
     rng = random.Random(seed)
     os.makedirs(folder, exist_ok=True)
@@ -189,7 +189,7 @@ def baseline_parse(paths) -> tuple[int, float]:
 
 def timed_reader(path: str, subreddits) -> tuple[dict, float]:
     """``read_items`` consumed to the end: (counts by item kind, lines; seconds)."""
-    from lsdscc.sources import read_items
+    from lsdscc.corpus.sources import read_items
 
     t0 = time.perf_counter()
     counts = {"ok": 0, "rejected": 0, "skipped": 0}

@@ -6,9 +6,9 @@ DATA_DIR (default $MULTIREF_DATA) holds dailydialog/, multiref-dailydialog/multi
 dailydialog-plusplus/ (13,118 dialogues). Without real data, times the bundled sample instead.
 Target: under 60 seconds on a 2-core machine.
 
-Baseline: the same pure functions of dailydialog_pp (readers -> parse -> multiref contexts;
-dedup -> chunk -> released join -> split -> random negatives) in one plain Python loop, with no
-Beam and no parquet. It must produce the pipeline's row counts per (config, split) (asserted);
+Baseline: the job's own pure steps (dailydialog_pp.steps: parse -> multiref references;
+dedup -> contexts -> released responses -> split -> random negatives) in one plain Python loop,
+with no Beam and no parquet. It must produce the pipeline's row counts per (config, split) (asserted);
 the ratio pipeline/baseline is the cost of Beam (FnApiRunner) and of writing parquet.
 Measured on the real release (2 shared cores): pipeline 15.3 s, baseline 4.6 s, ratio 3.3x.
 """
@@ -33,19 +33,16 @@ def _source_args(root: str | None) -> list[str]:
 
 
 def baseline(argv: list[str]) -> dict:
-    """The build of ``pipelines.dailydialog.run(argv)`` as a plain loop; returns
-    ``{config: {split: rows}}`` (rows are built in memory, not written)."""
+    """The build of ``pipelines.dailydialog.run(argv)`` as a plain loop over the job's own
+    steps (dailydialog_pp.steps); returns ``{config: {split: rows}}`` (rows are built in
+    memory, not written)."""
     import argparse
 
-    from pipelines.dailydialog_options import add_build_arguments
-    from dailydialog_pp.contexts import (cluster_duplicates, ddpp_contexts, multiref_contexts, multiref_matches,
-                                         near_duplicate_block, pick_released)
-    from dailydialog_pp.negatives import build_pool, pool_entries, sample_negatives
-    from dailydialog_pp.normalize import collapse_spaces, dialogue_key
-    from dailydialog_pp.readers import RejectedRecord, parse_ddpp, parse_dialogue, parse_multiref
+    from dailydialog_pp import steps
+    from dailydialog_pp.negatives import build_pool, pool_entries
     from dailydialog_pp.schema import DDPP, MULTIREF
-    from dailydialog_pp.splits import assign_split
-    from pipelines.dailydialog import natural_key, options_from_args, read_sources
+    from pipelines.dailydialog import options_from_args, read_sources
+    from pipelines.dailydialog_options import add_build_arguments
 
     parser = argparse.ArgumentParser()
     add_build_arguments(parser)
@@ -55,87 +52,44 @@ def baseline(argv: list[str]) -> dict:
         raise SystemExit("bench_dailydialog baseline: --corruptions is not covered")
     source = read_sources(args)
 
-    dialogues = []
-    for raw in source["dailydialog"]():
-        try:
-            dialogues.append(parse_dialogue(raw))
-        except RejectedRecord:
-            pass
+    def kept(outcomes):
+        return [row for outcome in outcomes for row in outcome.rows]
+
+    dialogues = kept(map(steps.parse_dialogue_line, source["dailydialog"]()))
     out: dict = defaultdict(list)
 
     # MultiRef-DD (ALGORITHMS.md section 4)
     released = defaultdict(list)
-    if source["multiref"] is not None:
-        for position, raw in source["multiref"]():
-            try:
-                record = parse_multiref(raw, position)
-            except RejectedRecord:
-                continue
-            released[("test", record.index)].append(record)
+    for key, record in kept(map(steps.parse_multiref_line, source["multiref"]() if source["multiref"] else [])):
+        released[key].append(record)
     first = options.multiref_first_reference == "released"
     for d in dialogues:
-        if d.split not in options.multiref_splits:
-            continue
-        candidates = sorted(released.get((d.split, d.index), ()), key=lambda r: r.line)
-        chosen = candidates[0] if candidates else None
-        if chosen is not None and not multiref_matches(d, chosen):
-            chosen = None
-        for row in multiref_contexts(d, chosen, options.text, first):
-            row["split"] = d.split
-            out[(MULTIREF, d.split)].append(row)
+        if steps.in_splits(d, options.multiref_splits):
+            key, _ = steps.index_key(d)
+            group = (key, {"dialogue": [d], "released": released.get(key, [])})
+            for row in steps.join_references(group, options.text, source["multiref"] is not None, first).rows:
+                out[(MULTIREF, row["split"])].append(row)
 
     # DD++ (section 5)
     blocks = defaultdict(list)
-    for d in dialogues:
-        key = dialogue_key(d.turns) if options.near_duplicates is None else near_duplicate_block(d)
+    for key, d in (steps.duplicate_block(d, options.near_duplicates) for d in dialogues):
         blocks[key].append(d)
-    kept = []
-    for group in blocks.values():
-        if options.dedup:
-            kept += [k for k, _ in cluster_duplicates(group, options.near_duplicates)]
-        else:
-            kept += group
+    unique = kept(steps.dedup_group(item, options.dedup, options.near_duplicates) for item in blocks.items())
     contexts = defaultdict(list)
-    for d in kept:
-        for row in ddpp_contexts(d, options.chunks, options.text):
-            contexts[dialogue_key(row.pop("raw_context"))].append(row)
+    for key, row in kept(steps.dialogue_contexts(d, options.chunks, options.text) for d in unique):
+        contexts[key].append(row)
     ddpp_released = defaultdict(list)
-    if source["ddpp"] is not None:
-        for raw in source["ddpp"]():
-            try:
-                record = parse_ddpp(raw)
-            except RejectedRecord:
-                continue
-            ddpp_released[dialogue_key(record.context)].append(record)
-    rows = []
-    for key, group in contexts.items():
-        candidates = ddpp_released.get(key)
-        chosen = pick_released(candidates) if candidates else None
-        for row in sorted(group, key=lambda r: natural_key(r["id"])):
-            if chosen is not None:
-                row["positive_responses"] = [s for s in map(collapse_spaces, chosen.positive_responses) if s]
-                row["adversarial_negative_responses"] = [
-                    s for s in map(collapse_spaces, chosen.adversarial_negative_responses) if s]
-                row["source"] = chosen.source
-                row["released_random"] = [s for s in map(collapse_spaces, chosen.random_negative_responses) if s]
-            else:
-                row["positive_responses"] = [row["response"]]
-                row["adversarial_negative_responses"] = []
-                row["source"] = "dailydialog"
-            row["split"] = assign_split(row["dialogue_id"], options.splits)
-            rows.append(row)
+    for key, record in kept(map(steps.parse_ddpp_line, source["ddpp"]() if source["ddpp"] else [])):
+        ddpp_released[key].append(record)
+    rows = kept(steps.join_responses((key, {"context": group, "released": ddpp_released.get(key, [])}))
+                for key, group in contexts.items())
+    rows = kept(steps.add_split(row, options.splits) for row in rows)
     pool = build_pool(e for row in rows for e in pool_entries(row, options.negatives))
-    for row in rows:
-        rel = row.pop("released_random", None)
-        if options.negatives.keep_released and rel:
-            row["random_negative_responses"] = rel
-        else:
-            row["random_negative_responses"] = sample_negatives(
-                row["id"], row["dialogue_id"], row["positive_responses"], pool, options.negatives)
+    for row in kept(steps.add_negatives(row, pool, options.negatives) for row in rows):
         out[(DDPP, row["split"])].append(row)
     counts: dict = {MULTIREF: {}, DDPP: {}}
     for (config, split), split_rows in out.items():
-        split_rows.sort(key=lambda r: natural_key(r["id"]))  # as the parquet writer orders them
+        split_rows.sort(key=steps.row_sort_key)  # as the parquet writer orders them
         counts[config][split] = len(split_rows)
     return counts
 

@@ -14,7 +14,7 @@ penalty on); the LSDSCC scorer's default ``add1`` has no NLTK equivalent. The nu
 identical (to 1e-12); the script prints both times and the speed-up (target: >= 20x).
 
 It measures twice, in the same run: in process (the two computations only), and as whole
-processes (wall time of ``python -m multiref score ...`` on files against a process that runs
+processes (wall time of ``python -m multiref_cli score ...`` on files against a process that runs
 the NLTK loop, each including Python start-up, imports and reading the files; the median of
 ``--repeats`` runs; both load compiled bytecode, as an installed package does: see
 :func:`bytecode_env`). The whole-process figure is the one a user sees.
@@ -106,7 +106,7 @@ def bytecode_env(folder: str) -> dict:
 def whole_process(refs: str, outputs: str, repeats: int) -> dict:
     """Wall and CPU time of ``multiref score`` and of the NLTK loop, each as a whole process."""
     env = bytecode_env(os.path.dirname(refs))
-    score_argv = [sys.executable, "-m", "multiref", "score", "-r", refs, "-H", outputs, "-m", "maxbleu", "-m", "mds",
+    score_argv = [sys.executable, "-m", "multiref_cli", "score", "-r", refs, "-H", outputs, "-m", "maxbleu", "-m", "mds",
                   "-m", "pds", "--bleu-smoothing", "nltk1", "--brevity-penalty", "--format", "json", "--quiet"]
     naive_argv = [sys.executable, os.path.abspath(__file__), "--naive-only", refs, outputs]
     t_ours, c_ours, out_ours = _median_run(score_argv, repeats, env)

@@ -100,7 +100,7 @@ def write_inputs(folder: str, contexts: list, systems: list) -> tuple:
 
 
 def run_all(refs_jsonl, ref_files, sys_files, n: int, repeats: int, env: dict) -> dict:
-    ours = [sys.executable, "-m", "multiref", "score", "-r", refs_jsonl, "-i", *sys_files, "--paired-bs",
+    ours = [sys.executable, "-m", "multiref_cli", "score", "-r", refs_jsonl, "-i", *sys_files, "--paired-bs",
             "--paired-bs-n", str(n), "--format", "json", "--quiet"]
     sacrebleu = shutil.which("sacrebleu", path=os.path.dirname(sys.executable)) or shutil.which("sacrebleu")
     theirs = [sacrebleu, *ref_files, "-i", *sys_files, "--paired-bs", "--paired-bs-n", str(n), "-tok", "none",

@@ -1,7 +1,7 @@
 """Benchmark of the LSDSCC test-set stage (ALGORITHMS.md section 2) on a generated corpus.
 
 Generates a corpus folder of ``--pairs`` (default 1,000,000) single-turn pairs of templated
-movie talk, written with :mod:`multiref.hfdata` in the corpus columns of CONTRACTS.md, then
+movie talk, written with :mod:`multiref.output.hfdata` in the corpus columns of CONTRACTS.md, then
 runs the whole stage and reports the time of each step (Lucene indexing, top-100 search
 for the sampled queries, Doc2Vec training, re-ranking and assembly, leak removal) and the
 peak memory of the process (the JVM runs inside it). Target: the whole stage under 15
@@ -96,7 +96,7 @@ def _fill(rng: random.Random, template: str, tail: tuple) -> str:
 def generate(folder: str, pairs: int, seed: int = 0, shards: int = 4) -> dict:
     """Write a corpus folder of ``pairs`` single-turn pairs (and one conversation per pair)."""
     import pyarrow as pa
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     rng = random.Random(seed)
     single = pa.schema([("id", pa.string()), ("thread_id", pa.string()), ("query_id", pa.string()),
@@ -154,7 +154,7 @@ _TOKEN = re.compile(r"\w+(?:['\u2019]\w+)*")
 
 
 def make_analyzer(name: str):
-    """A Python approximation of the Lucene analyzer ``name`` (see lsdscc.retrieval)."""
+    """A Python approximation of the Lucene analyzer ``name`` (see lsdscc.testset.retrieval)."""
     if name == "whitespace":
         return str.split
     stops, stem = frozenset(), None
@@ -242,8 +242,8 @@ def search_baseline(folder: str, args) -> dict:
     import gc
     import glob
 
-    from lsdscc import testset as ts
-    from lsdscc.retrieval import QuerySearcher
+    from lsdscc.testset import assemble as ts
+    from lsdscc.testset.retrieval import QuerySearcher
 
     retrieval, _, sampling = testset_cli_configs(args)
     # the corpus before leak removal, as the stage read it (its snapshot in artifacts/corpus-full)

@@ -9,7 +9,12 @@ ALGORITHMS.md sections 4 (MultiRef-DD) and 5 (DD++). Modules:
 - ``corruptions`` synthetic corruptions of positives (reverse, shuffle, nouns, ...)
 - ``splits``      train/validation/test by a hash of the dialogue id
 - ``schema``      the Arrow schemas of the configs
-- ``cli``         ``multiref dailydialog build`` (the Beam pipeline is pipelines/dailydialog.py)
+- ``steps``       the job's per-element steps: element in, explicit outcome out (rows kept,
+                  dead letters with their reasons, counts)
+- ``card``        the dataset card of the output folder, made from its stats.json
+
+The Beam job is pipelines/dailydialog.py (composites in pipelines/dailydialog_transforms.py);
+the command is ``multiref dailydialog build``.
 
 ``sample/`` is a small bundled release written for this project (regenerate it with
 tests/data/dailydialog/make_sample.py).

@@ -26,7 +26,7 @@ import os
 import random
 import re
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 
 CORRUPTIONS = ("reverse", "shuffle", "drop_punctuation", "drop_stopwords", "nouns", "synonyms")
 NEEDS_NLTK = {"nouns": ("taggers/averaged_perceptron_tagger_eng",),

@@ -21,7 +21,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 
 SPLITS = ("train", "validation", "test")
 SPLIT_ORDER = {name: i for i, name in enumerate(SPLITS)}

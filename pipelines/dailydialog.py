@@ -1,19 +1,32 @@
-"""Build the multi-reference DailyDialog and DailyDialog++ datasets with Apache Beam.
+"""Build the multi-reference DailyDialog and DailyDialog++ datasets with Apache Beam: one graph.
 
 ALGORITHMS.md sections 4 (MultiRef-DD) and 5 (DD++). Input: the DailyDialog release, and
 optionally the multi-reference test set (multireftest.json) and the DailyDialog++ files;
 with no input, the bundled sample in dailydialog_pp/sample. Output: a Hugging Face dataset
 folder with configs ``multiref`` and ``dailydialog_pp`` (plus ``dailydialog_pp_corrupted``
-with ``--corruptions``), ``rejected/<reason>.jsonl`` dead letters and ``stats.json``.
+with ``--corruptions``), ``rejected/<reason>.jsonl`` dead letters, ``stats.json``, and the
+card (``README.md``, ``dataset_meta.json``).
 
-Stages (each a pure function of dailydialog_pp, wrapped here):
-  parse dialogues (rejects bad label counts) -> multiref: cut after each turn, join the
-  released references by dialogue index, verified by match_key -> rows;
-  DD++: group by duplicate key, keep one -> chunk -> join released contexts by context key
-  -> split by dialogue hash -> random negatives (pool side input) -> rows;
-  rows -> one parquet file per (config, split), sorted by id.
+The graph, one composite per step of the papers (:mod:`pipelines.dailydialog_transforms`,
+over the pure functions of :mod:`dailydialog_pp.steps`)::
 
-Local run::
+    Read -> References (section 4: join the released references by dialogue index, cut after
+    each turn) -> Write
+    Read -> Dedup -> Contexts (chunks) -> Responses (join the released DD++ responses by
+    context text) -> Split (hash of the dialogue id) -> Negatives (pool as a side input)
+    [-> Corrupt] -> Write
+    every step's dead letters -> WriteRejected; every step's counts -> WriteStats (stats.json)
+
+Counts travel as data (summed by a combiner), dead letters are outputs of the steps, and
+every file is written through Beam's FileSystems (temporary name, then rename), so the
+folder is byte-identical on every runner and may be on ``gs://``. After the run the driver
+writes the card from ``stats.json`` and returns a summary; it prints nothing but its notes
+on stderr. Draw the graph without running it::
+
+    python -m pipelines.dailydialog --output out/dd --runner apache_beam.runners.render.RenderRunner \\
+        --render_output graph.dot
+
+Local run (``python -m`` publishes the folder whole, as the CLI does)::
 
     multiref dailydialog build --output out/dailydialog --dailydialog DD/ \\
         --multiref-references multireftest.json --ddpp DDPP/
@@ -21,25 +34,55 @@ Local run::
 
 Dataflow (build the job graph offline with --dry_run=True)::
 
-    python -m pipelines.dailydialog --output out/dd --runner DataflowRunner --project P \\
+    python -m pipelines.dailydialog --output gs://B/dd --runner DataflowRunner --project P \\
         --region R --temp_location gs://B/t --setup_file ./setup.py
 """
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import sys
 from dataclasses import dataclass
 
 import dailydialog_pp  # a docstring only: cheap to import
-from multiref.errors import UserError
+from dailydialog_pp.steps import natural_key  # noqa: F401  (the job's API)
+from multiref.util.errors import UserError
 from pipelines.dailydialog_options import BuildOptions, options_from_args  # noqa: F401  (the job's API)
-from pipelines.dailydialog_transforms import NS_DDPP, NS_MULTIREF, NS_PARSE, natural_key  # noqa: F401
 
 SPLITS = ("train", "validation", "test")
 SAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(dailydialog_pp.__file__)), "sample")
+
+#: The composites of the graph, in order (``Corrupt`` only with ``--corruptions``).
+STEPS = ("Read", "References", "Dedup", "Contexts", "Responses", "Split", "Negatives", "Corrupt", "Write",
+         "WriteRejected", "WriteStats")
+
+
+def _note(message: str) -> None:
+    """A progress note on stderr, unless the user asked for ``--quiet`` (multiref.util.progress)."""
+    from multiref.util import progress
+
+    if not progress.quiet():
+        print(f"[dailydialog] {message}", file=sys.stderr, flush=True)
+
+
+def check_inputs(args) -> None:
+    """Check the given releases by shape before anything runs (UserError naming the file)."""
+    from dailydialog_pp import readers
+
+    if args.dailydialog:
+        readers.check_dailydialog_shape(args.dailydialog)
+    if args.multiref_references:
+        readers.check_multiref_shape(args.multiref_references)
+    if args.ddpp:
+        readers.check_ddpp_shape(args.ddpp)
+
+
+def input_paths(args) -> list:
+    """The input files and folders ``args`` names (the bundled sample when none): an output
+    may not be or hold one of them (:mod:`multiref.output.publish_target`)."""
+    given = [p for p in (args.dailydialog, args.multiref_references, args.ddpp) if p]
+    return given or [SAMPLE_DIR]
 
 
 def read_sources(args) -> dict:
@@ -91,155 +134,78 @@ class Loader:
         raise ValueError(f"unknown input kind {self.kind!r}")
 
 
-def _read(p, label: str, value):
-    """A PCollection of raw records from a Loader (read by a worker) or an injected list."""
-    import apache_beam as beam
-
-    if isinstance(value, Loader):
-        return p | f"Start{label}" >> beam.Create([value]) | f"Read{label}" >> beam.FlatMap(lambda load: load())
-    if label == "Multiref":
-        value = list(enumerate(value))
-    elif label == "Dialogues":
-        value = sorted(value, key=lambda r: (r.extra[0], r.extra[1]) if r.extra else (r.path, r.line))
-    return p | f"Read{label}" >> beam.Create(value, reshuffle=False)
 
 
-# --- the pipeline -------------------------------------------------------------------------
+# --- the graph ----------------------------------------------------------------------------
 
 def build_pipeline(p, source: dict, options: BuildOptions, folder: str):
-    """Add every stage to pipeline ``p``; return nothing (outputs are files in ``folder``)."""
+    """Add the whole job to pipeline ``p`` (see the module docstring); its outputs are files
+    in ``folder`` (local or remote). ``source``: as :func:`read_sources` returns it."""
     import apache_beam as beam
 
-    from dailydialog_pp.schema import CORRUPTED, DDPP, MULTIREF, schema
-    from multiref import beam_writer as bw
+    from dailydialog_pp.schema import CORRUPTED, DDPP, MULTIREF
     from pipelines import dailydialog_transforms as t
 
-    parsed = (_read(p, "Dialogues", source["dailydialog"])
-              | "ParseDialogues" >> beam.FlatMap(t._parse_dialogue).with_outputs("rejected", main="dialogues"))
-    dialogues = parsed.dialogues
-    rejected = [parsed.rejected]
-
-    # MultiRef-DD (section 4)
-    have_release = source.get("multiref") is not None
-    multiref_dialogues = (dialogues
-                          | "MultirefSplits" >> beam.Filter(lambda d, s: d.split in s, options.multiref_splits)
-                          | "KeyByIndex" >> beam.Map(lambda d: ((d.split, d.index), d)))
-    if have_release:
-        released = (_read(p, "Multiref", source["multiref"])
-                    | "ParseMultiref" >> beam.FlatMap(t._parse_multiref).with_outputs("rejected", main="records"))
-        rejected.append(released.rejected)
-        released_records = released.records
-    else:
-        released_records = p | "NoMultiref" >> beam.Create([])
-    mr = ({"dialogue": multiref_dialogues, "released": released_records}
-          | "JoinMultiref" >> beam.CoGroupByKey()
-          | "MultirefContexts" >> beam.FlatMap(t._join_multiref, options.text, have_release,
-                                                    options.multiref_first_reference == "released")
-          .with_outputs("rejected", main="rows"))
-    rejected.append(mr.rejected)
-    outputs = [mr.rows | "MultirefKey" >> beam.Map(lambda r: (MULTIREF, r["split"], r["id"], r))]
-
-    # DD++ (section 5)
-    deduped = (dialogues
-               | "DuplicateKey" >> beam.Map(t._duplicate_block, options.near_duplicates)
-               | "GroupDuplicates" >> beam.GroupByKey()
-               | "Dedup" >> beam.FlatMap(t._dedup, options.dedup, options.near_duplicates)
-               .with_outputs("rejected", main="dialogues"))
-    rejected.append(deduped.rejected)
-    contexts = (deduped.dialogues
-                | "Chunk" >> beam.FlatMap(t._contexts, options.chunks, options.text).with_outputs("rejected", main="rows"))
-    rejected.append(contexts.rejected)
-    if source.get("ddpp") is not None:
-        ddpp = (_read(p, "DDPP", source["ddpp"])
-                | "ParseDDPP" >> beam.FlatMap(t._parse_ddpp).with_outputs("rejected", main="records"))
-        rejected.append(ddpp.rejected)
-        ddpp_records = ddpp.records
-    else:
-        ddpp_records = p | "NoDDPP" >> beam.Create([])
-    joined = ({"context": contexts.rows, "released": ddpp_records}
-              | "JoinReleased" >> beam.CoGroupByKey()
-              | "ReleasedResponses" >> beam.FlatMap(t._join_ddpp).with_outputs("rejected", main="rows"))
-    rejected.append(joined.rejected)
-    split_rows = joined.rows | "Split" >> beam.Map(t._add_split, options.splits)
-    from dailydialog_pp.negatives import build_pool, pool_entries
-
-    pool = (split_rows
-            | "PoolEntries" >> beam.FlatMap(pool_entries, options.negatives)
-            | "Pool" >> beam.combiners.ToList()
-            | "SortPool" >> beam.Map(build_pool))
-    ddpp_rows = split_rows | "RandomNegatives" >> beam.Map(
-        t._add_negatives, beam.pvalue.AsSingleton(pool), options.negatives)
-    outputs.append(ddpp_rows | "DDPPKey" >> beam.Map(lambda r: (DDPP, r["split"], r["id"], r)))
+    read = p | "Read" >> t.Read(source)
+    references = ({"dialogues": read["dialogues"], "released": read["references"]}
+                  | "References" >> t.References(options, have_release=source.get("multiref") is not None))
+    deduped = read["dialogues"] | "Dedup" >> t.Dedup(options.dedup, options.near_duplicates)
+    contexts = deduped["rows"] | "Contexts" >> t.Contexts(options.chunks, options.text)
+    answered = {"contexts": contexts["rows"], "released": read["responses"]} | "Responses" >> t.Responses()
+    split = answered["rows"] | "Split" >> t.Split(options.splits)
+    ddpp = split["rows"] | "Negatives" >> t.Negatives(options.negatives)
+    done = [read, references, deduped, contexts, answered, split, ddpp]
+    lanes = {MULTIREF: references["rows"], DDPP: ddpp["rows"]}
     if options.corruptions:
-        outputs.append(ddpp_rows
-                       | "Corrupt" >> beam.FlatMap(t._corrupt, options.corruptions, options.seed)
-                       | "CorruptedKey" >> beam.Map(lambda r: (CORRUPTED, r["split"], r["id"], r)))
-
-    configs = [MULTIREF, DDPP] + ([CORRUPTED] if options.corruptions else [])
-    splits = [(MULTIREF, s) for s in options.multiref_splits] + [(c, s) for c in configs[1:] for s in SPLITS]
-    _ = (outputs | "AllRows" >> beam.Flatten()
-         | "Write" >> bw.WriteShards(folder, {c: schema(c) for c in configs}, splits, 1, sort_key=t.row_sort_key))
-    _ = (rejected | "AllRejected" >> beam.Flatten()
-         | "KeyByReason" >> beam.Map(lambda d: (d["reason"], d))
-         | "GroupRejected" >> beam.GroupByKey()
-         | "WriteRejected" >> beam.MapTuple(lambda reason, letters: bw.write_file(
-             bw.join(folder, "rejected", f"{reason}.jsonl"), t.rejected_jsonl(letters))))
+        corrupted = ddpp["rows"] | "Corrupt" >> t.Corrupt(options.corruptions, options.seed)
+        done.append(corrupted)
+        lanes[CORRUPTED] = corrupted["rows"]
+    splits = [(MULTIREF, s) for s in options.multiref_splits] + [(c, s) for c in lanes if c != MULTIREF for s in SPLITS]
+    shards = lanes | "Write" >> t.Write(folder, splits)
+    rejected = tuple(step["rejected"] for step in done) | "AllRejected" >> beam.Flatten()
+    _ = rejected | "WriteRejected" >> t.WriteRejected(folder)
+    counts = tuple(step["counts"] for step in done) | "AllCounts" >> beam.Flatten()
+    base = {"inputs": source.get("inputs", {"dailydialog": "injected records"}), "options": options.card()}
+    _ = {"counts": counts, "shards": shards} | "WriteStats" >> t.WriteStats(folder, base)
+    return p
 
 
-def _clean(folder: str, configs) -> None:
-    """Remove parquet shards and dead letters an earlier run of this job left in ``folder``."""
-    for config in configs:
-        for path in glob.glob(os.path.join(folder, config, "*.parquet")):
-            os.remove(path)
-    for path in glob.glob(os.path.join(folder, "rejected", "*.jsonl")):
-        os.remove(path)
+# --- the driver ---------------------------------------------------------------------------
+
+def _output_folder(path: str) -> str:
+    """``path`` made absolute when local (a ``gs://`` path is kept as given)."""
+    if "://" in path:
+        return path.rstrip("/")
+    folder = os.path.abspath(path)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise UserError(f"--output is a file, expected a folder: {path}")
+    return folder
 
 
-def _forget_config(folder: str, config: str) -> None:
-    """Drop ``config`` from the folder's card if an earlier run wrote it and this run does not."""
-    from multiref import hfdata
+def _clear_previous(folder: str) -> None:
+    """Delete the parquet shards and dead letters an earlier run of this job left in
+    ``folder`` (local or remote), so the folder holds this run's only; the card is replaced
+    after the run."""
+    from apache_beam.io.filesystems import FileSystems
 
-    meta = hfdata.load_meta(folder)
-    if meta.get("configs", {}).pop(config, None) is None:
-        return
-    with open(os.path.join(folder, hfdata.META_FILE), "w", encoding="utf-8") as fh:
-        json.dump(meta, fh, indent=2, sort_keys=True, ensure_ascii=False)
-        fh.write("\n")
-    hfdata.write_card(folder, meta)
+    from dailydialog_pp.card import CONFIGS
+    from multiref.output.beam_writer import join, matching
 
-
-def _split_counts(folder: str, config: str) -> dict:
-    import pyarrow.parquet as pq
-
-    counts = {}
-    for path in sorted(glob.glob(os.path.join(folder, config, "*.parquet"))):
-        split = os.path.basename(path).split("-")[0]
-        counts[split] = counts.get(split, 0) + pq.read_metadata(path).num_rows
-    return counts
+    old = [p for c in CONFIGS for p in matching(join(folder, c, "*.parquet"))]
+    old += matching(join(folder, "rejected", "*.jsonl"))
+    if old:
+        FileSystems.delete(old)
 
 
-DESCRIPTIONS = {
-    "multiref": ("Multi-reference DailyDialog (Gupta et al. 2019): every test dialogue cut after each turn "
-                 "but the last; `references[0]` is the original next turn, followed by the released human "
-                 "references (lowercased, PTB-tokenized as released). `id` is `<dialogue index>_<turn>` as "
-                 "in multirefeval's test_duid_mapping.json."),
-    "dailydialog_pp": ("DailyDialog++ (Sai et al. 2020) contexts rebuilt from DailyDialog: duplicates removed, "
-                       "dialogues under 8 turns give one context, longer ones one per chunk; positive and "
-                       "adversarial responses joined from the released files where the context matches "
-                       "(`source` names the file; `dailydialog` means no released context matched and "
-                       "`positive_responses` holds only the original answer); random negatives drawn from "
-                       "other dialogues; splits by a hash of `dialogue_id`."),
-    "dailydialog_pp_corrupted": ("Synthetic corruptions of the dailydialog_pp positives (reverse, shuffle, "
-                                 "drop_punctuation, drop_stopwords, nouns, synonyms), one row per context and "
-                                 "corruption, for probing metrics."),
-}
-
-
-def build(args, beam_args=(), *, source=None, options=None) -> dict:
+def build(args, beam_args=(), *, source=None, options=None, folder: str | None = None) -> dict:
     """Run the whole job for parsed ``args`` (the CLI's namespace or the options view) and
-    Beam's flags (``beam_args``, or ready ``options``); return the stats written to stats.json."""
-    from dailydialog_pp.schema import CORRUPTED, DDPP, MULTIREF
-    from multiref.beam_utils import check_output_for_runner, pipeline_options
+    Beam's flags (``beam_args``, or ready ``options``), writing into ``folder`` (default
+    ``args.output``) in place. Returns the summary of :func:`finalize`, or
+    ``{"output", "dry_run": True, "counters": {}}`` for a runner that only builds or draws
+    the graph. UserError for a bad option, input or output."""
+    import apache_beam as beam
+
+    from multiref.output.beam_utils import check_output_for_runner, pipeline_options, run_pipeline, runner_does_not_execute
 
     beam_options = options if options is not None else pipeline_options(list(beam_args))
     options = options_from_args(args)
@@ -247,97 +213,88 @@ def build(args, beam_args=(), *, source=None, options=None) -> dict:
         from dailydialog_pp.corruptions import check_nltk_data
 
         check_nltk_data(options.corruptions)
-    folder = os.path.abspath(args.output)
-    check_output_for_runner(beam_options, args.output)
-    if os.path.exists(folder) and not os.path.isdir(folder):
-        raise UserError(f"--output is a file, expected a folder: {args.output}")
-    from multiref import progress
-
-    def log(msg):  # --quiet silences the job's notes
-        if not progress.quiet():
-            print(f"[dailydialog] {msg}", file=sys.stderr, flush=True)
+    folder = _output_folder(folder or args.output)
+    check_output_for_runner(beam_options, folder)
     if source is None:
-        log("reading inputs")
+        _note("reading inputs")
         source = read_sources(args)
     inputs = source.get("inputs", {"dailydialog": "injected records"})
-    log("inputs: " + ", ".join(f"{k} = {v}" for k, v in sorted(inputs.items()) if v))
-    configs = [MULTIREF, DDPP] + ([CORRUPTED] if options.corruptions else [])
-    import apache_beam as beam
+    _note("inputs: " + ", ".join(f"{k} = {v}" for k, v in sorted(inputs.items()) if v))
+    executes = not runner_does_not_execute(beam_options)  # a dry run or a drawing writes nothing
+    if executes:
+        if "://" not in folder:  # in place (run()): only over this job's earlier output
+            from multiref.output.publish_target import check_local
 
-    from multiref.beam_utils import counters, runner_does_not_execute
-
-    if not runner_does_not_execute(beam_options):  # a dry run or a drawing writes nothing
-        os.makedirs(folder, exist_ok=True)
-        _clean(folder, [MULTIREF, DDPP, CORRUPTED])
-        if not options.corruptions:
-            _forget_config(folder, CORRUPTED)
-    log("running the Beam pipeline")
+            check_local(folder, input_paths(args))
+        _clear_previous(folder)
+    _note("running the Beam pipeline: " + " -> ".join(s for s in STEPS if options.corruptions or s != "Corrupt"))
     p = beam.Pipeline(options=beam_options)
     build_pipeline(p, source, options, folder)
-    result = p.run()
-    result.wait_until_finish()
-    if runner_does_not_execute(beam_options):
-        return {"counters": {}, "dry_run": True}
-    counts = counters(result)
-    log("writing the dataset card")
-    stats = _write_card(folder, configs, options, inputs, counts, log)
-    with open(os.path.join(folder, "stats.json"), "w", encoding="utf-8") as fh:
-        json.dump(stats, fh, indent=2, sort_keys=True, ensure_ascii=False)
-        fh.write("\n")
-    for config in configs:
-        print(f"{config}: " + ", ".join(f"{s} {n:,}" for s, n in sorted(stats["configs"][config].items())))
-    rejected = {k.split("/", 1)[1]: v for k, v in counts.items()
-                if any(w in k for w in ("mismatch", "invalid", "bad-", "missing-", "duplicate-dialogue",
-                                        "unmatched", "empty", "too-short"))}
-    if rejected:
-        print("dropped or unmatched: " + ", ".join(f"{k} {v:,}" for k, v in sorted(rejected.items())))
-    print(f"wrote {folder}")
-    return stats
+    run_pipeline(p)
+    if not executes:
+        return {"output": folder, "dry_run": True, "counters": {}}
+    _note("writing the dataset card")
+    return finalize(folder)
 
 
-def _write_card(folder, configs, options, inputs, counts, log) -> dict:
-    """The card (empty splits left out, with a warning: ``datasets`` cannot load them) and the stats."""
-    from dailydialog_pp.schema import MULTIREF, schema
-    from multiref import hfdata
+def finalize(folder: str) -> dict:
+    """The card (``README.md``, ``dataset_meta.json``) from the ``stats.json`` the graph wrote
+    in ``folder``; a note per empty split left out of it. Returns the summary: stats.json's
+    values (``configs``: rows per config and split; ``counters``; ``inputs``; ``options``),
+    ``output`` and ``dead_letters`` (``{reason: records}`` as written to ``rejected/``)."""
+    from dailydialog_pp.card import card_configs, merged_meta
+    from multiref.output import hfdata
+    from multiref.output.beam_writer import join, matching, parquet_data_bytes, read_file, write_card
 
-    stats = {"inputs": inputs, "options": options.card(), "counters": counts, "configs": {}}
-    summary = ("Multi-reference DailyDialog and DailyDialog++ rebuilt from the DailyDialog release "
-               "(ALGORITHMS.md sections 4 and 5). Data licence: DailyDialog is CC BY-NC-SA 4.0; the derived "
-               "releases inherit non-commercial share-alike terms.")
-    for config in configs:
-        splits = _split_counts(folder, config)
-        stats["configs"][config] = splits
-        listed = {s: n for s, n in splits.items() if n}
-        for split in sorted(set(splits) - set(listed)):
-            log(f"warning: {config}/{split} has no rows; it is left out of the dataset card")
-        if not listed:
-            _forget_config(folder, config)
-            continue
-        prefix = {MULTIREF: (NS_PARSE, NS_MULTIREF)}.get(config, (NS_PARSE, NS_DDPP))
-        card_options = {"inputs": inputs, **_config_options(options, config)}
-        hfdata.add_config(folder, hfdata.ConfigInfo(
-            name=config, description=DESCRIPTIONS[config], splits=listed, features=schema(config),
-            options=card_options, counts={k: v for k, v in counts.items() if k.split("/")[0] in prefix}),
-            title="Multi-reference DailyDialog and DailyDialog++", summary=summary)
-    return stats
+    stats = json.loads(read_file(join(folder, "stats.json")))
+    infos, warnings = card_configs(stats)
+    for warning in warnings:
+        _note(warning)
+    split_bytes = {info.name: {split: parquet_data_bytes(matching(join(folder, pattern)))
+                               for split, pattern in info.files().items()} for info in infos}
+    previous = read_file(join(folder, hfdata.META_FILE))
+    meta = merged_meta(json.loads(previous) if previous is not None else None, list(stats["configs"]), infos,
+                       split_bytes)
+    if meta is not None:
+        write_card(folder, meta)
+    letters = {path.rsplit("/", 1)[-1][: -len(".jsonl")]: read_file(path).count(b"\n")
+               for path in matching(join(folder, "rejected", "*.jsonl"))}
+    return dict(stats, output=folder, dead_letters=letters)
 
 
-def _config_options(options: BuildOptions, config: str) -> dict:
-    card = options.card()
-    if config == "multiref":
-        return {"text": card["text"], "multiref_splits": card["multiref_splits"],
-                "first_reference": card["multiref_first_reference"]}
-    out = {k: v for k, v in card.items() if not k.startswith("multiref_")}
-    if config == "dailydialog_pp":
-        out.pop("corruptions")
-    return out
+def build_published(args, beam_args=(), *, options=None, command: str = "multiref dailydialog build") -> dict:
+    """``multiref dailydialog build``: check the inputs and ``args.output``, build into a
+    staging folder beside it and publish that whole (:mod:`multiref.output.publish`: at every
+    instant the output is the complete old dataset or the complete new one). Returns
+    :func:`build`'s summary, naming the published folder."""
+    from multiref.output import publish, published
+    from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
+    from multiref.util.files import require_writable
+
+    check_inputs(args)
+    require_writable(args.output, "--output")
+    options = options if options is not None else pipeline_options(list(beam_args))
+    target = _output_folder(args.output)
+    if runner_does_not_execute(options):  # builds or draws the graph only: nothing to publish
+        return dict(build(args, options=options, folder=target), output=target)
+    with publish.publishing(target, command=command, inputs=input_paths(args)) as pub:
+        summary = build(args, options=options, folder=pub.staging)
+        if "://" not in target:
+            published.check_dataset(pub.staging)
+    return dict(summary, output=target)
 
 
 def run(argv=None, *, source=None) -> dict:
-    """Entry point: the flags of :class:`pipelines.dailydialog_options.DailyDialogOptions`
-    plus Beam's; ``source`` injects raw records (``{"dailydialog": [RawLine], "multiref":
-    [...]|None, "ddpp": [...]|None}``)."""
-    from multiref.beam_utils import pipeline_options
+    """Build in place (no publishing): the flags of
+    :class:`pipelines.dailydialog_options.DailyDialogOptions` plus Beam's; ``source`` injects
+    raw records (``{"dailydialog": [RawLine], "multiref": [...]|None, "ddpp": [...]|None}``).
+    Returns :func:`build`'s summary."""
+    options, values = _parse(argv)
+    return build(values, options=options, source=source)
+
+
+def _parse(argv):
+    from multiref.output.beam_utils import pipeline_options
     from pipelines.dailydialog_options import DailyDialogOptions
 
     argv = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--"]
@@ -345,12 +302,21 @@ def run(argv=None, *, source=None) -> dict:
     values = options.view_as(DailyDialogOptions)
     if not values.output:
         raise UserError("--output FOLDER is required")
-    return build(values, options=options, source=source)
+    return options, values
+
+
+def main(argv=None) -> int:
+    """``python -m pipelines.dailydialog``: build and publish like the CLI; print the rows
+    per config and split as JSON."""
+    try:
+        options, values = _parse(argv)
+        summary = build_published(values, options=options, command="python -m pipelines.dailydialog")
+    except UserError as exc:
+        print(f"multiref: error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(summary.get("configs", {}), sort_keys=True))
+    return 0
 
 
 if __name__ == "__main__":
-    try:
-        run()
-    except UserError as exc:
-        print(f"multiref: error: {exc}", file=sys.stderr)
-        sys.exit(1)
+    raise SystemExit(main())

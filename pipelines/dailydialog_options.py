@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from pipelines.lsdscc_options import add_once
 
 
@@ -146,7 +146,7 @@ def _ratio(value):
 
 def __getattr__(name):
     if name == "DailyDialogOptions":
-        from multiref.beam_utils import options_class
+        from multiref.output.beam_utils import options_class
 
         return options_class(__name__, name, add_build_arguments, "The DailyDialog job's flags as Beam pipeline options.")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

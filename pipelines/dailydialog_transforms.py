@@ -1,280 +1,272 @@
-"""The DailyDialog job's steps (ALGORITHMS.md sections 4 and 5): thin wrappers over the pure
-functions of ``dailydialog_pp``, used by :func:`pipelines.dailydialog.build_pipeline`. Every
-drop is counted with a Beam counter named after its reason and sent to a dead-letter output.
+"""The DailyDialog job's steps as composite Beam transforms (ALGORITHMS.md sections 4 and 5).
+
+Each composite is labelled after a step of the papers and is a thin wrapper over the pure
+functions of :mod:`dailydialog_pp.steps`, which return explicit outcomes (rows kept, dead
+letters with their reasons, counts):
+
+- :class:`Read`: the three releases (files read by a worker, or injected records) -> parsed
+  dialogues, released references keyed by dialogue index, released DD++ contexts keyed by
+  context text;
+- :class:`References` (section 4): test dialogues joined with their released references
+  (``CoGroupByKey`` on the index), cut after each turn;
+- :class:`Dedup` (section 5): duplicate dialogues grouped (``GroupByKey``), one kept;
+- :class:`Contexts`: dialogues cut into chunks, one context each;
+- :class:`Responses`: contexts joined with the released responses (``CoGroupByKey`` on the text);
+- :class:`Split`: train/validation/test by a hash of the dialogue id;
+- :class:`Negatives`: random negatives from other dialogues (the pool is a side input);
+- :class:`Corrupt`: synthetic corruptions of the positives (with ``--corruptions``);
+- :class:`Write`: rows -> parquet shards (:class:`multiref.output.beam_writer.WriteShards`);
+- :class:`WriteRejected`: dead letters, one ``rejected/<reason>.jsonl`` per reason;
+- :class:`WriteStats`: the counts (summed by :class:`multiref.output.beam_writer.SumCounts`) and the
+  rows per split -> ``stats.json``.
+
+Every step's counts travel as data (:class:`multiref.output.beam_writer.CountingDoFn`), so
+``stats.json`` is the same on every runner; files are written through FileSystems, local or
+``gs://``.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
 
-NS_PARSE = "dailydialog"
-NS_MULTIREF = "multiref"
-NS_DDPP = "dailydialog_pp"
+import apache_beam as beam
 
+from dailydialog_pp import steps
+from dailydialog_pp.schema import schema
+from dailydialog_pp.steps import NS_DDPP, NS_MULTIREF, NS_PARSE, natural_key  # noqa: F401  (re-exported)
+from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, WriteShards, join, write_file
 
-# --- pure helpers used by the transforms ---------------------------------------------------
-
-def natural_key(text: str) -> tuple:
-    """Sort key that orders '2_10' after '2_9' (numbers compared as numbers)."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text))
+REJECTED = "rejected"
 
 
-def row_sort_key(row) -> tuple:
-    """The order of rows within a parquet file: by id, numbers compared as numbers."""
-    return natural_key(row["id"])
+class ApplyStep(CountingDoFn):
+    """``fn(element, *side_inputs, *args) -> Outcome`` (:mod:`dailydialog_pp.steps`): kept rows
+    on the main output, dead letters on ``rejected``, counts as data on ``counts``."""
+
+    namespace = "dailydialog"
+
+    def __init__(self, fn, *args):
+        self.fn = fn
+        self.args = args
+
+    def process(self, element, *side_inputs):
+        outcome = self.fn(element, *side_inputs, *self.args)
+        for name, n in outcome.counts.items():
+            self.count(name, n)
+        for letter in outcome.rejected:
+            yield beam.pvalue.TaggedOutput(REJECTED, letter)
+        yield from outcome.rows
 
 
-def dead_letter(reason: str, detail: str, file=None, line=None, text=None) -> dict:
-    return {"reason": reason, "detail": detail, "file": file, "line": line, "text": text}
+def _apply(fn, *args, side_inputs=()):
+    """A ParDo of :class:`ApplyStep` with its ``rows``, ``rejected`` and ``counts`` outputs."""
+    return beam.ParDo(ApplyStep(fn, *args), *side_inputs).with_outputs(REJECTED, COUNTS, main="rows")
 
 
-def _rel(path):
-    return os.path.basename(path) if path else path
+def _result(out, rows=None) -> dict:
+    return {"rows": out.rows if rows is None else rows, "rejected": out[REJECTED], "counts": out[COUNTS]}
 
 
-def _rejected(rej):
-    """A RejectedRecord as a dead letter on the ``rejected`` output (file named by basename)."""
-    from apache_beam import pvalue
+class Read(beam.PTransform):
+    """Read: ``source`` -> ``{"dialogues", "references", "responses", "rejected", "counts"}``.
 
-    letter = rej.dead_letter()
-    letter["file"] = _rel(letter["file"])
-    return pvalue.TaggedOutput("rejected", letter)
+    ``source``: ``{"dailydialog": ..., "multiref": ... or None, "ddpp": ... or None}``, each a
+    loader (called by a worker: the data is not pickled into the job graph) or a list of
+    RawLine records (multireftest.json's numbered by position here)."""
 
+    def __init__(self, source: dict):
+        super().__init__()
+        self.source = source
 
-# --- transforms ---------------------------------------------------------------------------
+    def _records(self, pbegin, label: str, value):
+        if callable(value):
+            return (pbegin | f"Start{label}" >> beam.Create([value])
+                    | f"Read{label}" >> beam.FlatMap(lambda load: load()))
+        if label == "Multiref":
+            value = list(enumerate(value))
+        elif label == "Dialogues":
+            value = sorted(value, key=lambda r: (r.extra[0], r.extra[1]) if r.extra else (r.path, r.line))
+        return pbegin | f"Read{label}" >> beam.Create(value, reshuffle=False)
 
-_COUNTERS: dict = {}
-
-
-def _counter(namespace: str, name: str, n: int = 1):
-    """Increment Beam counter ``namespace/name`` (counter objects cached per process)."""
-    if not n:
-        return
-    counter = _COUNTERS.get((namespace, name))
-    if counter is None:
-        from apache_beam.metrics import Metrics
-
-        counter = _COUNTERS[(namespace, name)] = Metrics.counter(namespace, name)
-    counter.inc(n)
-
-
-def _parse_dialogue(raw):
-    from dailydialog_pp.readers import RejectedRecord, parse_dialogue
-
-    try:
-        dialogue = parse_dialogue(raw)
-    except RejectedRecord as rej:
-        _counter(NS_PARSE, rej.reason)
-        yield _rejected(rej)
-        return
-    _counter(NS_PARSE, f"dialogues-{dialogue.split}")
-    yield dialogue
-
-
-def _parse_multiref(item):
-    from dailydialog_pp.readers import RejectedRecord, parse_multiref
-
-    position, raw = item
-    try:
-        record = parse_multiref(raw, position)
-    except RejectedRecord as rej:
-        _counter(NS_MULTIREF, rej.reason)
-        yield _rejected(rej)
-        return
-    _counter(NS_MULTIREF, "released-dialogues")
-    yield ("test", record.index), record
-
-
-def _parse_ddpp(raw):
-    from dailydialog_pp.normalize import dialogue_key
-    from dailydialog_pp.readers import RejectedRecord, parse_ddpp
-
-    try:
-        record = parse_ddpp(raw)
-    except RejectedRecord as rej:
-        _counter(NS_DDPP, f"{raw.kind}-{rej.reason}")
-        yield _rejected(rej)
-        return
-    _counter(NS_DDPP, f"released-{record.source}")
-    yield dialogue_key(record.context), record
-
-
-def _join_multiref(item, text_options, have_release, released_first=False):
-    """(key, {dialogue: [...], released: [...]}) -> multiref rows and dead letters."""
-    from apache_beam import pvalue
-
-    from dailydialog_pp.contexts import empty_references, multiref_contexts, multiref_matches
-
-    _, grouped = item
-    dialogues = list(grouped["dialogue"])
-    released = sorted(grouped["released"], key=lambda r: r.line)
-    for extra in released[1:]:
-        _counter(NS_MULTIREF, "duplicate-index")
-        yield pvalue.TaggedOutput("rejected", dead_letter(
-            "duplicate-index", f"a second line with index {extra.index}", _rel(extra.path), extra.line))
-    chosen = released[0] if released else None
-    if not dialogues:
-        if chosen is not None:
-            _counter(NS_MULTIREF, "released-without-dialogue")
-            yield pvalue.TaggedOutput("rejected", dead_letter(
-                "released-without-dialogue", f"no test dialogue with index {chosen.index}",
-                _rel(chosen.path), chosen.line))
-        return
-    dialogue = dialogues[0]
-    if chosen is not None and not multiref_matches(dialogue, chosen):
-        _counter(NS_MULTIREF, "text-mismatch")
-        yield pvalue.TaggedOutput("rejected", dead_letter(
-            "text-mismatch", f"utterances differ from {dialogue.dialogue_id}; kept the original reference only",
-            _rel(chosen.path), chosen.line))
-        chosen = None
-    if chosen is not None:
-        _counter(NS_MULTIREF, "joined-dialogues")
-        empty = empty_references(chosen)
-        if empty:
-            _counter(NS_MULTIREF, "empty-reference", empty)
-            yield pvalue.TaggedOutput("rejected", dead_letter(
-                "empty-reference", f"{empty} empty reference(s) dropped from {dialogue.dialogue_id}",
-                _rel(chosen.path), chosen.line))
-    elif have_release and dialogue.split == "test":
-        _counter(NS_MULTIREF, "dialogues-without-references")
-    for row in multiref_contexts(dialogue, chosen, text_options, released_first):
-        _counter(NS_MULTIREF, f"contexts-{dialogue.split}")
-        row["split"] = dialogue.split
-        yield row
-
-
-def _dedup(item, dedup: bool, near_ratio=None):
-    from apache_beam import pvalue
-
-    from dailydialog_pp.contexts import cluster_duplicates
-
-    _, dialogues = item
-    dialogues = list(dialogues)
-    if not dedup:
-        for d in dialogues:
-            _counter(NS_DDPP, "dialogues-kept")
-            yield d
-        return
-    for kept, removed in cluster_duplicates(dialogues, near_ratio):
-        _counter(NS_DDPP, "dialogues-kept")
-        yield kept
-        for d in removed:
-            _counter(NS_DDPP, "duplicate-dialogue")
-            yield pvalue.TaggedOutput("rejected", dead_letter(
-                "duplicate-dialogue", f"{d.dialogue_id} duplicates {kept.dialogue_id}", None, None, d.dialogue_id))
-
-
-def _duplicate_block(dialogue, near_ratio):
-    """Group key for duplicate removal: the duplicate key, or a blocking key for near duplicates."""
-    from dailydialog_pp.contexts import near_duplicate_block
-    from dailydialog_pp.normalize import dialogue_key
-
-    if near_ratio is None:
-        return dialogue_key(dialogue.turns), dialogue
-    return near_duplicate_block(dialogue), dialogue
-
-
-def _contexts(dialogue, chunk_options, text_options):
-    from apache_beam import pvalue
-
-    from dailydialog_pp.contexts import ddpp_contexts
-    from dailydialog_pp.normalize import dialogue_key
-
-    rows = ddpp_contexts(dialogue, chunk_options, text_options)
-    if not rows:
-        _counter(NS_DDPP, "too-short-dialogue")
-        yield pvalue.TaggedOutput("rejected", dead_letter(
-            "too-short-dialogue", f"{dialogue.dialogue_id} has {len(dialogue.turns)} turn(s)", None, None,
-            dialogue.dialogue_id))
-        return
-    for row in rows:
-        _counter(NS_DDPP, "contexts")
-        yield dialogue_key(row.pop("raw_context")), row
-
-
-def _join_ddpp(item):
-    """(context key, {context: [...], released: [...]}) -> rows with released responses."""
-    from apache_beam import pvalue
-
-    from dailydialog_pp.contexts import pick_released
-    from dailydialog_pp.normalize import collapse_spaces
-
-    _, grouped = item
-    contexts = sorted(grouped["context"], key=lambda r: natural_key(r["id"]))
-    released = list(grouped["released"])
-    chosen = pick_released(released) if released else None
-    if released and not contexts:
-        for rel in released:
-            _counter(NS_DDPP, f"unmatched-{rel.source}")
-            yield pvalue.TaggedOutput("rejected", dead_letter(
-                "released-context-unmatched", f"{rel.source} id {rel.release_id}: no generated context has this text",
-                _rel(rel.path), rel.line, " | ".join(rel.context)))
-        return
-    if chosen is not None:
-        for rel in released:
-            _counter(NS_DDPP, f"matched-{rel.source}")
-        if len(released) > 1:
-            _counter(NS_DDPP, "released-duplicate-context", len(released) - 1)
-    for row in contexts:
-        if chosen is not None:
-            row["positive_responses"] = [s for s in (collapse_spaces(x) for x in chosen.positive_responses) if s]
-            row["adversarial_negative_responses"] = [
-                s for s in (collapse_spaces(x) for x in chosen.adversarial_negative_responses) if s]
-            row["source"] = chosen.source
-            row["released_random"] = [s for s in (collapse_spaces(x) for x in chosen.random_negative_responses) if s]
-            _counter(NS_DDPP, "contexts-with-released-responses")
-        else:
-            row["positive_responses"] = [row["response"]]
-            row["adversarial_negative_responses"] = []
-            row["source"] = "dailydialog"
-            _counter(NS_DDPP, "contexts-without-released-responses")
-        yield row
-
-
-def _add_split(row, split_options):
-    from dailydialog_pp.splits import assign_split
-
-    row = dict(row)
-    row["split"] = assign_split(row["dialogue_id"], split_options)
-    _counter(NS_DDPP, f"contexts-{row['split']}")
-    return row
-
-
-def _add_negatives(row, pool, negative_options):
-    from dailydialog_pp.negatives import sample_negatives
-
-    row = dict(row)
-    released = row.pop("released_random", None)
-    if negative_options.keep_released and released:
-        _counter(NS_DDPP, "released-random-negatives-kept")
-        row["random_negative_responses"] = released
-        return row
-    row["random_negative_responses"] = sample_negatives(
-        row["id"], row["dialogue_id"], row["positive_responses"], pool, negative_options)
-    if len(row["random_negative_responses"]) < negative_options.count:
-        _counter(NS_DDPP, "too-few-random-negatives")
-    return row
-
-
-def _corrupt(row, names, seed):
-    from dailydialog_pp.corruptions import corrupt
-
-    for name in names:
-        yield {
-            "id": f"{row['id']}:{name}",
-            "dialogue_id": row["dialogue_id"],
-            "context": row["context"],
-            "corruption": name,
-            "positive_responses": row["positive_responses"],
-            "corrupted_responses": [corrupt(p, name, key=f"{row['id']}:{i}", seed=seed)
-                                    for i, p in enumerate(row["positive_responses"])],
-            "split": row["split"],
+    def expand(self, pbegin):
+        parsed = {}
+        for key, label, fn in (("dailydialog", "Dialogues", steps.parse_dialogue_line),
+                               ("multiref", "Multiref", steps.parse_multiref_line),
+                               ("ddpp", "DDPP", steps.parse_ddpp_line)):
+            if self.source.get(key) is not None:
+                parsed[key] = self._records(pbegin, label, self.source[key]) | f"Parse{label}" >> _apply(fn)
+        empty = {key: pbegin | f"No{label}" >> beam.Create([])
+                 for key, label in (("multiref", "Multiref"), ("ddpp", "DDPP")) if key not in parsed}
+        return {
+            "dialogues": parsed["dailydialog"].rows,
+            "references": parsed["multiref"].rows if "multiref" in parsed else empty["multiref"],
+            "responses": parsed["ddpp"].rows if "ddpp" in parsed else empty["ddpp"],
+            "rejected": tuple(out[REJECTED] for out in parsed.values()) | "Rejected" >> beam.Flatten(),
+            "counts": tuple(out[COUNTS] for out in parsed.values()) | "Counts" >> beam.Flatten(),
         }
 
 
-def rejected_jsonl(letters) -> bytes:
-    """One reason's dead letters as JSON lines, sorted."""
-    letters = sorted(json.dumps(d, sort_keys=True, ensure_ascii=False) for d in letters)
-    return "".join(line + "\n" for line in letters).encode("utf-8")
+class References(beam.PTransform):
+    """References (section 4): ``{"dialogues", "released"}`` -> multiref rows ready for the
+    writer, dead letters, counts. ``options``: the job's BuildOptions; ``have_release``: a
+    multireftest.json was given."""
+
+    def __init__(self, options, have_release: bool):
+        super().__init__()
+        self.options = options
+        self.have_release = have_release
+
+    def expand(self, inputs):
+        options = self.options
+        dialogues = (inputs["dialogues"]
+                     | "KeepSplits" >> beam.Filter(steps.in_splits, options.multiref_splits)
+                     | "KeyByIndex" >> beam.Map(steps.index_key))
+        out = ({"dialogue": dialogues, "released": inputs["released"]}
+               | "JoinByIndex" >> beam.CoGroupByKey()
+               | "CutAfterEachTurn" >> _apply(steps.join_references, options.text, self.have_release,
+                                              options.multiref_first_reference == "released"))
+        return _result(out)
+
+
+class Dedup(beam.PTransform):
+    """Dedup (section 5): dialogues -> the dialogues kept, a dead letter per duplicate."""
+
+    def __init__(self, dedup: bool, near_ratio):
+        super().__init__()
+        self.dedup = dedup
+        self.near_ratio = near_ratio
+
+    def expand(self, dialogues):
+        out = (dialogues
+               | "DuplicateKey" >> beam.Map(steps.duplicate_block, self.near_ratio)
+               | "GroupDuplicates" >> beam.GroupByKey()
+               | "KeepOne" >> _apply(steps.dedup_group, self.dedup, self.near_ratio))
+        return _result(out)
+
+
+class Contexts(beam.PTransform):
+    """Contexts (section 5): dialogues -> ``(context key, row)`` per chunk."""
+
+    def __init__(self, chunk_options, text_options):
+        super().__init__()
+        self.chunk_options = chunk_options
+        self.text_options = text_options
+
+    def expand(self, dialogues):
+        return _result(dialogues | "CutIntoChunks" >> _apply(
+            steps.dialogue_contexts, self.chunk_options, self.text_options))
+
+
+class Responses(beam.PTransform):
+    """Responses (section 5): ``{"contexts", "released"}`` -> rows with the released
+    positive and adversarial responses where the context text matches."""
+
+    def expand(self, inputs):
+        out = ({"context": inputs["contexts"], "released": inputs["released"]}
+               | "JoinByContext" >> beam.CoGroupByKey()
+               | "AttachResponses" >> _apply(steps.join_responses))
+        return _result(out)
+
+
+class Split(beam.PTransform):
+    """Split (section 5): rows -> rows with their split (a hash of the dialogue id)."""
+
+    def __init__(self, split_options):
+        super().__init__()
+        self.split_options = split_options
+
+    def expand(self, rows):
+        return _result(rows | "HashDialogueId" >> _apply(steps.add_split, self.split_options))
+
+
+class Negatives(beam.PTransform):
+    """Negatives (section 5): rows -> rows with random negatives drawn from the other
+    dialogues' responses (the pool, built once, is a side input)."""
+
+    def __init__(self, negative_options):
+        super().__init__()
+        self.negative_options = negative_options
+
+    def expand(self, rows):
+        from dailydialog_pp.negatives import build_pool, pool_entries
+
+        pool = (rows
+                | "PoolEntries" >> beam.FlatMap(pool_entries, self.negative_options)
+                | "Pool" >> beam.combiners.ToList()
+                | "SortPool" >> beam.Map(build_pool))
+        return _result(rows | "Draw" >> _apply(steps.add_negatives, self.negative_options,
+                                               side_inputs=(beam.pvalue.AsSingleton(pool),)))
+
+
+class Corrupt(beam.PTransform):
+    """Corrupt: dailydialog_pp rows -> dailydialog_pp_corrupted rows, one per corruption."""
+
+    def __init__(self, names, seed: int):
+        super().__init__()
+        self.names = tuple(names)
+        self.seed = seed
+
+    def expand(self, rows):
+        return _result(rows | "CorruptPositives" >> _apply(steps.corrupt_row, self.names, self.seed))
+
+
+class Write(beam.PTransform):
+    """Write: ``{config: rows}`` -> one parquet file per (config, split), rows sorted by id;
+    outputs a :class:`multiref.output.beam_writer.ShardSummary` per file. ``splits``: every
+    ``(config, split)`` to write (an empty one as a valid empty table)."""
+
+    def __init__(self, folder: str, splits):
+        super().__init__()
+        self.folder = folder
+        self.splits = list(splits)
+
+    def expand(self, lanes):
+        keyed = {config: rows | f"Key{config}" >> beam.Map(steps.for_writer, config)
+                 for config, rows in sorted(lanes.items())}
+        schemas = {config: schema(config) for config in lanes}
+        return keyed | "Shards" >> WriteShards(self.folder, schemas, self.splits, 1, sort_key=steps.row_sort_key)
+
+
+class WriteRejected(beam.PTransform):
+    """WriteRejected: dead letters -> ``rejected/<reason>.jsonl``, sorted."""
+
+    def __init__(self, folder: str):
+        super().__init__()
+        self.folder = folder
+
+    def expand(self, letters):
+        folder = self.folder
+        return (letters
+                | "KeyByReason" >> beam.Map(lambda d: (d["reason"], d))
+                | "GroupByReason" >> beam.GroupByKey()
+                | "WriteReason" >> beam.MapTuple(lambda reason, group: write_file(
+                    join(folder, "rejected", f"{reason}.jsonl"), steps.rejected_jsonl(group))))
+
+
+def stats_json(base: dict, counts: dict, shards) -> bytes:
+    """``stats.json``: ``base`` (inputs, options) with the summed counts (``counters``) and
+    the rows written per config and split (``configs``, from the writer's shard summaries)."""
+    configs: dict = {}
+    for shard in shards:
+        split_rows = configs.setdefault(shard[0], {})
+        split_rows[shard[1]] = split_rows.get(shard[1], 0) + shard[3]
+    stats = dict(base, counters=counts, configs=configs)
+    return (json.dumps(stats, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+class WriteStats(beam.PTransform):
+    """WriteStats: ``{"counts": count dicts, "shards": ShardSummary}`` -> ``stats.json``
+    (``base``: the inputs and options it records)."""
+
+    def __init__(self, folder: str, base: dict):
+        super().__init__()
+        self.folder = folder
+        self.base = base
+
+    def expand(self, inputs):
+        folder, base = self.folder, self.base
+        counts = inputs["counts"] | "SumCounts" >> beam.CombineGlobally(SumCounts())
+        return (inputs["counts"].pipeline
+                | "StatsTrigger" >> beam.Create([None])
+                | "Stats" >> beam.Map(lambda _, c, s: write_file(join(folder, "stats.json"), stats_json(base, c, s)),
+                                      beam.pvalue.AsSingleton(counts), beam.pvalue.AsList(inputs["shards"])))

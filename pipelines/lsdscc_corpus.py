@@ -8,7 +8,7 @@ and the dataset card. The graph, one composite per step of the paper
 
     Read -> Threads (GroupByKey by link id) -> Clean -> Vocabulary (a combiner, applied as a
     side input) -> Pairs + Conversations -> Dedup (CombinePerKey on the content key)
-    -> Split (hash of the thread id) -> Write (multiref.beam_writer: shard = hash of the
+    -> Split (hash of the thread id) -> Write (multiref.output.beam_writer: shard = hash of the
     thread id, GroupByKey on the shard, sorted, temporary name then rename)
 
 Drops are counted as data, summed by a combiner and written with the other figures to
@@ -41,7 +41,7 @@ import os
 import sys
 import time
 
-from lsdscc.config import CorpusConfig
+from lsdscc.corpus.config import CorpusConfig
 from pipelines.lsdscc_options import config_from_values, resolve_num_shards
 
 #: The composites of the graph, in order: the steps of ALGORITHMS.md section 1.
@@ -52,8 +52,8 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
     """Add the whole corpus job to pipeline ``p`` (see the module docstring)."""
     import apache_beam as beam
 
-    from lsdscc import outputs
-    from multiref import beam_writer as bw
+    from lsdscc.corpus import outputs
+    from multiref.output import beam_writer as bw
     from pipelines import lsdscc_transforms as t
 
     read = p | "Read" >> t.Read(config, inputs, source)
@@ -70,7 +70,8 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
               | "Split" >> t.Split(config.validation_fraction)
               | "Write" >> bw.WriteShards(folder, {c: outputs.schema(c) for c in outputs.CONFIGS}, splits,
                                           config.num_shards, finish=t.finish_shard, summarize=t.summarize_shard))
-    _ = (read["rejected"]
+    _ = ((read["rejected"], threads["rejected"])
+         | "AllRejected" >> beam.Flatten()
          | "CollectRejected" >> beam.combiners.ToList()
          | "WriteRejected" >> beam.Map(lambda letters: bw.write_file(
              bw.join(folder, "rejected", "rejected.jsonl"), t.rejected_jsonl(letters))))
@@ -95,19 +96,20 @@ def _run_with_gc_tuned(p):
     rescanning them. Nothing here makes reference cycles that rely on prompt collection."""
     import gc
 
+    from multiref.output.beam_utils import run_pipeline
+
     old = gc.get_threshold()
     gc.set_threshold(100_000, 50, 1_000)
     try:
-        result = p.run()
-        result.wait_until_finish()
+        result = run_pipeline(p)
     finally:
         gc.set_threshold(*old)
     return result
 
 
 def _log(message: str, quiet: bool) -> None:
-    """A note on stderr, unless ``quiet`` or the user asked for ``--quiet`` (multiref.progress)."""
-    from multiref import progress
+    """A note on stderr, unless ``quiet`` or the user asked for ``--quiet`` (multiref.util.progress)."""
+    from multiref.util import progress
 
     if not (quiet or progress.quiet()):
         print(f"[lsdscc] {message}", file=sys.stderr, flush=True)
@@ -121,11 +123,33 @@ def run(argv=None, *, source=None, quiet: bool = False) -> dict:
     the runner only builds or draws the graph). Raises UserError for a missing input, an
     empty glob, a bad option or an unwritable output folder.
     """
-    from multiref.beam_utils import pipeline_options
+    from multiref.output.beam_utils import pipeline_options
     from pipelines.lsdscc_options import LsdsccCorpusOptions
 
+    from multiref.output.beam_utils import runner_does_not_execute
+
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
-    return run_parsed(options.view_as(LsdsccCorpusOptions), None, source=source, quiet=quiet, options=options)
+    values = options.view_as(LsdsccCorpusOptions)
+    if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
+        return run_parsed(values, None, source=source, quiet=quiet, options=options)
+    return _published(values, options, source, quiet)
+
+
+def _published(values, options, source, quiet: bool) -> dict:
+    """:func:`run_parsed` into a staging folder beside ``--output``, swapped in whole when it
+    succeeds (:mod:`multiref.output.publish`, as ``multiref lsdscc build`` does)."""
+    from lsdscc.corpus.sources import default_inputs
+    from multiref.output import publish
+
+    target = values.output
+    inputs = [] if source is not None else list(values.input or default_inputs())
+    with publish.publishing(target, command="python -m pipelines.lsdscc_corpus", inputs=inputs) as pub:
+        values.output = pub.staging
+        try:
+            summary = run_parsed(values, None, source=source, quiet=quiet, options=options)
+        finally:
+            values.output = target
+    return dict(summary, output=target)
 
 
 def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=None) -> dict:
@@ -135,16 +159,17 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
 
     import apache_beam as beam
 
-    from lsdscc import outputs, sources
-    from multiref.beam_utils import check_output_for_runner, pipeline_options, runner_does_not_execute
+    from lsdscc.corpus import outputs, sources
+    from multiref.output.beam_utils import check_output_for_runner, pipeline_options, runner_does_not_execute
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
     folder = values.output
     inputs = [] if source is not None else sources.resolve_inputs(values.input or sources.default_inputs())
-    config = config_from_values(values, resolve_num_shards(values.num_shards, inputs, source))
-    check_output_for_runner(options, folder)
     executes = not runner_does_not_execute(options)
+    # --num-shards auto sizes remote inputs by listing them, except in a dry run (no network)
+    config = config_from_values(values, resolve_num_shards(values.num_shards, inputs, source, list_remote=executes))
+    check_output_for_runner(options, folder)
     if executes:
         outputs.prepare_folder(folder)
     _log(f"{len(inputs) or 'in-memory'} input file(s), subreddits {list(config.subreddits)}, output {folder}, "
@@ -162,7 +187,7 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
 
 def finalize(folder: str, quiet: bool = False) -> dict:
     """Plots and dataset card from the ``stats.json`` the pipeline wrote; the summary."""
-    from lsdscc import outputs
+    from lsdscc.corpus import outputs
 
     from apache_beam.io.filesystems import FileSystems
 
@@ -176,8 +201,8 @@ def finalize(folder: str, quiet: bool = False) -> dict:
 def main(argv=None) -> int:
     """``python -m pipelines.lsdscc_corpus``: also takes ``--quiet`` (no notes, no progress)
     and ``--progress`` (progress on stderr even when it is not a terminal)."""
-    from multiref import progress
-    from multiref.errors import UserError
+    from multiref.util import progress
+    from multiref.util.errors import UserError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     flags = {flag: flag in argv for flag in ("--quiet", "--progress")}
@@ -187,7 +212,7 @@ def main(argv=None) -> int:
         with mode or contextlib.nullcontext():
             summary = run(argv)
     except UserError as exc:
-        print(f"lsdscc_corpus: error: {exc}", file=sys.stderr)
+        print(f"multiref: error: {exc}", file=sys.stderr)
         return 1
     print(json.dumps(summary.get("splits", {}), sort_keys=True))
     return 0

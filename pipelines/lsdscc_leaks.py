@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 
 import apache_beam as beam
 
-from lsdscc import testset as ts
+from lsdscc.testset import assemble as ts
 
 NAMESPACE = "lsdscc_testset"
 
@@ -100,7 +100,7 @@ def classify_leaks(single: Mapping, multi: Mapping, used: Mapping, beam_args: Se
     removed single-turn rows and the set of leaking conversation rows (row numbers in the
     concatenation of the split's files, in order), and the Beam counters.
     """
-    from multiref.beam_utils import counters, pipeline_options
+    from multiref.output.beam_utils import counters, pipeline_options, run_pipeline
 
     with tempfile.TemporaryDirectory(prefix="lsdscc-testset-") as tmp:
         pipeline = beam.Pipeline(options=pipeline_options(list(beam_args)))
@@ -118,8 +118,7 @@ def classify_leaks(single: Mapping, multi: Mapping, used: Mapping, beam_args: Se
         for label, pcoll in (("single", classified.reasons), ("multi", conversations)):
             (pcoll | f"Json{label}" >> beam.Map(json.dumps)
              | f"Write{label}" >> beam.io.WriteToText(os.path.join(tmp, label), shard_name_template=""))
-        result = pipeline.run()
-        result.wait_until_finish()
+        result = run_pipeline(pipeline)
         found = {}
         for label, files in (("single", single), ("multi", multi)):
             offsets = _offsets(files)

@@ -14,7 +14,7 @@ import math
 import os
 import sys
 
-from lsdscc.config import CorpusConfig
+from lsdscc.corpus.config import CorpusConfig
 
 MAX_AUTO_SHARDS = 4096
 COMPRESSION_RATIO = 6
@@ -78,7 +78,7 @@ def add_corpus_arguments(parser) -> None:
 
 def __getattr__(name):
     if name == "LsdsccCorpusOptions":
-        from multiref.beam_utils import options_class
+        from multiref.output.beam_utils import options_class
 
         return options_class(__name__, name, add_corpus_arguments, "The corpus job's flags as Beam pipeline options.")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -86,7 +86,7 @@ def __getattr__(name):
 
 def parse_num_shards(value) -> int | None:
     """``--num-shards``: None for ``auto``, else a positive integer (UserError otherwise)."""
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     text = str(value).strip().lower()
     if text == "auto":
@@ -102,7 +102,7 @@ def parse_num_shards(value) -> int | None:
 
 def config_from_values(values, num_shards: int = 1) -> CorpusConfig:
     """The CorpusConfig of parsed flags (an argparse Namespace or the options view)."""
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     try:
         return CorpusConfig(
@@ -123,32 +123,37 @@ def config_from_values(values, num_shards: int = 1) -> CorpusConfig:
         raise UserError(str(exc)) from None
 
 
-def estimated_input_bytes(inputs) -> int:
-    """Uncompressed size estimate of the input files (.zst/.gz/.bz2/.xz count 6x their size)."""
+def estimated_input_bytes(inputs, list_remote: bool = True) -> int:
+    """Uncompressed size estimate of the input files (.zst/.gz/.bz2/.xz count 6x their size).
+
+    Remote paths and globs are listed with Beam's FileSystems; with ``list_remote=False``
+    (a dry run, which must not touch the network) they count as empty.
+    """
     total = 0
     remote = [i for i in inputs if "://" in i]
     sizes = {}
-    if remote:
+    if remote and list_remote:
         from apache_beam.io.filesystems import FileSystems
 
         for result in FileSystems.match(remote):
             for m in result.metadata_list:
                 sizes[m.path] = m.size_in_bytes
-    for path in inputs:
-        size = sizes.get(path, 0) if "://" in path else os.path.getsize(path)
+    for path in [i for i in inputs if "://" not in i] + sorted(sizes):
+        size = sizes[path] if "://" in path else os.path.getsize(path)
         if path.endswith((".zst", ".gz", ".bz2", ".xz")):
             size *= COMPRESSION_RATIO
         total += size
     return total
 
 
-def resolve_num_shards(value, inputs, source=None) -> int:
+def resolve_num_shards(value, inputs, source=None, list_remote: bool = True) -> int:
     """Parquet shards per split: an explicit ``--num-shards N`` wins; ``auto`` gives
-    ceil(estimated input / 32 MB) clamped to [1, 4096] (in-memory records: 1)."""
+    ceil(estimated input / 32 MB) clamped to [1, 4096] (in-memory records: 1);
+    ``list_remote``: see :func:`estimated_input_bytes`."""
     fixed = parse_num_shards(value)
     if fixed is not None:
         return fixed
     if source is not None:
         return 1
-    estimate = estimated_input_bytes(inputs)
+    estimate = estimated_input_bytes(inputs, list_remote)
     return max(1, min(MAX_AUTO_SHARDS, math.ceil(estimate / (AUTO_SHARD_MB * 2**20))))

@@ -19,7 +19,7 @@ Indexing, search and Doc2Vec training run on the driver: each is one JVM or one 
 the whole corpus (the index and the model are single shared artifacts; a DoFn would have to
 ship them to every worker), and searching 300 queries takes seconds. The rewritten parquet
 files are written by the driver, rows in the corpus's own order, so reruns give
-byte-identical files. Rules and their rationale: :mod:`lsdscc.testset`.
+byte-identical files. Rules and their rationale: :mod:`lsdscc.testset.assemble`.
 
 Artifacts (reused by a rerun with the same corpus and options; ``artifacts/`` is a build
 cache, not part of the published dataset: delete it before publishing)::
@@ -40,9 +40,9 @@ import sys
 import time
 from typing import Mapping, Sequence
 
-from lsdscc import testset as ts
-from lsdscc.doc2vec import Doc2VecConfig
-from lsdscc.retrieval import RetrievalConfig
+from lsdscc.testset import assemble as ts
+from lsdscc.testset.doc2vec import Doc2VecConfig
+from lsdscc.testset.retrieval import RetrievalConfig
 from pipelines.lsdscc_leaks import classify_leaks  # noqa: F401  (tests reach it here too)
 
 CARD_SECTION = """\
@@ -61,7 +61,7 @@ CORPUS_CONFIGS = ("single_turn", "multi_turn")
 
 
 def _progress(message: str) -> None:
-    from multiref import progress
+    from multiref.util import progress
 
     if not progress.quiet():  # --quiet silences the stage's notes
         print(f"[lsdscc testset] {message}", file=sys.stderr, flush=True)
@@ -78,7 +78,7 @@ def _corpus_source(folder: str) -> tuple:
     reads that copy; if the corpus was rebuilt since, the copy is replaced.
     Returns ``(files {config: {split: [paths]}}, original meta {config: entry}, fingerprint)``.
     """
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     artifacts = os.path.join(folder, "artifacts")
     backup = os.path.join(artifacts, "corpus-full")
@@ -116,7 +116,7 @@ def _write_state(path: str, state: Mapping) -> None:
 
 
 def _lucene_index(folder: str, state: Mapping, queries: Mapping, config: RetrievalConfig, counts: dict) -> str:
-    from lsdscc import retrieval
+    from lsdscc.testset import retrieval
 
     key = ts.options_hash({"corpus": state["original"], "index": config.index_options()})
     index_dir = os.path.join(folder, "artifacts", f"lucene-index-{key}")
@@ -133,7 +133,7 @@ def _lucene_index(folder: str, state: Mapping, queries: Mapping, config: Retriev
 
 
 def _doc2vec_model(folder: str, state: Mapping, query_texts: Sequence[str], responses, config: Doc2VecConfig, counts: dict):
-    from lsdscc import doc2vec
+    from lsdscc.testset import doc2vec
 
     key = ts.options_hash({"corpus": state["original"], "doc2vec": config.model_options()})
     model_dir = os.path.join(folder, "artifacts", f"doc2vec-{key}")
@@ -170,7 +170,7 @@ def _retrieve(folder, state, queries, to_expand, config: RetrievalConfig, counts
     """
     import gc
 
-    from lsdscc.retrieval import QuerySearcher
+    from lsdscc.testset.retrieval import QuerySearcher
 
     start = time.perf_counter()
     index_dir = _lucene_index(folder, state, queries, config, counts)
@@ -195,9 +195,9 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
               beam_args: Sequence[str] = ()) -> dict:
     """Build ``test_candidates`` for the corpus in ``folder`` and remove the used pairs from
     its training data. Returns the counts also written to the dataset card."""
-    from multiref import hfdata
+    from multiref.output import hfdata
 
-    from lsdscc import doc2vec
+    from lsdscc.testset import doc2vec
 
     counts: dict = {}
     seconds: dict = {}
@@ -276,7 +276,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
 def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_args) -> dict:
     """Rewrite single_turn and multi_turn without the test set's pairs; return counts."""
     import pyarrow as pa
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     start = time.perf_counter()
     reasons, leaks, beam_counters = classify_leaks(files["single_turn"], files["multi_turn"], used, beam_args)
@@ -321,8 +321,8 @@ def _remove_leaks(folder, files, single, multi, used, state, state_path, beam_ar
 
 def run_testset_stage(dataset_folder: str, args) -> dict:
     """Run the test-set stage on a corpus folder; return its counts (also in the card)."""
-    from multiref.beam_utils import is_local
-    from multiref.errors import UserError
+    from multiref.output.beam_utils import is_local
+    from multiref.util.errors import UserError
     from pipelines.testset_options import configs_from_args
 
     if "://" in dataset_folder:
@@ -344,8 +344,8 @@ def run(argv=None) -> dict:
     the flags of :class:`pipelines.testset_options.TestsetOptions` plus Beam's.
 
     The stage reads its input from the dataset folder (tests write small folders with
-    :mod:`multiref.hfdata`), so there is no in-memory ``source`` to inject."""
-    from multiref.errors import UserError
+    :mod:`multiref.output.hfdata`), so there is no in-memory ``source`` to inject."""
+    from multiref.util.errors import UserError
     from pipelines.testset_options import TestsetOptions
 
     parser = argparse.ArgumentParser(prog="python -m pipelines.lsdscc_testset", description=__doc__.splitlines()[0])
@@ -354,8 +354,17 @@ def run(argv=None) -> dict:
     if not args.dataset:
         raise UserError("--dataset FOLDER is required (a corpus folder written by `multiref lsdscc build`)")
     args.beam_args = beam_args
+    from multiref.output.publish_target import check_local
+
+    check_local(args.dataset)  # the stage rewrites the folder in place: only a dataset this tool wrote
     return run_testset_stage(args.dataset, args)
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(), indent=2, sort_keys=True))
+    from multiref.util.errors import UserError
+
+    try:
+        print(json.dumps(run(), indent=2, sort_keys=True))
+    except UserError as exc:
+        print(f"multiref: error: {exc}", file=sys.stderr)
+        sys.exit(1)

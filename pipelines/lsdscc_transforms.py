@@ -4,25 +4,24 @@ Each composite is labelled after a step of the paper and is a thin wrapper over 
 functions of the ``lsdscc`` package:
 
 - :class:`Read`: dump files -> kept posts ``(link_id, Post tuple)``, dead letters, counts
-  (:func:`lsdscc.sources.read_items`, :func:`lsdscc.records.normalize`);
+  (:func:`lsdscc.corpus.sources.read_items`, :func:`lsdscc.corpus.records.normalize`);
 - :class:`Threads`: ``GroupByKey`` on the link id, one record per fullname
-  (:func:`lsdscc.threads.resolve_thread`);
-- :class:`Clean`: steps 1-4 and tokenization, once per post (:func:`lsdscc.threads.clean_thread`);
+  (:func:`lsdscc.corpus.threads.resolve_thread`);
+- :class:`Clean`: steps 1-4 and tokenization, once per post (:func:`lsdscc.corpus.threads.clean_thread`);
 - :class:`Vocabulary`: the corpus's word counts (a combiner), steps 5-6 built from them
-  (:func:`lsdscc.vocab.build_vocabulary`) and applied to every thread as a side input;
+  (:func:`lsdscc.corpus.vocab.build_vocabulary`) and applied to every thread as a side input;
 - :class:`Pairs` and :class:`Conversations`: single-turn pairs and root-to-leaf
   conversations, pruned by length (step 7);
 - :class:`Dedup`: exact duplicates by content key (``CombinePerKey``; the smallest id wins);
 - :class:`Split`: train/validation by a hash of the thread id.
 
-Writing is :class:`multiref.beam_writer.WriteShards`. Rows travel as tuples in
-:data:`lsdscc.threads.SINGLE_FIELDS` / :data:`~lsdscc.threads.MULTI_FIELDS` order. Every
-DoFn counts its drops by reason as data (:class:`multiref.beam_writer.CountingDoFn`).
+Writing is :class:`multiref.output.beam_writer.WriteShards`. Rows travel as tuples in
+:data:`lsdscc.corpus.threads.SINGLE_FIELDS` / :data:`~lsdscc.corpus.threads.MULTI_FIELDS` order. Every
+DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.CountingDoFn`).
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import operator
 import os
@@ -31,32 +30,18 @@ from collections import Counter
 import apache_beam as beam
 from apache_beam.transforms.window import GlobalWindows
 
-from lsdscc import records, sources, threads
-from lsdscc.threads import MULTI_FIELDS, SINGLE_FIELDS
-from multiref.beam_writer import COUNTS, CountingDoFn, SumCounts
+from lsdscc.corpus import records, sources, threads
+from lsdscc.corpus.records import dead_letter
+from lsdscc.corpus.threads import MULTI_FIELDS, SINGLE_FIELDS
+from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts
 
 NAMESPACE = "lsdscc"
 _SINGLE_ROW, _MULTI_ROW = operator.itemgetter(*SINGLE_FIELDS), operator.itemgetter(*MULTI_FIELDS)  # dict -> row tuple
 REJECTED = "rejected"
 
 
-def dead_letter(path, line, reason, detail, raw) -> dict:
-    return {"reason": reason, "file": path, "line": line, "detail": detail, "text": raw}
-
-
 class _Counting(CountingDoFn):
     namespace = NAMESPACE
-
-
-def _items_reader(subreddits):
-    """``read_items(path)``, told the subreddits when it takes them (so it can skip other
-    subreddits' lines before parsing them) and a progress label (shown only when progress
-    is on: ``MULTIREF_PROGRESS``, set by ``--progress`` / ``--quiet``)."""
-    parameters = inspect.signature(sources.read_items).parameters
-    kwargs = {"subreddits": tuple(subreddits)} if "subreddits" in parameters else {}
-    if "progress_label" in parameters:
-        return lambda path: sources.read_items(path, progress_label=f"reading {os.path.basename(path)}", **kwargs)
-    return lambda path: sources.read_items(path, **kwargs)
 
 
 class ReadPosts(_Counting):
@@ -66,16 +51,19 @@ class ReadPosts(_Counting):
     def __init__(self, config):
         self.config = config
 
-    def setup(self):
-        self.read_items = _items_reader(self.config.subreddits)
+    def read_items(self, path):
+        """The file's items; lines of other subreddits are skipped before parsing; the
+        progress label shows only when progress is on (``--progress``)."""
+        return sources.read_items(path, subreddits=tuple(self.config.subreddits),
+                                  progress_label=f"reading {os.path.basename(path)}")
 
-    def _normalize(self, path, line, record):
+    def _normalize(self, path, line, record, offset=None):
         self.count("records-read")
         try:
             result = records.normalize(record, self.config)
         except records.Rejected as exc:
             self.count(f"rejected-{exc.reason}")
-            letter = dead_letter(path, line, exc.reason, exc.detail, records.redact_record(record))
+            letter = dead_letter(path, line, exc.reason, exc.detail, record, offset)
             yield beam.pvalue.TaggedOutput(REJECTED, letter)
             return
         if isinstance(result, str):
@@ -89,15 +77,16 @@ class ReadPosts(_Counting):
             yield from self._normalize(*element)
             return
         for item in self.read_items(element):
-            if item[0] == "ok":
-                yield from self._normalize(element, item[1], item[2])
+            if item[0] == "ok":  # ("ok", line, record, offset); a reader without offsets is fine too
+                yield from self._normalize(element, *item[1:4])
             elif item[0] == "skipped":  # lines of other subreddits, dropped before parsing
                 self.count("records-read", item[1])
                 self.count("dropped-other-subreddit", item[1])
             else:
-                _, line, reason, detail, raw = item
+                _, line, reason, detail, raw, *offset = item
+                offset = offset[0] if offset else None
                 self.count(f"rejected-{reason}")
-                yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(element, line, reason, detail, records.redact(raw)))
+                yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(element, line, reason, detail, raw, offset))
 
 
 class Read(beam.PTransform):
@@ -114,30 +103,52 @@ class Read(beam.PTransform):
             items = [("<memory>", i + 1, r) for i, r in enumerate(self.source)]
             start = pbegin | "InjectRecords" >> beam.Create(items)
         else:
-            start = pbegin | "ListFiles" >> beam.Create(self.inputs) | "SpreadFiles" >> beam.Reshuffle()
+            start = self._files(pbegin) | "SpreadFiles" >> beam.Reshuffle()
         out = start | "ReadAndNormalize" >> beam.ParDo(ReadPosts(self.config)).with_outputs(
             REJECTED, COUNTS, main="posts")
         return {"posts": out.posts, "rejected": out[REJECTED], "counts": out[COUNTS]}
 
+    def _files(self, pbegin):
+        """The input files: local ones as resolved before the job; remote paths and globs
+        (``gs://...``) matched by the job itself (:func:`lsdscc.corpus.sources.match_remote`), so
+        building the graph (``--dry_run``) never lists a bucket."""
+        local = [i for i in self.inputs if "://" not in i]
+        remote = [i for i in self.inputs if "://" in i]
+        if not remote:
+            return pbegin | "ListFiles" >> beam.Create(local)
+        matched = (pbegin | "ListRemotePatterns" >> beam.Create(remote)
+                   | "MatchRemote" >> beam.FlatMap(sources.match_remote)
+                   | "DropRepeatedMatches" >> beam.Distinct())
+        if not local:
+            return matched
+        return (matched, pbegin | "ListFiles" >> beam.Create(local)) | "AllFiles" >> beam.Flatten()
+
 
 class ResolveThread(_Counting):
+    """``(link_id, posts)`` -> ``(link_id, the thread as a tree)``; posts on a parent cycle go
+    to the ``rejected`` output (:func:`lsdscc.corpus.threads.resolve_thread`)."""
+
     def process(self, element):
         link_id, posts = element
-        resolved, counts = threads.resolve_thread(link_id, (records.Post(*p) for p in posts))
+        resolved, counts, cyclic = threads.resolve_thread(link_id, (records.Post(*p) for p in posts))
         self.count("threads")
         for name, n in counts.items():
             self.count(name, n)
+        for post, detail in cyclic:
+            record = {"id": post.id, "parent_id": post.parent_id, "link_id": post.link_id, "body": post.text}
+            yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(None, None, "parent-cycle", detail, record))
         yield link_id, resolved
 
 
 class Threads(beam.PTransform):
-    """Threads: posts keyed by link id -> ``(link_id, posts sorted by id)``, plus counts."""
+    """Threads: posts keyed by link id -> ``{"threads": (link_id, posts sorted by id, a tree),
+    "rejected": dead letters of parent cycles, "counts"}``."""
 
     def expand(self, posts):
         out = (posts
                | "GroupByLinkId" >> beam.GroupByKey()
-               | "ResolveThread" >> beam.ParDo(ResolveThread()).with_outputs(COUNTS, main="threads"))
-        return {"threads": out.threads, "counts": out[COUNTS]}
+               | "ResolveThread" >> beam.ParDo(ResolveThread()).with_outputs(REJECTED, COUNTS, main="threads"))
+        return {"threads": out.threads, "rejected": out[REJECTED], "counts": out[COUNTS]}
 
 
 class Clean(beam.PTransform):
@@ -171,7 +182,7 @@ class CountWords(SumCounts):
 
 
 def _build_vocabulary(raw_counts, config):
-    from lsdscc.vocab import build_vocabulary
+    from lsdscc.corpus.vocab import build_vocabulary
 
     return build_vocabulary(raw_counts, vocab_size=config.vocab_size, rare_max_count=config.rare_max_count,
                             piece_min_count=config.piece_min_count, min_split_length=config.min_split_length,
@@ -179,7 +190,7 @@ def _build_vocabulary(raw_counts, config):
 
 
 def _summarize_vocabulary(raw_counts, config):
-    from lsdscc.vocab import vocabulary_summary
+    from lsdscc.corpus.vocab import vocabulary_summary
 
     return vocabulary_summary(raw_counts, _build_vocabulary(raw_counts, config), config.long_word_length)
 
@@ -301,7 +312,7 @@ class Conversations(beam.PTransform):
 
 class KeepSmallestId(beam.CombineFn):
     """Of the examples sharing a content key, the one with the smallest id (the rule of
-    :func:`lsdscc.threads.duplicate_losers`), and how many there were."""
+    :func:`lsdscc.corpus.threads.duplicate_losers`), and how many there were."""
 
     def create_accumulator(self):
         return (None, 0)
@@ -400,6 +411,8 @@ def summarize_shard(config, rows):
 
 
 def rejected_jsonl(letters) -> bytes:
-    """The dead-letter file: one JSON object a line, sorted by file, line and reason."""
-    letters = sorted(letters, key=lambda r: (str(r["file"]), r["line"] or 0, r["reason"], r["detail"]))
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in letters).encode("utf-8")
+    """The dead-letter file: one JSON object a line, sorted by file, line and reason (the
+    thread stage's letters, without a file, first). Anything not UTF-8 is escaped."""
+    letters = sorted(letters, key=lambda r: (r["file"] or "", r["line"] or 0, r["reason"], r["detail"]))
+    text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in letters)
+    return text.encode("utf-8", "backslashreplace")

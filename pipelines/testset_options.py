@@ -52,9 +52,9 @@ def add_testset_arguments(parser: argparse.ArgumentParser) -> None:
 
 def configs_from_args(args) -> tuple:
     """``(RetrievalConfig, Doc2VecConfig, SamplingConfig)`` from parsed arguments."""
-    from lsdscc.doc2vec import Doc2VecConfig
-    from lsdscc.retrieval import RetrievalConfig
-    from lsdscc.testset import SamplingConfig
+    from lsdscc.testset.doc2vec import Doc2VecConfig
+    from lsdscc.testset.retrieval import RetrievalConfig
+    from lsdscc.testset.assemble import SamplingConfig
 
     retrieval = RetrievalConfig(similarity=args.similarity, k1=args.bm25_k1, b=args.bm25_b, depth=args.retrieval_depth,
                                 analyzer=args.lucene_analyzer, threads=args.lucene_threads, heap=args.jvm_heap)
@@ -74,7 +74,7 @@ def _add_stage_arguments(parser) -> None:
 
 def __getattr__(name):
     if name == "TestsetOptions":
-        from multiref.beam_utils import options_class
+        from multiref.output.beam_utils import options_class
 
         return options_class(__name__, name, _add_stage_arguments,
                              "The test-set stage's flags (and ``--dataset``) as Beam pipeline options.")

@@ -9,7 +9,7 @@ from scipy import stats as sps
 from multiref.analysis import correlation, refcount
 from multiref.analysis.ratings import RatingColumns, load_multiref_test, load_ratings
 from multiref.analysis.scoring import MetricScorer
-from multiref.cli import main
+from multiref_cli import main
 from tests.helpers import data_path
 
 RATINGS = str(data_path("analysis", "ratings.csv"))
@@ -163,7 +163,7 @@ def test_correlation_cli_table_and_options_change_numbers(tmp_path, capsys):
     (["--rating-column", "stars"], "ratings.csv:2: no rating column 'stars'"),
     (["--ratings", "/nonexistent.csv"], "ratings file not found"),
     (["--metric", "embedding_average"], "--vectors PATH or --train-vectors-from"),
-    (["--metric", "bleu:order=0"], "order must be a positive integer"),
+    (["--metric", "bleu:order=0"], "order must be an integer from 1 to 10, got 0"),
     (["--rouge-beta", "0"], "--rouge-beta must be positive, got 0.0"),
     (["--metric", "bleu:weights=0.5/x"], "weights must be numbers"),
 ])
@@ -198,3 +198,95 @@ def test_refcount_cli(tmp_path, capsys):
 def test_option_errors(argv, message, capsys):
     assert main(["analyze", *argv]) == 1
     assert message in capsys.readouterr().err
+
+
+def test_correlation_cli_tests_the_differences(tmp_path, capsys):
+    """All references against one, and metric against metric: Williams' p from the printed
+    correlations, the permutation p in (0, 1], Fisher-z intervals, the warning for 3 systems."""
+    from multiref.analysis import fisher_interval, williams_test
+
+    code, out = _run(tmp_path, "--format", "json", "--permutations", "200")
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "warning: system-level correlations rest on 3 systems (fewer than 10)" in captured.err
+    printed = json.loads(captured.out)
+    report = json.loads((out / "correlation.json").read_text())
+    assert report["warnings"] and report["options"]["permutations"] == 200
+    rows, _ = load_ratings(RATINGS)
+    ratings = [r.rating for r in rows]
+    bleu = printed["bleu2:smoothing=nltk1"]
+    gain = bleu["multi_vs_single"]["response"]["pearson"]
+    r_multi, r_single = bleu["multi"]["pearson"]["value"], bleu["single"]["pearson"]["value"]
+    assert gain["difference"] == pytest.approx(r_multi - r_single) and gain["n"] == 12
+    # Williams needs the correlation of the two columns with each other: from the per-row scores
+    scorer_scores = correlation.score_rows(_bleu2_scorer(), rows)
+    r23 = sps.pearsonr(scorer_scores["multi"], scorer_scores["single"])[0]
+    t, p = williams_test(r_multi, r_single, r23, 12)
+    assert (gain["williams_t"], gain["williams_p"]) == (pytest.approx(t), pytest.approx(p))
+    assert 0 < gain["permutation_p"] <= 1 and bleu["multi_vs_single"]["response"]["kendall"]["williams_p"] is None
+    assert bleu["multi_vs_single"]["system"]["pearson"]["n"] == 3
+    # 3 systems: whole systems swap, so no permutation p is below 2 / 2^3
+    assert all(e["permutation_p"] >= 0.25 for e in bleu["multi_vs_single"]["system"].values()
+               if e["permutation_p"] is not None)
+    assert bleu["fisher_z"]["multi"]["response"] == pytest.approx(fisher_interval(r_multi, 12))
+    versus = bleu["versus"]["rouge_l"]["multi"]["response"]["spearman"]
+    assert versus["difference"] == pytest.approx(bleu["multi"]["spearman"]["value"]
+                                                 - printed["rouge_l"]["multi"]["spearman"]["value"])
+    assert "versus" in printed["rouge_l"] and printed["rouge_l"]["versus"] == {}  # each pair once
+    md = (out / "correlation.md").read_text()
+    assert "## Does it differ significantly?" in md and "**Warning:** system-level" in md
+    assert "| bleu2:smoothing=nltk1 | rouge_l | all refs | response |" in md
+    assert ratings  # the rows the test recomputed from
+
+
+def _bleu2_scorer():
+    from multiref.analysis.scoring import make_scorers, parse_metric_spec
+
+    return make_scorers([parse_metric_spec("bleu2:smoothing=nltk1")], {"tokenizer": "whitespace", "lowercase": True,
+                                                                        "smoothing": "nltk1"}, None,
+                        {"rouge_l": {"beta": 1.2}})[0]
+
+
+def test_correlation_without_permutations(capsys):
+    assert main(["analyze", "correlation", "--ratings", RATINGS, "--metric", "rouge_l", "--bootstrap", "0",
+                 "--permutations", "0", "--format", "json"]) == 0
+    entry = json.loads(capsys.readouterr().out)["rouge_l"]["multi_vs_single"]["response"]["pearson"]
+    assert entry["permutation_p"] is None and entry["williams_p"] is not None
+    assert main(["analyze", "correlation", "--ratings", RATINGS, "--permutations", "-1"]) == 1
+    assert "--permutations must be 0 or more" in capsys.readouterr().err
+
+
+def test_refcount_bands(tmp_path, capsys):
+    out = tmp_path / "rc"
+    argv = ["analyze", "refcount", "--ratings", RATINGS, "--multiref-references", MULTIREF, "--metric", "rouge_l",
+            "--orders", "3", "--bootstrap", "200", "--output", str(out), "--format", "json"]
+    assert main(argv) == 0
+    curve = json.loads(capsys.readouterr().out)["rouge_l"]
+    for point in curve:
+        for kind in ("pearson", "spearman", "kendall"):
+            low, high = point[f"{kind}_ci"]
+            assert -1 <= low <= high <= 1
+    # with all 5 references every order gives the same scores: the band is the plain bootstrap interval
+    rows, _ = load_ratings(RATINGS, join=load_multiref_test(MULTIREF))
+    full = correlation.score_rows(_rouge_scorer(), rows)["multi"]
+    from multiref.analysis import bootstrap_correlations
+
+    plain = bootstrap_correlations(full, [r.rating for r in rows], 200, seed=12345)
+    assert curve[-1]["pearson_ci"] == pytest.approx(plain["pearson"])
+    assert "bootstrap band" in (out / "refcount.md").read_text()
+    assert main(argv[:-2] + ["--bootstrap", "0", "--format", "json"]) == 0
+    assert "pearson_ci" not in json.loads(capsys.readouterr().out)["rouge_l"][0]
+
+
+def _rouge_scorer():
+    from multiref.analysis.scoring import make_scorers, parse_metric_spec
+
+    return make_scorers([parse_metric_spec("rouge_l")], {"tokenizer": "whitespace", "lowercase": True,
+                                                         "smoothing": "nltk1"}, None, {"rouge_l": {"beta": 1.2}})[0]
+
+
+def test_scatter_titles_carry_the_intervals():
+    from multiref.analysis.report_text import scatter_title
+
+    result = {"pearson": {"value": 0.18, "p": 0.01, "ci": [0.094, 0.256]}, "spearman": {"value": 0.025, "p": 0.6}}
+    assert scatter_title("single reference", result) == "single reference\nr 0.180 [0.094, 0.256], rho 0.025"

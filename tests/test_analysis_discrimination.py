@@ -7,8 +7,8 @@ from scipy import stats as sps
 
 from multiref.analysis import discrimination as disc
 from multiref.analysis.scoring import MetricScorer
-from multiref.cli import main
-from multiref.errors import UserError
+from multiref_cli import main
+from multiref.util.errors import UserError
 from tests.helpers import data_path
 
 DEV = str(data_path("analysis", "ddpp_dev.jsonl"))
@@ -141,3 +141,23 @@ def test_discrimination_cli_without_validation_says_so(capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed["rouge_l"]["random"]["max"]["threshold_chosen_on"] == "test"
     assert set(printed["rouge_l"]["random"]) == {"max"}
+
+
+def test_discrimination_intervals(tmp_path, capsys):
+    from multiref.analysis import fisher_interval
+
+    out = tmp_path / "d"
+    assert main(["analyze", "discrimination", "--test", TEST, "--metric", "rouge_l", "--aggregate", "max",
+                 "--confidence", "0.9", "--output", str(out), "--format", "json"]) == 0
+    entry = json.loads(capsys.readouterr().out)["rouge_l"]["random"]["max"]
+    # Wilson (1927) by hand: k right of n, z = 1.645 (90%)
+    n, k, z = entry["candidates"], round(entry["accuracy"] * entry["candidates"]), 1.6448536269514722
+    p = k / n
+    centre, half = p + z * z / (2 * n), z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    assert entry["accuracy_ci"] == pytest.approx([(centre - half) / (1 + z * z / n), min(1.0, (centre + half) / (1 + z * z / n))])
+    assert entry["accuracy_ci"][0] <= entry["accuracy"] <= entry["accuracy_ci"][1]
+    assert entry["point_biserial_ci"] == pytest.approx(fisher_interval(entry["point_biserial"]["value"], n, 0.9))
+    md = (out / "discrimination.md").read_text()
+    assert "90% intervals in brackets" in md and f"[{entry['accuracy_ci'][0]:.3f}, " in md
+    assert main(["analyze", "discrimination", "--test", TEST, "--confidence", "1.5"]) == 1
+    assert "--confidence must be between 0 and 1" in capsys.readouterr().err

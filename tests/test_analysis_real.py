@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from multiref.cli import main
-from multiref.errors import UserError
+from multiref_cli import main
+from multiref.util.errors import UserError
 from tests.helpers import real_data
 
 DELTA = "delta_bleu:smoothing=nltk1,tokenizer=whitespace"  # the discrimination default (paper_defaults.SAI_2020)
@@ -65,6 +65,16 @@ def test_real_correlation(ratings, tmp_path, capsys):
     assert bleu2["multi"]["spearman"]["value"] == pytest.approx(0.208, abs=0.004)
     assert bleu2["multi"]["spearman"]["p"] < 1e-4
     assert "beta:1.2" in report["results"]["rouge_l"]["signature"]
+    # is the gain significant? (the docs' results section) BLEU-2's Spearman gain 0.180 is, by Williams' test
+    # (p 6.3e-05) and the permutation test (no permutation of 1,000 reaches it); its Pearson gain 0.049 is not
+    gain = bleu2["multi_vs_single"]["response"]
+    assert gain["spearman"]["difference"] == pytest.approx(0.180, abs=0.001)
+    assert gain["spearman"]["williams_p"] == pytest.approx(6.3e-05, rel=0.02)
+    assert gain["spearman"]["permutation_p"] == pytest.approx(1 / 1001)
+    assert gain["pearson"]["williams_p"] == pytest.approx(0.174, abs=0.001) and gain["pearson"]["permutation_p"] > 0.05
+    assert bleu2["fisher_z"]["multi"]["response"] == pytest.approx([0.145, 0.311], abs=0.001)
+    assert report["warnings"] and "5 systems" in report["warnings"][0]
+    assert bleu2["multi_vs_single"]["system"]["spearman"]["n"] == 5
     assert elapsed < 120, f"correlation took {elapsed:.0f}s"
     assert len(os.listdir(tmp_path / "plots")) == len(metrics)
 

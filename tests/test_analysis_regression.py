@@ -8,7 +8,7 @@ from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 from nltk.translate.ribes_score import sentence_ribes
 
 from multiref.analysis import regression as reg
-from multiref.cli import main
+from multiref_cli import main
 from tests.helpers import data_path
 
 DATA = str(data_path("analysis", "regression_synthetic.jsonl"))

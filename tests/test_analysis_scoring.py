@@ -6,7 +6,7 @@ import pytest
 
 from multiref.analysis import scoring
 from multiref.analysis.scoring import MetricScorer, WeightedScorer, make_scorers, parse_metric_spec
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from multiref.metrics import get_metric
 
 

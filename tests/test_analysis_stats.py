@@ -103,7 +103,7 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
 
 def test_rowwise_correlations_match_scipy_with_ties():
     rng = np.random.default_rng(1)
-    for n in (5, 80):  # the pairwise kendall path and the scipy path
+    for n in (5, 80, 250):  # the pairwise kendall path (one block, several blocks) and the scipy path
         X = rng.integers(0, 4, size=(20, n)).astype(float)
         Y = rng.integers(0, 4, size=(20, n)).astype(float)
         got = stats._rowwise_correlations(X, Y)

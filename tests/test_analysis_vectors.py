@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from multiref.analysis import vectors as vec
-from multiref.cli import main
+from multiref_cli import main
 from tests.helpers import REPO_DIR, data_path
 
 DIALOGUES = str(data_path("analysis", "dialogues_sample.txt"))
@@ -47,7 +47,7 @@ def test_training_is_seeded_and_independent_of_hash_seed(tmp_path):
 
 
 def test_errors():
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     with pytest.raises(UserError, match="not found"):
         vec.read_dailydialog_utterances("/nonexistent/dialogues.txt")

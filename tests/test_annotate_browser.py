@@ -55,7 +55,7 @@ def page(browser):
 @pytest.fixture()
 def served(tmp_path):
     """Start an annotate or browse server in this process: ``start(app) -> url``."""
-    from lsdscc.annotate_server import make_server, url_of
+    from lsdscc.annotation.server import make_server, url_of
 
     servers = []
 
@@ -74,8 +74,8 @@ def served(tmp_path):
 
 
 def _session(tmp_path):
-    from lsdscc.annotate_server import AnnotateApp
-    from lsdscc.annotate_session import AnnotationSession
+    from lsdscc.annotation.server import AnnotateApp
+    from lsdscc.annotation.session import AnnotationSession
 
     folder = tmp_path / "corpus"
     make_candidates(folder)
@@ -101,7 +101,7 @@ def wait_saved(page):
 def test_annotate_by_keyboard_then_import(page, tmp_path, served):
     import datasets
 
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.roundtrip import import_annotations
 
     folder, out, app = _session(tmp_path)
     url = served(app)
@@ -170,8 +170,8 @@ def test_mouse_works_too(page, tmp_path, served):
 
 
 def test_browse_shows_groups_hypotheses_and_maxbleu(page, tmp_path, served):
-    from lsdscc.annotate_browse import browse_document
-    from lsdscc.annotate_server import BrowseApp
+    from lsdscc.annotation.browse import browse_document
+    from lsdscc.annotation.server import BrowseApp
     from tests.test_annotate_server import _write_public
 
     refs, hyps = _write_public(tmp_path)

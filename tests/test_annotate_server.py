@@ -1,5 +1,5 @@
-"""The annotation server over real HTTP on 127.0.0.1 (lsdscc/annotate_session.py,
-lsdscc/annotate_server.py, lsdscc/annotate_browse.py; ALGORITHMS.md section 2 step 6).
+"""The annotation server over real HTTP on 127.0.0.1 (lsdscc/annotation/session.py,
+lsdscc/annotation/server.py, lsdscc/annotation/browse.py; ALGORITHMS.md section 2 step 6).
 
 Data: the hand-made ``test_candidates`` of tests/data/testset/candidates.json (three
 queries: t3_qa with 5 candidates, t1_qb with 3, t1_qc with 2), built as in
@@ -21,7 +21,7 @@ import urllib.request
 
 import pytest
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from tests.test_annotation import make_candidates
 
 QA = [f"t3_qa#{k}" for k in range(1, 6)]
@@ -70,7 +70,7 @@ def read_csv(path):
 @pytest.fixture()
 def running(tmp_path):
     """Start an in-process server for an app; yields a function app -> base URL."""
-    from lsdscc.annotate_server import make_server
+    from lsdscc.annotation.server import make_server
 
     servers = []
 
@@ -93,8 +93,8 @@ def running(tmp_path):
 
 @pytest.fixture()
 def annotate(dataset, tmp_path, running):
-    from lsdscc.annotate_server import AnnotateApp
-    from lsdscc.annotate_session import AnnotationSession
+    from lsdscc.annotation.server import AnnotateApp
+    from lsdscc.annotation.session import AnnotationSession
 
     out = str(tmp_path / "ann" / "alice.csv")
     session = AnnotationSession.open(dataset, out, annotator="alice")
@@ -102,7 +102,7 @@ def annotate(dataset, tmp_path, running):
 
 
 def test_state_query_and_first_save(annotate):
-    from lsdscc.annotation import COLUMNS
+    from lsdscc.annotation.roundtrip import COLUMNS
 
     url, session, out = annotate
     status, state = request(url + "/api/state")
@@ -121,8 +121,8 @@ def test_state_query_and_first_save(annotate):
 
 
 def test_labelled_file_imports_and_resumes(annotate, dataset, tmp_path):
-    from lsdscc.annotate_session import AnnotationSession
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.session import AnnotationSession
+    from lsdscc.annotation.roundtrip import import_annotations
 
     url, session, out = annotate
     assert request(url + "/api/label", "POST", changes({QA[0]: ("1", "a"), QA[1]: ("0", "")}))[0] == 200
@@ -149,8 +149,8 @@ def test_labelled_file_imports_and_resumes(annotate, dataset, tmp_path):
 
 
 def test_resume_starts_at_first_unfinished_query(dataset, tmp_path):
-    from lsdscc.annotate_session import AnnotationSession
-    from lsdscc.annotation import export
+    from lsdscc.annotation.session import AnnotationSession
+    from lsdscc.annotation.roundtrip import export
 
     out = tmp_path / "bob.csv"
     export(dataset, str(out))  # a file from `annotate export`, labelled by hand in a spreadsheet
@@ -186,7 +186,7 @@ def test_resume_starts_at_first_unfinished_query(dataset, tmp_path):
     ],
 )
 def test_resume_rejects_bad_files(dataset, tmp_path, line, message):
-    from lsdscc.annotate_session import AnnotationSession
+    from lsdscc.annotation.session import AnnotationSession
 
     bad = tmp_path / "bad.csv"
     header = "row_id,reference,relevant,group" + (",notes" if line.endswith(",nice") else "")
@@ -212,7 +212,12 @@ def test_resume_rejects_bad_files(dataset, tmp_path, line, message):
         ("GET", "/api/label", None, None, 405, "GET is not allowed"),
         ("DELETE", "/api/state", None, None, 405, "DELETE is not allowed"),
         ("OPTIONS", "/api/label", None, None, 405, "OPTIONS is not allowed"),
-        ("BREW", "/api/label", None, None, 501, "Unsupported method"),
+        ("BREW", "/api/label", None, None, 405, "Unsupported method"),
+        ("GET", "/api/query/-1", None, None, 400, "must be a number"),
+        ("GET", "/api/query/", None, None, 400, "must be a number"),
+        ("POST", "/api/label", b"[" * 100_000, "application/json", 400, "not valid JSON"),
+        ("POST", "/api/label", b'{"changes": ' + b"9" * 5000 + b"}", "application/json", 400, "not valid JSON"),
+        ("POST", "/api/label", b'{"changes": "\xff"}', "application/json", 400, "not valid JSON"),
         ("POST", "/api/state", changes({QA[0]: ("1", "a")}), "application/json", 405, "POST is not allowed"),
         ("GET", "/api/query/3", None, None, 404, "no query 3"),
         ("GET", "/api/query/x", None, None, 400, "must be a number"),
@@ -226,6 +231,113 @@ def test_bad_requests_get_4xx_and_change_nothing(annotate, method, path, body, c
     got, answer = request(url + path, method, body, content_type)
     assert got == status and message in answer["error"]
     assert open(out, "rb").read() == before  # all or nothing: the valid change of a bad batch is not applied
+
+
+def raw_request(url, data: bytes, timeout=10):
+    """``(status, JSON body, raw response)`` of bytes sent as they are on a new connection."""
+    import socket
+
+    host, port = url.split("//")[1].rsplit(":", 1)
+    data = data.replace(b"{HOST}", f"{host}:{port}".encode())  # the Host the server answers
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(data)
+        chunks = []
+        while True:  # every error answer closes the connection
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    raw = b"".join(chunks)
+    assert raw.startswith(b"HTTP/1."), raw[:200]  # an HTTP answer, not a dropped connection
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert b"application/json" in head, head
+    return int(head.split()[1]), (json.loads(body) if body else None), raw  # HEAD: no body
+
+
+def _post(length_header: bytes, body: bytes = b'{"changes": []}') -> bytes:
+    return (b"POST /api/label HTTP/1.1\r\nHost: {HOST}\r\nContent-Type: application/json\r\n"
+            + length_header + b"Connection: close\r\n\r\n" + body)
+
+
+@pytest.mark.parametrize(
+    "data, status, message",
+    [
+        (b"GET /api/query/\xb2 HTTP/1.1\r\nHost: {HOST}\r\n\r\n", 400, "must be a number"),  # str.isdigit('\xb2')
+        ("GET /api/query/\u0663 HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode(), 400, "must be a number"),
+        (b"GET /api/query/%C2%B2 HTTP/1.1\r\nHost: {HOST}\r\n\r\n", 400, "must be a number"),
+        (b"HEAD /api/query/\xb2 HTTP/1.1\r\nHost: {HOST}\r\n\r\n", 400, None),
+        (_post(b"Content-Length: \xb2\r\n"), 411, "Content-Length"),
+        (_post(b"Content-Length: -5\r\n"), 411, "Content-Length"),
+        (_post(b"Content-Length: 1e3\r\n"), 411, "Content-Length"),
+        (_post(b""), 411, "Content-Length"),
+        (_post(b"Content-Length: " + b"9" * 5000 + b"\r\n"), 413, "over"),
+        (_post(b"Content-Length: 99999999999999999999\r\n"), 413, "over"),
+        (_post(b"Content-Length: 4\r\n", b"\xff\xfe[]"), 400, "not valid JSON"),
+        (b"GARBAGE\r\n\r\n", 400, "Bad request"),
+        (b"GET /api/state\r\n\r\n", 400, "HTTP/0.9"),
+        (b"\xff\xfe\x00\x01 / HTTP/1.1\r\n\r\n", 405, "Unsupported method"),
+        (b"GET / HTTP/2.0\r\nHost: {HOST}\r\n\r\n", 400, "version"),
+        (b"GET / HTTP/1.1 extra\r\n\r\n", 400, "Bad request"),
+        (b"BREW /api/label HTTP/1.1\r\nHost: {HOST}\r\n\r\n", 405, "Unsupported method"),
+        (b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\n\r\n", 414, None),
+        (b"GET / HTTP/1.1\r\n" + b"X: y\r\n" * 120 + b"\r\n", 431, None),
+        (b"GET /api/state HTTP/1.1\r\nHost: \xff\xfe\r\n\r\n", 403, "unexpected Host header"),
+        (b"GET /api/state HTTP/1.0\r\n\r\n", 403, "unexpected Host header"),
+    ],
+)
+def test_malformed_requests_get_a_4xx_json_answer(annotate, data, status, message):
+    url, session, out = annotate
+    before = open(out, "rb").read()
+    got, body, raw = raw_request(url, data)
+    assert got == status and 400 <= got < 500, raw[:300]
+    if message is not None:
+        assert message in body["error"], body
+    assert open(out, "rb").read() == before
+
+
+def test_a_body_shorter_than_its_length_times_out_with_408(annotate, monkeypatch):
+    from lsdscc.annotation import server as annotate_server
+
+    monkeypatch.setattr(annotate_server.Handler, "timeout", 1.0)
+    url, session, out = annotate
+    got, body, raw = raw_request(url, _post(b"Content-Length: 100\r\n", b'{"cha'), timeout=20)
+    assert got == 408 and "body" in body["error"]
+
+
+def test_200_concurrent_requests_without_a_reset(annotate):
+    """socketserver's listen backlog of 5 reset connections under load; every one of 200 clients
+    connecting at once must get an HTTP answer."""
+    import socket
+    import time
+
+    url, session, out = annotate
+    host, port = url.split("//")[1].rsplit(":", 1)
+    n = 200
+    barrier = threading.Barrier(n, timeout=60)
+    results = [None] * n
+
+    def client(i):
+        try:
+            barrier.wait()
+            with socket.create_connection((host, int(port)), timeout=30) as sock:
+                sock.sendall(f"GET /api/state HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
+                data = b""
+                while chunk := sock.recv(65536):
+                    data += chunk
+            results[i] = data
+        except Exception as exc:  # noqa: BLE001 - what a client saw is the result
+            results[i] = exc
+
+    start = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    failures = [r for r in results if not isinstance(r, bytes)]
+    assert not failures, f"{len(failures)} of {n} failed, e.g. {failures[:3]!r}"
+    assert all(r.startswith(b"HTTP/1.1 200 ") for r in results)
+    assert time.perf_counter() - start < 60
 
 
 def test_an_error_closes_the_connection(annotate):
@@ -247,12 +359,54 @@ def test_foreign_host_header_is_refused(annotate):
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(req, timeout=10)
     assert caught.value.code == 403 and "unexpected Host header" in json.loads(caught.value.read())["error"]
-    req = urllib.request.Request(url + "/api/state", headers={"Host": "localhost:1"})
-    assert urllib.request.urlopen(req, timeout=10).status == 200
+    port = url.rsplit(":", 1)[1]
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"LOCALHOST:{port}"):
+        req = urllib.request.Request(url + "/api/state", headers={"Host": host})
+        assert urllib.request.urlopen(req, timeout=10).status == 200, host
+    for host in ("localhost:1", "127.0.0.1:1", "localhost", f"127.0.0.2:{port}", f"evil.example:{port}"):
+        got, body, _ = raw_request(url, f"GET /api/state HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        assert got == 403 and "unexpected Host header" in body["error"], host
+
+
+@pytest.mark.parametrize("bind", ["127.0.0.2", "127.1.2.3"])
+def test_host_check_holds_for_any_bound_address(dataset, tmp_path, bind):
+    # --host 127.0.0.2 used to turn the check off: the allowed Hosts come from the bound address
+    from lsdscc.annotation.server import AnnotateApp, make_server
+    from lsdscc.annotation.session import AnnotationSession
+
+    session = AnnotationSession.open(dataset, str(tmp_path / "b.csv"), annotator="bob")
+    server = make_server(AnnotateApp(session), bind, 0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+        url = f"http://{bind}:{port}"
+        for host, status in [(f"{bind}:{port}", 200), (f"localhost:{port}", 200), ("evil.example", 403),
+                             (f"evil.example:{port}", 403), (f"{bind}:{port + 1}", 403), (f"127.0.0.1:{port}", 403)]:
+            got, body, raw = raw_request(url, f"GET /api/state HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+            assert got == status, (host, raw[:200])
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+        session.close()
+
+
+def test_allowed_hosts_for_a_wildcard_or_lan_address():
+    from lsdscc.annotation.server import allowed_hosts, host_allowed
+
+    assert allowed_hosts("127.0.0.1", 8765) == {"127.0.0.1:8765", "localhost:8765"}
+    assert allowed_hosts("::1", 8765) == {"[::1]:8765", "localhost:8765"}
+    assert allowed_hosts("192.168.1.5", 80) == {"192.168.1.5:80", "192.168.1.5"}
+    assert allowed_hosts("0.0.0.0", 8765) is None  # any IP literal: DNS rebinding needs a name
+    for host, ok in [("192.168.1.5:8765", True), ("[::1]:8765", True), ("LOCALHOST:8765", True), ("10.0.0.1:8766", False),
+                     ("evil.example:8765", False), ("", False), ("[::1]", False), ("1.2.3.4:x", False)]:
+        assert host_allowed(host, "0.0.0.0", 8765) is ok, host
+    assert host_allowed("[::1]", "::", 80) and host_allowed("127.0.0.1", "127.0.0.1", 80)
 
 
 def test_two_tabs_never_interleave(annotate, dataset, tmp_path):
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.roundtrip import import_annotations
 
     url, session, out = annotate
     errors = []
@@ -280,10 +434,10 @@ def test_two_tabs_never_interleave(annotate, dataset, tmp_path):
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_stops_cleanly_and_the_csv_imports(dataset, tmp_path, signum):
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.roundtrip import import_annotations
 
     out = tmp_path / "carol.csv"
-    proc = subprocess.Popen([sys.executable, "-m", "multiref", "lsdscc", "annotate", "serve", "--dataset", dataset,
+    proc = subprocess.Popen([sys.executable, "-m", "multiref_cli", "lsdscc", "annotate", "serve", "--dataset", dataset,
                              "--output", str(out), "--port", "0", "--annotator", "Carol"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -305,7 +459,7 @@ def test_ctrl_c_stops_cleanly_and_the_csv_imports(dataset, tmp_path, signum):
 
 
 def test_cli_errors_are_one_line(dataset, tmp_path):
-    base = [sys.executable, "-m", "multiref", "lsdscc", "annotate"]
+    base = [sys.executable, "-m", "multiref_cli", "lsdscc", "annotate"]
     done = subprocess.run(base + ["serve", "--dataset", str(tmp_path / "nope"), "--output", str(tmp_path / "a.csv"),
                                   "--port", "0"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stderr.startswith("multiref: error:") and len(done.stderr.splitlines()) == 1
@@ -328,8 +482,8 @@ def _write_public(tmp_path):
 
 
 def test_browse_public_json_with_hypotheses(tmp_path, running):
-    from lsdscc.annotate_browse import browse_document
-    from lsdscc.annotate_server import BrowseApp
+    from lsdscc.annotation.browse import browse_document
+    from lsdscc.annotation.server import BrowseApp
     from multiref.metrics import get_metric
 
     refs, hyps = _write_public(tmp_path)
@@ -355,8 +509,8 @@ def test_browse_public_json_with_hypotheses(tmp_path, running):
 
 
 def test_browse_dataset_configs(dataset, tmp_path):
-    from lsdscc.annotate_browse import browse_document
-    from lsdscc.annotation import import_annotations, propose_groups
+    from lsdscc.annotation.browse import browse_document
+    from lsdscc.annotation.roundtrip import import_annotations, propose_groups
 
     doc = browse_document(dataset=dataset)  # no test_grouped yet: the candidates
     assert doc["kind"] == "test_candidates" and doc["maxbleu"] is None
@@ -386,7 +540,7 @@ def test_browse_dataset_configs(dataset, tmp_path):
     ],
 )
 def test_browse_errors(dataset, tmp_path, kwargs, message):
-    from lsdscc.annotate_browse import browse_document
+    from lsdscc.annotation.browse import browse_document
 
     paths = {"D": dataset, "R": _write_public(tmp_path)[0], "H": _write_public(tmp_path)[1], "missing": str(tmp_path / "x")}
     with pytest.raises(UserError, match=message):

@@ -1,4 +1,4 @@
-"""Annotation round-trip (lsdscc/annotation.py, ALGORITHMS.md section 2 step 6).
+"""Annotation round-trip (lsdscc/annotation/roundtrip.py, ALGORITHMS.md section 2 step 6).
 
 Data: tests/data/testset/candidates.json (hand-made test_candidates rows) and three
 annotators' files under tests/data/testset/annotations/. Expected groups are worked out by
@@ -20,7 +20,7 @@ import shutil
 
 import pytest
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from tests.helpers import data_path
 
 ANN = data_path("testset", "annotations")
@@ -37,9 +37,9 @@ EXPECTED_ABC = {
 
 
 def make_candidates(folder):
-    from multiref import hfdata
+    from multiref.output import hfdata
 
-    from lsdscc.testset import CANDIDATES_CONFIG, candidates_schema
+    from lsdscc.testset.assemble import CANDIDATES_CONFIG, candidates_schema
 
     rows = json.loads(data_path("testset", "candidates.json").read_text())["rows"]
     hfdata.write_parquet(hfdata.shard_path(str(folder), CANDIDATES_CONFIG, "test"), rows, candidates_schema())
@@ -66,7 +66,7 @@ def dataset(tmp_path):
     ],
 )
 def test_export_csv_and_jsonl(dataset, tmp_path, threshold, expected):
-    from lsdscc.annotation import COLUMNS, export
+    from lsdscc.annotation.roundtrip import COLUMNS, export
 
     out = tmp_path / "ann" / "round1.csv"
     assert export(str(dataset), str(out), overlap_threshold=threshold) == 10
@@ -83,7 +83,7 @@ def test_export_csv_and_jsonl(dataset, tmp_path, threshold, expected):
 
 
 def test_import_majority_and_groups(dataset, tmp_path):
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.roundtrip import import_annotations
 
     out = tmp_path / "public"
     counts = import_annotations(str(dataset), FILES, str(out))
@@ -122,7 +122,7 @@ def test_import_majority_and_groups(dataset, tmp_path):
     ],
 )
 def test_import_ties(dataset, tmp_path, tie, expected):
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.roundtrip import import_annotations
 
     import_annotations(str(dataset), [FILES[0], FILES[2]], str(tmp_path / "out"), tie=tie)
     assert json.loads((tmp_path / "out" / "test.group.json").read_text()) == expected
@@ -156,7 +156,7 @@ def _edited(tmp_path, line_no, new_line=None, name="bad.csv"):
     ],
 )
 def test_import_errors_name_file_and_line(dataset, tmp_path, line_no, new_line, message):
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.roundtrip import import_annotations
 
     bad = _edited(tmp_path, line_no, new_line)
     with pytest.raises(UserError, match=message):
@@ -166,7 +166,7 @@ def test_import_errors_name_file_and_line(dataset, tmp_path, line_no, new_line, 
 
 def test_cli_round_trip_and_scoring(dataset, tmp_path, capsys):
     """export -> annotate -> import with the CLI, then score the result with `multiref score`."""
-    from multiref.cli import main
+    from multiref_cli import main
 
     assert main(["lsdscc", "annotate", "export", "--dataset", str(dataset), "--output", str(tmp_path / "a.csv")]) == 0
     # an annotator fills in the exported file: keep A's labels
@@ -200,7 +200,7 @@ def test_cli_round_trip_and_scoring(dataset, tmp_path, capsys):
 
 
 def test_import_unknown_dataset_is_a_user_error(tmp_path):
-    from lsdscc.annotation import import_annotations
+    from lsdscc.annotation.roundtrip import import_annotations
 
     with pytest.raises(UserError, match="test_candidates"):
         import_annotations(str(tmp_path), FILES, str(tmp_path / "out"))
@@ -211,8 +211,50 @@ def test_public_format_matches_the_released_file():
     """Real-data tier: the released test.group.json is reproduced byte for byte by our writer."""
     from tests.helpers import real_data
 
-    from lsdscc.annotation import dumps_public
+    from lsdscc.annotation.roundtrip import dumps_public
 
     path = real_data("lsdscc", "test.group.json")
     text = path.read_text(encoding="utf-8")
     assert dumps_public(json.loads(text)) == text
+
+
+def test_import_reports_agreement_and_records_it_in_the_card(dataset, tmp_path):
+    """Agreement of annotators A, B, C, worked by hand from the three files.
+
+    Relevance (yes votes of 3 per candidate): 3 on qa#1 qa#2 qa#4 qb#1 qb#2, 2 on qa#3, 1 on qa#5,
+    0 on qb#3 qc#1 qc#2. Fleiss (1971): P_i = 1 for the 8 unanimous rows, 1/3 for the other two,
+    P-bar = 26/30; p_yes = 18/30, P_e = 0.52; kappa = (26/30 - 0.52) / 0.48 = 13/18.
+    Krippendorff (2011), nominal: o_yy = 16, o_nn = 10, o_yn = o_ny = 2; n_yes = 18, n_no = 12,
+    n = 30; alpha = 1 - 29 * 4 / (2 * 18 * 12) = 79/108.
+    Groups, on the references both annotators marked relevant: A-B on qa (x x y y / a a a b) is 0,
+    on qb (g g / g g) 1: mean 0.5; A-C and B-C are 0 on both queries; the mean over pairs 1/6.
+    """
+    from lsdscc.annotation.roundtrip import import_round
+
+    counts, agreed = import_round(str(dataset), FILES, str(tmp_path / "out"))
+    assert counts["unanimous_relevance"] == 8
+    assert agreed["candidates"] == 10
+    assert agreed["relevance_fleiss_kappa"] == pytest.approx(13 / 18)
+    assert agreed["relevance_krippendorff_alpha"] == pytest.approx(79 / 108)
+    assert agreed["groups_adjusted_rand_index"] == pytest.approx(1 / 6)
+    assert agreed["pairs"][0] == {"annotators": ["annotator_a.csv", "annotator_b.csv"], "adjusted_rand_index": 0.5,
+                                  "queries_compared": 2}
+    card = (dataset / "README.md").read_text()
+    assert "## Annotator agreement" in card and "Fleiss' kappa of relevance 0.722" in card
+    assert "Krippendorff's alpha (nominal) 0.731" in card and "adjusted Rand index of the groups 0.167" in card
+    meta = json.loads((dataset / "dataset_meta.json").read_text())
+    assert '"relevance_fleiss_kappa": 0.7222' in meta["sections"]["Annotator agreement"]
+
+
+def test_agreement_of_one_annotator_is_undefined(dataset, tmp_path, capsys):
+    from multiref_cli import main
+
+    assert main(["lsdscc", "annotate", "import", "--dataset", str(dataset), "--annotations", FILES[0],
+                 "--output", str(tmp_path / "out")]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["agreement"]["relevance_fleiss_kappa"] is None and printed["agreement"]["pairs"] == []
+    assert printed["annotators"] == 1 and "Fleiss' kappa of relevance n/a" in (dataset / "README.md").read_text()
+    assert main(["lsdscc", "annotate", "import", "--dataset", str(dataset), "--annotations", *FILES,
+                 "--output", str(tmp_path / "out")]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["agreement"]["relevance_krippendorff_alpha"] == pytest.approx(79 / 108)

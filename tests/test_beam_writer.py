@@ -1,4 +1,4 @@
-"""The shared deterministic writer (multiref/beam_writer.py) and the parquet settings it uses."""
+"""The shared deterministic writer (multiref/output/beam_writer.py) and the parquet settings it uses."""
 
 import os
 
@@ -8,9 +8,9 @@ import pyarrow.parquet as pq
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from multiref import hfdata
-from multiref.beam_utils import pipeline_options
-from multiref.beam_writer import CountingDoFn, SumCounts, WriteShards, write_file
+from multiref.output import hfdata
+from multiref.output.beam_utils import pipeline_options
+from multiref.output.beam_writer import CountingDoFn, SumCounts, WriteShards, write_file
 
 SCHEMA = pa.schema([("id", pa.string()), ("n", pa.int64())])
 

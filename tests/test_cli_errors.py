@@ -46,7 +46,30 @@ def _files(folder):
     import pyarrow.parquet as pq
 
     pq.write_table(pa.table({"id": pa.array([], pa.string())}), corpus / "train-00000-of-00001.parquet")
+    from multiref.output import hfdata  # a corpus this tool wrote (a build of no rows): the stage may update it
+
+    hfdata.add_config(str(corpus.parent), hfdata.ConfigInfo(name="single_turn", description="no rows",
+                                                            splits={"train": 0}, features=pa.schema([("id", pa.string())])))
     (folder / "annotated.csv").write_text("x\n")
+    _deep_files(folder)
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # a RecursionError (exit 3) in json before the nesting bound
+
+
+def _deep_files(folder):
+    """Reference and hypothesis files nested too deeply, and other JSON the parser itself refuses."""
+    (folder / "deep.json").write_text(DEEP + "\n")
+    (folder / "deep_lsdscc.json").write_text('{\n  "q1": {"1": ["a b"]},\n  "q2": {"1": ' + DEEP + '}\n}\n')
+    (folder / "deep_refs.jsonl").write_text('{"id": "a", "references": ["x"]}\n{"id": "b", "references": ' + DEEP + '}\n')
+    (folder / "deep_hyps.jsonl").write_text('{"id": "a", "hypothesis": "x"}\n\n{"id": "b", "hypotheses": ' + DEEP + '}\n')
+    (folder / "deep_200.jsonl").write_text('{"id": "a", "references": ' + "[" * 200 + "]" * 200 + '}\n')
+    (folder / "deep_strings.jsonl").write_text(json.dumps({"id": "a", "references": ["[" * 5000]}) + "\n")
+    (folder / "bigint.jsonl").write_text('{"id": "a", "references": ["x"]}\n{"id": ' + "9" * 5000 + ', "references": ["x"]}\n')
+    (folder / "bigint.json").write_text('{\n"q": {"1": ["x"]},\n"r": {"1": [' + "9" * 5000 + ']}}\n')
+    meta = folder / "deep_meta" / "test_grouped"
+    meta.mkdir(parents=True)
+    (folder / "deep_meta" / "dataset_meta.json").write_text('{"configs": ' + DEEP + '}')
 
 
 SCORE_REFS = str(data_path("score", "lsdscc_small.json"))
@@ -64,6 +87,15 @@ CASES = [
     ("score-unwritable", ["score", "-r", SCORE_REFS, "-H", SCORE_HYPS, "-o", "a_file/out.txt"], 1, "a_file"),
     ("score-gs", ["score", "-r", "gs://bucket/refs.json", "-H", SCORE_HYPS], 1, "gs://bucket/refs.json"),
     ("score-http", ["score", "-r", f"{CLOSED}/refs.json", "-H", SCORE_HYPS], 1, "127.0.0.1:9"),
+    ("score-deep-refs-document", ["score", "-r", "deep.json", "-H", SCORE_HYPS], 1, "deep.json:1: JSON nested deeper than 100 levels"),
+    ("score-deep-lsdscc", ["score", "-r", "deep_lsdscc.json", "-H", SCORE_HYPS], 1, "deep_lsdscc.json:3: JSON nested deeper"),
+    ("score-deep-refs-line", ["score", "-r", "deep_refs.jsonl", "-H", SCORE_HYPS], 1, "deep_refs.jsonl:2: JSON nested deeper"),
+    ("score-deep-hyps-line", ["score", "-r", SCORE_REFS, "-H", "deep_hyps.jsonl"], 1, "deep_hyps.jsonl:3: JSON nested deeper"),
+    ("score-deep-200", ["score", "-r", "deep_200.jsonl", "-H", SCORE_HYPS], 1, "deep_200.jsonl:1: JSON nested deeper than 100"),
+    ("score-brackets-in-strings", ["score", "-r", "deep_strings.jsonl", "-H", SCORE_HYPS], 1, "the references have no queries"),
+    ("score-bigint-line", ["score", "-r", "bigint.jsonl", "-H", SCORE_HYPS], 1, "bigint.jsonl:2: invalid JSON"),
+    ("score-bigint-document", ["score", "-r", "bigint.json", "-H", SCORE_HYPS], 1, "bigint.json:3: invalid JSON"),
+    ("score-deep-dataset-meta", ["score", "-r", "deep_meta", "-H", SCORE_HYPS], 1, "deep_meta: not a dataset folder"),
     ("score-unknown-option", ["score", "-r", SCORE_REFS, "-H", SCORE_HYPS, "--lowercse"], 2, "--lowercase"),
     ("score-missing-option", ["score", "-r", SCORE_REFS], 2, "--hypotheses"),
     ("correlation-binary", ["analyze", "correlation", "--ratings", "binary.dat"], 1, "binary.dat"),
@@ -95,6 +127,8 @@ CASES = [
     ("dailydialog-ddpp-shape", ["dailydialog", "build", "--output", "dd", "--dailydialog", str(DD_SAMPLE),
                                 "--ddpp", "ddpp"], 1, "dev.json:1"),
     ("dailydialog-unwritable", ["dailydialog", "build", "--output", "a_file/dd"], 1, "a_file"),
+    ("annotate-serve-port", ["lsdscc", "annotate", "serve", "--dataset", "missing", "--output", "x.csv", "--port",
+                             "70000"], 2, "argument --port: must be from 0 to 65535, got 70000"),
     ("metrics-path-unknown", ["metrics", "path", "no_such_metric"], 1, "no_such_metric"),
     ("group-without-command", ["analyze"], 2, "correlation"),
 ]
@@ -111,7 +145,7 @@ def run_multiref(argv, cwd, env_extra=None, timeout=180):
     env = {**os.environ, "STORAGE_EMULATOR_HOST": CLOSED, **(env_extra or {})}
     env.pop("MULTIREF_DEBUG", None)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "multiref", *argv], cwd=cwd, env=env, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "multiref_cli", *argv], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=timeout)
     return proc, time.perf_counter() - start
 
@@ -186,7 +220,7 @@ def _raiser(exc):
 def test_exit_statuses_in_process(capsys, monkeypatch, exc, status, text):
     import argparse
 
-    from multiref.cli import _run
+    from multiref_cli import _run
 
     monkeypatch.delenv("MULTIREF_DEBUG", raising=False)
     assert _run(_raiser(exc), argparse.Namespace(command="score")) == status
@@ -197,7 +231,7 @@ def test_exit_statuses_in_process(capsys, monkeypatch, exc, status, text):
 def test_a_bug_shows_its_traceback_when_asked(monkeypatch):
     import argparse
 
-    from multiref.cli import _run
+    from multiref_cli import _run
 
     monkeypatch.setenv("MULTIREF_DEBUG", "1")
     with pytest.raises(RuntimeError, match="boom"):
@@ -209,8 +243,8 @@ def test_beam_failure_on_user_input_drops_beams_log(capsys):
     import argparse
     import logging
 
-    from multiref.cli import _run
-    from multiref.errors import UserError
+    from multiref_cli import _run
+    from multiref.util.errors import UserError
 
     def handler(args):
         logging.getLogger("apache_beam.runners.worker").error("Traceback (most recent call last): ...")

@@ -1,4 +1,4 @@
-"""The real ``multiref`` parser against the flag table (multiref/cli/flags.py).
+"""The real ``multiref`` parser against the flag table (multiref_cli/flags.py).
 
 Each check names the command and the flag that drifted, so after a merge the failures list
 what to reconcile: a concept spelled differently, another default without a paper named,
@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from multiref.cli import build_parser, flags
+from multiref_cli import build_parser, flags
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -120,7 +120,7 @@ def test_every_command_takes_quiet_progress_and_version(leaves):
 
 def test_old_spelling_in_a_real_process(tmp_path):
     missing = tmp_path / "missing.jsonl"
-    proc = subprocess.run([sys.executable, "-m", "multiref", "analyze", "regression", "--data", str(missing)],
+    proc = subprocess.run([sys.executable, "-m", "multiref_cli", "analyze", "regression", "--data", str(missing)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     lines = proc.stderr.splitlines()
     assert lines[0] == "multiref: note: --data is deprecated; use --ratings"
@@ -129,16 +129,16 @@ def test_old_spelling_in_a_real_process(tmp_path):
 
 
 def test_docs_cli_is_what_the_code_renders():
-    from multiref.cli import reference
+    from multiref_cli import reference
 
     with open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8") as fh:
         page = fh.read()
     assert flags.markdown_table() in page, "docs/cli.md's flag table differs from flags.markdown_table()"
-    assert page == reference.render(), "docs/cli.md is stale: run python -m multiref.cli.reference docs/cli.md"
+    assert page == reference.render(), "docs/cli.md is stale: run python -m multiref_cli.reference docs/cli.md"
 
 
 def test_docs_cli_names_every_command_and_a_page_for_it(leaves):
-    from multiref.cli import reference
+    from multiref_cli import reference
 
     assert sorted(reference.PAGES) == sorted(leaves), "reference.PAGES and the parser's commands differ"
     table = reference.commands_table(build_parser())
@@ -156,7 +156,7 @@ def test_docs_cli_names_every_command_and_a_page_for_it(leaves):
 
 def test_reference_script_writes_the_page(tmp_path):
     out = tmp_path / "cli.md"
-    proc = subprocess.run([sys.executable, "-m", "multiref.cli.reference", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "multiref_cli.reference", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     with open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8") as fh:
@@ -168,8 +168,8 @@ def test_beam_options_of_any_pipeline_options_subclass_are_known(leaves):
     # pipelines/: its options pass the check without any list to update.
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    from multiref.cli import check_beam_options
-    from multiref.errors import UsageError
+    from multiref_cli import check_beam_options
+    from multiref.util.errors import UsageError
 
     class _ProbeOptions(PipelineOptions):
         @classmethod

@@ -1,4 +1,4 @@
-"""The praw crawler (lsdscc/crawl.py, GitHub issue #3), driven through REAL praw/prawcore
+"""The praw crawler (lsdscc/crawl/crawler.py, GitHub issue #3), driven through REAL praw/prawcore
 against the fake Reddit server of tests/fake_reddit.py on 127.0.0.1.
 
 Expected records come from the fixture the server serves (the ground truth), from a
@@ -15,9 +15,9 @@ import random
 
 import pytest
 
-from lsdscc import crawl as C
-from multiref.cli import main
-from multiref.errors import UserError
+from lsdscc.crawl import crawler as C
+from multiref_cli import main
+from multiref.util.errors import UserError
 from tests.fake_reddit import (ACCESS_TOKEN, CLIENT_ID, CLIENT_SECRET, FakeReddit, Thread, make_threads)
 from tests.helpers import data_path
 
@@ -231,7 +231,7 @@ def test_resume_discards_records_of_a_thread_whose_commit_did_not_happen(env, th
     monkeypatch.setattr(C.CrawlState, "_commit", real_commit)
     assert len(read(out / "submissions.jsonl")) == 3  # thread 3 was appended but never committed
     with FakeReddit(threads) as fake:
-        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl"):
+        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl.crawler"):
             stats = run_crawl(fake, out, listing="top", limit=None)
         assert set(fake.thread_requests) == {"rnd005", "del003", "emp002"}
     assert "discarding" in caplog.text and "unfinished thread" in caplog.text
@@ -278,7 +278,7 @@ def test_429_then_success_waits_the_logged_backoff(env, threads, caplog):
     out = env / "out"
     with FakeReddit(threads) as fake:
         fake.fail(429, path="^/comments/del003/$")
-        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl"):
+        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl.crawler"):
             stats = run_crawl(fake, out, ids=("del003",), retry_policy=C.RetryPolicy(max_retries=3, backoff=0.05))
         gap = _gap_before_retry(fake, "/comments/del003/")
     assert stats.retries == 1 and stats.threads_crawled == 1
@@ -293,7 +293,7 @@ def test_429_retry_after_header_is_honoured(env, threads, caplog):
     out = env / "out"
     with FakeReddit(threads) as fake:
         fake.fail(429, path="^/comments/emp002/$", headers={"Retry-After": "0.3"})
-        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl"):
+        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl.crawler"):
             run_crawl(fake, out, ids=("emp002",), retry_policy=C.RetryPolicy(max_retries=2, backoff=0.01))
         gap = _gap_before_retry(fake, "/comments/emp002/")
     assert "waiting 0.30 s before retry 1 of 2" in caplog.text
@@ -304,7 +304,7 @@ def test_500_then_success_on_morechildren(env, threads, caplog):
     out = env / "out"
     with FakeReddit(threads) as fake:
         fake.fail(500, path="^/api/morechildren", after=2)
-        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl"):
+        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl.crawler"):
             stats = run_crawl(fake, out, ids=("big001",))
         calls = [q["children"] for _, p, q in fake.requests if p == "/api/morechildren/"]
     assert "HTTP 500 from POST /api/morechildren/" in caplog.text
@@ -318,7 +318,7 @@ def test_dropped_connection_is_retried(env, threads, caplog):
     out = env / "out"
     with FakeReddit(threads) as fake:
         fake.fail(0, path="^/comments/rnd004/$")
-        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl"):
+        with caplog.at_level(logging.WARNING, logger="lsdscc.crawl.crawler"):
             run_crawl(fake, out, ids=("rnd004",))
     assert "network error" in caplog.text
     assert len(read(out / "comments.jsonl")) == 14
@@ -461,7 +461,7 @@ def test_crawl_module_keeps_cli_startup_light():
     import subprocess
     import sys
 
-    code = "import sys, multiref.cli.lsdscc_crawl; print(any(m.startswith(('praw', 'prawcore', 'requests')) for m in sys.modules))"
+    code = "import sys, multiref_cli.lsdscc_crawl; print(any(m.startswith(('praw', 'prawcore', 'requests')) for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
 
 
@@ -496,10 +496,10 @@ def test_records_have_the_dump_schema_fields_and_types(env, threads):
 
 
 def test_output_reads_through_the_corpus_dump_reader(env, threads):
-    """H2's reader (lsdscc.sources / lsdscc.records) takes the crawl folder as a dump input."""
-    from lsdscc.config import CorpusConfig
-    from lsdscc.records import Post, normalize
-    from lsdscc.sources import read_items, resolve_inputs
+    """H2's reader (lsdscc.corpus.sources / lsdscc.corpus.records) takes the crawl folder as a dump input."""
+    from lsdscc.corpus.config import CorpusConfig
+    from lsdscc.corpus.records import Post, normalize
+    from lsdscc.corpus.sources import read_items, resolve_inputs
 
     out = env / "out"
     with FakeReddit(threads) as fake:

@@ -58,7 +58,7 @@ def test_nouns_and_synonyms_need_nltk_data_named_in_the_error(tmp_path):
     # For real: a fresh interpreter whose NLTK_DATA is an empty folder (NLTK reads it at import).
     env = dict(os.environ, NLTK_DATA=str(tmp_path), HOME=str(tmp_path))
     code = ("from dailydialog_pp.corruptions import check_nltk_data\n"
-            "from multiref.errors import UserError\n"
+            "from multiref.util.errors import UserError\n"
             "try:\n    check_nltk_data(['nouns', 'synonyms'])\nexcept UserError as e:\n    print('ERR', e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(REPO_DIR))
     assert out.returncode == 0, out.stderr

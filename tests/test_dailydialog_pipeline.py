@@ -1,15 +1,17 @@
-"""The Beam pipeline and CLI (pipelines/dailydialog.py, multiref/cli/dailydialog.py) on hand-made data.
+"""The Beam pipeline and CLI (pipelines/dailydialog.py, multiref_cli/dailydialog.py) on hand-made data.
 
 tests/data/dailydialog holds a tiny release (see the expected counts worked out below), a
 multi-reference file (3 dialogues + a malformed line) and DD++ files.
 """
 
+import io
 import json
 import os
 import subprocess
 import sys
 
 import pytest
+from apache_beam.io.filesystem import FileMetadata, FileSystem
 
 from dailydialog_pp.readers import RawLine
 from pipelines.dailydialog import natural_key, run
@@ -176,7 +178,7 @@ def test_source_injection():
 
 
 def test_bad_options_are_user_errors(tmp_path):
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     with pytest.raises(UserError, match="sum to 1"):
         run(ARGS + ["--output", str(tmp_path / "x"), "--split-fractions", "0.5", "0.5", "0.5"])
@@ -202,7 +204,7 @@ def test_cli_on_bundled_sample(tmp_path):
 
 
 def test_cli_passes_beam_args_after_double_dash(tmp_path):
-    from multiref.cli import build_parser
+    from multiref_cli import build_parser
 
     args = build_parser().parse_args(["dailydialog", "build", "--output", "o", "--seed", "2", "--",
                                       "--runner", "DirectRunner", "--direct_num_workers", "1"])
@@ -214,15 +216,15 @@ def test_thin_transform_with_test_pipeline():
     from apache_beam.testing.test_pipeline import TestPipeline
     from apache_beam.testing.util import assert_that, equal_to
 
-    from multiref.beam_utils import pipeline_options
-    from pipelines.dailydialog_transforms import _parse_dialogue
+    from multiref.output.beam_utils import pipeline_options
+    from pipelines.dailydialog_transforms import Read
 
     raw = [RawLine("m", 1, "A . __eou__ B . __eou__", "dailydialog", ("test", 0, "1 1", "0 0")),
            RawLine("m", 2, "A . __eou__ B . __eou__", "dailydialog", ("test", 1, "1", "0 0"))]
     with TestPipeline(options=pipeline_options([])) as p:
-        out = p | beam.Create(raw) | beam.FlatMap(_parse_dialogue).with_outputs("rejected", main="ok")
-        assert_that(out.ok | "ids" >> beam.Map(lambda d: d.dialogue_id), equal_to(["test_0"]), label="ok")
-        assert_that(out.rejected | "reasons" >> beam.Map(lambda d: d["reason"]), equal_to(["act-count-mismatch"]),
+        out = p | Read({"dailydialog": raw, "multiref": None, "ddpp": None})
+        assert_that(out["dialogues"] | "ids" >> beam.Map(lambda d: d.dialogue_id), equal_to(["test_0"]), label="ok")
+        assert_that(out["rejected"] | "reasons" >> beam.Map(lambda d: d["reason"]), equal_to(["act-count-mismatch"]),
                     label="rejected")
 
 
@@ -249,7 +251,7 @@ def test_empty_splits_are_left_out_of_the_card(tmp_path, capsys):
 
 
 def test_same_bytes_on_the_portable_runner(built, tmp_path):
-    # The shared writer (multiref.beam_writer) makes the folder independent of the runner.
+    # The shared writer (multiref.output.beam_writer) makes the folder independent of the runner.
     folder, _ = built
     other = str(tmp_path / "portable")
     run(ARGS + ["--output", other, "--corruptions", "reverse", "drop_stopwords", "--runner", "PortableRunner",
@@ -259,3 +261,132 @@ def test_same_bytes_on_the_portable_runner(built, tmp_path):
     for rel in files:
         with open(os.path.join(folder, rel), "rb") as a, open(os.path.join(other, rel), "rb") as b:
             assert a.read() == b.read(), rel
+
+
+def test_render_runner_draws_every_step(tmp_path):
+    # The whole graph, every composite labelled after a step of the papers, drawn without running.
+    import re
+
+    from pipelines.dailydialog import STEPS
+
+    graph = tmp_path / "graph.dot"
+    summary = run(ARGS + ["--output", str(tmp_path / "o"), "--corruptions", "reverse",
+                          "--runner", "apache_beam.runners.render.RenderRunner", "--render_output", str(graph)])
+    assert summary["dry_run"] is True and not (tmp_path / "o").exists()  # nothing ran, nothing written
+    dot = graph.read_text()
+    for step in STEPS + ("ParseDialogues", "JoinByIndex", "GroupDuplicates", "JoinByContext", "SumCounts",
+                         "GroupByShard", "GroupByReason"):
+        assert re.search(rf'label="?{step}"?[,\]\s]', dot), step
+
+
+def test_no_beam_metrics_no_local_open_and_no_printing_in_the_job():
+    # Counts travel as data and files go through FileSystems: the job's modules neither query
+    # Beam metrics nor open, create or delete files themselves; only the notes on stderr
+    # (_note) and the `python -m` entry point (main) print.
+    import ast
+
+    for name in ("pipelines/dailydialog.py", "pipelines/dailydialog_transforms.py", "dailydialog_pp/steps.py",
+                 "dailydialog_pp/card.py"):
+        tree = ast.parse((REPO_DIR / name).read_text())
+        calls = {node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+                 for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and isinstance(node.func, (ast.Name, ast.Attribute))}
+        assert not calls & {"open", "counters", "metrics", "makedirs", "remove"}, (name, calls)
+        printing = {f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
+                    for node in ast.walk(f) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "print"}
+        assert printing <= {"_note", "main"}, (name, printing)
+
+
+class MemoryFileSystem(FileSystem):
+    """An in-memory object store registered with Beam's FileSystems under ``memtest://`` (Beam
+    finds every FileSystem subclass by its scheme): stands in for gs:// in these tests."""
+
+    objects: dict = {}
+
+    @classmethod
+    def scheme(cls):
+        return "memtest"
+
+    def join(self, base, *paths):
+        return "/".join([base.rstrip("/")] + [p.strip("/") for p in paths])
+
+    def split(self, path):
+        return tuple(path.rstrip("/").rsplit("/", 1))
+
+    def has_dirs(self):
+        return False
+
+    def mkdirs(self, path):
+        pass
+
+    def _list(self, prefix):
+        return [FileMetadata(p, len(b)) for p, b in sorted(self.objects.items()) if p.startswith(prefix)]
+
+    def create(self, path, mime_type="application/octet-stream", compression_type=None):
+        objects = self.objects
+
+        class Upload(io.BytesIO):
+            def close(self):
+                objects[path] = self.getvalue()
+                super().close()
+        return Upload()
+
+    def open(self, path, mime_type="application/octet-stream", compression_type=None):
+        return io.BytesIO(self.objects[path])
+
+    def copy(self, sources, destinations):
+        for s, d in zip(sources, destinations):
+            self.objects[d] = self.objects[s]
+
+    def rename(self, sources, destinations):
+        for s, d in zip(sources, destinations):
+            self.objects[d] = self.objects.pop(s)
+
+    def exists(self, path):
+        return path in self.objects
+
+    def size(self, path):
+        return len(self.objects[path])
+
+    def last_updated(self, path):
+        return 0.0
+
+    def metadata(self, path):
+        return FileMetadata(path, self.size(path))
+
+    def delete(self, paths):
+        for p in paths:
+            self.objects.pop(p)
+
+
+def test_a_remote_output_gets_the_same_bytes(built):
+    # Every file (shards, dead letters, stats.json, the card) goes through Beam's FileSystems,
+    # so an object-store output (gs:// on Dataflow; an in-memory store here) holds the same bytes.
+    folder, _ = built
+    MemoryFileSystem.objects.clear()
+    summary = run(ARGS + ["--output", "memtest://bucket/dd", "--corruptions", "reverse", "drop_stopwords"])
+    assert summary["output"] == "memtest://bucket/dd" and summary["configs"]["multiref"] == {"test": 6}
+    remote = {p[len("memtest://bucket/dd/"):]: b for p, b in MemoryFileSystem.objects.items()}
+    local = {}
+    for d, _, fs in os.walk(folder):
+        for f in fs:
+            with open(os.path.join(d, f), "rb") as fh:
+                local[os.path.relpath(os.path.join(d, f), folder)] = fh.read()
+    assert sorted(remote) == sorted(local)
+    for rel, data in local.items():
+        assert remote[rel] == data, rel
+    assert summary["dead_letters"]["text-mismatch"] == 1
+
+
+def test_cli_publishes_a_remote_output_whole(capsys):
+    # The CLI's one call (pipelines.dailydialog.build_published) on an object store: built in a
+    # staging prefix, then published with its manifest and _SUCCESS marker (multiref.output.publish_remote).
+    from multiref_cli import main
+
+    MemoryFileSystem.objects.clear()
+    assert main(["dailydialog", "build", "--output", "memtest://bucket/pub", "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "multiref: test 37" and out[-1] == "wrote memtest://bucket/pub"
+    names = sorted(p[len("memtest://bucket/"):] for p in MemoryFileSystem.objects)
+    assert "pub/_SUCCESS" in names and "pub/stats.json" in names and "pub/README.md" in names
+    assert not [n for n in names if not n.startswith("pub/")]  # no staging prefix, no lock left

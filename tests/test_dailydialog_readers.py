@@ -5,7 +5,7 @@ import pytest
 from dailydialog_pp.readers import (
     RawLine, RejectedRecord, parse_ddpp, parse_dialogue, parse_multiref, read_dailydialog, read_ddpp, read_multiref,
     split_utterances)
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from tests.helpers import data_path
 
 DD = data_path("dailydialog", "dd")

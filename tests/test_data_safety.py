@@ -1,5 +1,5 @@
 """A build never loses or breaks a dataset (issue 11), in real subprocesses
-(``sys.executable -m multiref ...``): SIGINT at many points of a build and of the test-set
+(``sys.executable -m multiref_cli ...``): SIGINT at many points of a build and of the test-set
 stage, SIGTERM, two concurrent builds, tiny and empty corpora, more shards than rows. Each
 checks the folder byte for byte (sha256 of every file) and loads it with
 ``datasets.load_dataset``. Unit tests of the mechanism: tests/test_publish.py.
@@ -32,12 +32,12 @@ def _default_sigint():
 
 
 def start(*args) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "multiref", *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "multiref_cli", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
 
 
 def run(*args, timeout=300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "multiref", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "multiref_cli", *args], capture_output=True, text=True,
                           timeout=timeout, preexec_fn=_default_sigint)
 
 
@@ -95,7 +95,7 @@ def tiny_dump(tmp_path_factory):
     import zstandard
 
     def read(name):
-        with open(os.path.join(os.path.dirname(__file__), "..", "lsdscc", "sample", name), "rb") as fh:
+        with open(os.path.join(os.path.dirname(__file__), "..", "lsdscc", "corpus", "sample", name), "rb") as fh:
             text = io.TextIOWrapper(zstandard.ZstdDecompressor().stream_reader(fh), encoding="utf-8")
             return [json.loads(line) for line in text if line.strip()]
 
@@ -160,7 +160,7 @@ def test_sigint_during_the_testset_stage_then_a_full_run(base, tmp_path):
     written (before the leak removal): never a test set that leaks into training."""
     folder = copy_of(base, tmp_path)
     witness = tmp_path / "witness"  # hard links to every file: an in-place write would show here
-    from multiref.publish import link_tree
+    from multiref.output.publish import link_tree
 
     link_tree(str(folder), str(witness))
     for marker in ("snapshot of the corpus", "indexed", "wrote "):
@@ -273,7 +273,7 @@ def test_annotations_survive_a_rebuild_and_move_aside_when_the_test_set_changes(
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    from multiref.publish import link_tree
+    from multiref.output.publish import link_tree
 
     for _ in range(2):  # the second import replaces the first one's files
         before = tree(folder)

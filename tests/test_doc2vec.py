@@ -1,4 +1,4 @@
-"""Doc2Vec re-ranking (lsdscc/doc2vec.py, ALGORITHMS.md section 2 step 2)."""
+"""Doc2Vec re-ranking (lsdscc/testset/doc2vec.py, ALGORITHMS.md section 2 step 2)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 
 
 def fake_model(vectors):
@@ -38,7 +38,7 @@ VECTORS = [
     ],
 )
 def test_rerank_respects_threshold_and_orders_by_cosine(threshold, expected):
-    from lsdscc.doc2vec import QueryVectors
+    from lsdscc.testset.doc2vec import QueryVectors
 
     vectors = QueryVectors(fake_model(VECTORS), TEXTS)
     # Lucene order given deliberately differs from the cosine order
@@ -47,7 +47,7 @@ def test_rerank_respects_threshold_and_orders_by_cosine(threshold, expected):
 
 
 def test_rerank_ties_keep_lucene_order():
-    from lsdscc.doc2vec import QueryVectors
+    from lsdscc.testset.doc2vec import QueryVectors
 
     vectors = QueryVectors(fake_model([[1, 0], [1, 0], [1, 0]]), ["x", "y", "q"])
     assert [c for c, _ in vectors.rerank("q", ["y", "x"], lambda t: t, 0.9)] == ["y", "x"]
@@ -58,7 +58,7 @@ SENTENCES = [f"the movie number {i % 7} was {w} and {v}" for i, (w, v) in
 
 
 def _train(tmp_path, name, config, queries, responses):
-    from lsdscc import doc2vec
+    from lsdscc.testset import doc2vec
 
     path = str(tmp_path / f"{name}.txt")
     n = doc2vec.write_sentences(path, queries, responses)
@@ -66,7 +66,7 @@ def _train(tmp_path, name, config, queries, responses):
 
 
 def test_training_file_layout_and_reproducible_training(tmp_path):
-    from lsdscc.doc2vec import Doc2VecConfig, QueryVectors
+    from lsdscc.testset.doc2vec import Doc2VecConfig, QueryVectors
 
     queries = sorted(set(SENTENCES[:12]))
     responses = SENTENCES[6:] + [""]  # overlap with queries is written once; "" becomes <empty>
@@ -97,14 +97,14 @@ def test_training_file_layout_and_reproducible_training(tmp_path):
      ({"dm": 2}, "dm"), ({"threshold": 1.5}, "threshold")],
 )
 def test_config_errors(options, message):
-    from lsdscc.doc2vec import Doc2VecConfig
+    from lsdscc.testset.doc2vec import Doc2VecConfig
 
     with pytest.raises(UserError, match=message):
         Doc2VecConfig(**options)
 
 
 def test_broken_model_file_is_a_user_error(tmp_path):
-    from lsdscc.doc2vec import load
+    from lsdscc.testset.doc2vec import load
 
     bad = tmp_path / "doc2vec.model"
     bad.write_bytes(b"not a pickle")

@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 import pytest
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from multiref.metrics import Item, get_metric
 from multiref.metrics.embedding import (extrema_vector, greedy_matching, greedy_matching_many, load_vectors,
                                         unit_rows, vectors_format_for)

@@ -11,11 +11,11 @@ import time
 import pyarrow as pa
 import pytest
 
-from multiref import beam_utils, hfdata
-from multiref.cli import main
-from multiref.errors import UserError
-from multiref.io import read_json, read_jsonl
-from multiref.tokenizers import get_tokenizer
+from multiref.output import beam_utils, hfdata
+from multiref_cli import main
+from multiref.util.errors import UserError
+from multiref.util.files import read_json, read_jsonl
+from multiref.metrics.tokenizers import get_tokenizer
 
 HEAVY = ("apache_beam", "gensim", "jnius", "pandas", "datasets", "sklearn", "matplotlib", "torch", "pyarrow", "numpy")
 
@@ -23,7 +23,7 @@ HEAVY = ("apache_beam", "gensim", "jnius", "pandas", "datasets", "sklearn", "mat
 def test_help_is_fast_and_imports_nothing_heavy():
     code = (
         "import sys, io, contextlib\n"
-        "from multiref.cli import main\n"
+        "from multiref_cli import main\n"
         "buf = io.StringIO()\n"
         "with contextlib.redirect_stdout(buf):\n"
         "    try: main(['--help'])\n"
@@ -211,7 +211,7 @@ def test_dataset_folder_loads_with_datasets_and_is_reproducible(tmp_path):
     ],
 )
 def test_beam_options_are_routed_to_beam(argv, expected):
-    from multiref.cli import build_parser, route_beam_options
+    from multiref_cli import build_parser, route_beam_options
 
     assert route_beam_options(build_parser(), argv) == expected
 

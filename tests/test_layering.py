@@ -1,27 +1,33 @@
-"""Layering of the code base (issue 10 item 7), checked on the source's syntax trees.
+"""The folders are the layers (issue 18 item 1), checked on the source's syntax trees.
 
-The ``multiref`` CLI (``multiref/cli``) is the one layer that parses a command line and
-sits on top: nothing under ``pipelines/``, ``lsdscc/`` or ``dailydialog_pp/`` imports it,
-and the project's modules import each other without cycles. Both module-level and
-function-level imports count (a lazy import is still a dependency).
+Layers, top to bottom: ``multiref_cli`` (the command line) > ``pipelines`` (the Beam jobs) >
+``lsdscc`` and ``dailydialog_pp`` (the dataset packages) > ``multiref`` (the shared core).
+No module imports a layer above its own; no two modules import each other through a cycle;
+inside every folder, the imports between its subfolders and modules form no cycle either
+(``lsdscc/corpus`` <-> ``lsdscc/testset``, ``multiref/metrics`` <-> ``multiref/output``, ...);
+and no project module is named like a standard-library module. Both module-level and
+function-level imports count (a lazy import is still a dependency). The checker checks
+itself on synthetic edges, so it fails when an upward import is added.
 """
 
 import ast
 import os
+import sys
 
 import pytest
 
 from tests.helpers import REPO_DIR
 
-PACKAGES = ("multiref", "lsdscc", "dailydialog_pp", "pipelines")
-BELOW_THE_CLI = ("pipelines", "lsdscc", "dailydialog_pp")
+LAYERS = (("multiref_cli",), ("pipelines",), ("lsdscc", "dailydialog_pp"), ("multiref",))
+RANK = {package: rank for rank, packages in enumerate(LAYERS) for package in packages}  # 0: top
 
 
 def _modules() -> dict:
     """``{dotted module name: path}`` of every module of the project's packages."""
     out = {}
-    for package in PACKAGES:
-        for root, _, files in os.walk(REPO_DIR / package):
+    for package in RANK:
+        for root, dirs, files in os.walk(REPO_DIR / package):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in files:
                 if not name.endswith(".py"):
                     continue
@@ -35,12 +41,11 @@ def _modules() -> dict:
 MODULES = _modules()
 
 
-def _imports(module: str, path: str) -> set:
-    """The project modules that ``module`` imports anywhere in its body."""
-    tree = ast.parse(open(path, encoding="utf-8").read(), path)
-    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+def _imports(module: str, source: str, is_package: bool, known) -> set:
+    """The modules of ``known`` that ``module`` (its ``source``) imports anywhere in its body."""
+    package = module if is_package else module.rpartition(".")[0]
     found = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -52,30 +57,32 @@ def _imports(module: str, path: str) -> set:
         else:
             continue
         for name in names:
-            while name and name not in MODULES:  # `from pkg import name`: a module, or a name in pkg
+            while name and name not in known:  # `from pkg import name`: a module, or a name in pkg
                 name = name.rpartition(".")[0]
             if name and name != module:
                 found.add(name)
     return found
 
 
-GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+def _graph() -> dict:
+    out = {}
+    for module, path in MODULES.items():
+        with open(path, encoding="utf-8") as fh:
+            out[module] = _imports(module, fh.read(), path.endswith("__init__.py"), MODULES)
+    return out
 
 
-def test_the_walk_sees_the_project():
-    assert {"pipelines.lsdscc_corpus", "multiref.cli.lsdscc_build", "lsdscc.threads", "multiref.beam_writer"} <= set(GRAPH)
-    assert "multiref.beam_writer" in GRAPH["pipelines.lsdscc_corpus"]  # a function-level import counts
-    assert "pipelines.lsdscc_options" in GRAPH["multiref.cli.lsdscc_build"]
+GRAPH = _graph()
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] in BELOW_THE_CLI))
-def test_nothing_below_the_cli_imports_it(module):
-    cli = sorted(m for m in GRAPH[module] if m == "multiref.cli" or m.startswith("multiref.cli."))
-    assert not cli, f"{module} imports {cli}"
+def _upward(graph: dict) -> list:
+    """``(importer, imported)`` pairs where the imported module sits in a higher layer."""
+    return sorted((a, b) for a, bs in graph.items() for b in bs
+                  if RANK[b.split(".")[0]] < RANK[a.split(".")[0]])
 
 
 def _cycles(graph: dict) -> list:
-    """Strongly connected components with more than one module (Tarjan), sorted."""
+    """Strongly connected components with more than one node (Tarjan), sorted."""
     index, low, stack, on_stack, out = {}, {}, [], set(), []
 
     def visit(v):
@@ -105,13 +112,74 @@ def _cycles(graph: dict) -> list:
     return sorted(out)
 
 
+def _folder_graphs(graph: dict) -> dict:
+    """``{folder: {child: children it imports}}``: each module edge seen inside the innermost
+    folder holding both ends, between the two children of that folder (subfolder or module)
+    they sit in. An edge to or from the folder's own ``__init__`` is not between siblings."""
+    out = {}
+    for a, bs in graph.items():
+        for b in bs:
+            pa, pb = a.split("."), b.split(".")
+            k = 0
+            while k < min(len(pa), len(pb)) and pa[k] == pb[k]:
+                k += 1
+            if k == len(pa) or k == len(pb):
+                continue  # one is the package holding the other
+            folder = ".".join(pa[:k])
+            out.setdefault(folder, {}).setdefault(pa[k], set()).add(pb[k])
+    return out
+
+
+def _folder_cycles(graph: dict) -> list:
+    return sorted([f"{folder}:{'/'.join(c)}" for folder, g in _folder_graphs(graph).items() for c in _cycles(g)])
+
+
+def test_the_walk_sees_the_project():
+    assert {"pipelines.lsdscc_corpus", "multiref_cli.lsdscc_build", "lsdscc.corpus.threads",
+            "multiref.output.beam_writer", "dailydialog_pp.contexts"} <= set(GRAPH)
+    assert "multiref.output.beam_writer" in GRAPH["pipelines.lsdscc_corpus"]  # a function-level import counts
+    assert "pipelines.lsdscc_options" in GRAPH["multiref_cli.lsdscc_build"]
+    assert set(RANK) == {name for name in os.listdir(REPO_DIR) if os.path.isfile(REPO_DIR / name / "__init__.py")} - {"tests"}
+
+
+def test_the_checker_sees_an_upward_import():
+    source = "import os\n\ndef f():\n    from multiref_cli import main\n    from lsdscc.corpus import cleaning\n"
+    edges = {"multiref.metrics.fake": _imports("multiref.metrics.fake", source, False, MODULES)}
+    assert edges["multiref.metrics.fake"] == {"multiref_cli", "lsdscc.corpus", "lsdscc.corpus.cleaning"}
+    assert [b for _, b in _upward(edges)] == ["lsdscc.corpus", "lsdscc.corpus.cleaning", "multiref_cli"]
+    assert _upward({"pipelines.x": {"lsdscc.corpus.cleaning", "multiref.util.errors", "pipelines.y"}}) == []
+    assert _upward({"lsdscc.x": {"dailydialog_pp.y"}}) == []  # one layer
+
+
+def test_the_checker_sees_a_folder_cycle():
+    graph = {"lsdscc.corpus.a": {"lsdscc.testset.retrieval"}, "lsdscc.testset.retrieval": {"lsdscc.corpus.c"},
+             "multiref.metrics": {"multiref.metrics.evaluate_modules.x"}, "multiref.metrics.evaluate_modules.x": {"multiref.metrics"}}
+    assert _folder_cycles(graph) == ["lsdscc:corpus/testset"]
+    assert _folder_cycles({"a.b.c": {"a.d.e"}, "a.d.f": {"a.b"}}) == ["a:b/d"]  # through a package's __init__
+    assert _folder_cycles({"a.b.c": {"a.d.e"}}) == []
+
+
 def test_cycle_finder_finds_a_cycle():
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_import_runs_up_a_layer(module):
+    assert _upward({module: GRAPH[module]}) == []
+
+
 def test_no_import_cycles():
     assert _cycles(GRAPH) == []
+
+
+def test_no_cycle_between_folders_at_any_level():
+    assert _folder_cycles(GRAPH) == []
+
+
+def test_no_module_named_like_the_standard_library():
+    clashes = sorted(m for m in MODULES if set(m.split(".")) & set(sys.stdlib_module_names))
+    assert clashes == []
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.split(".")[0] == "pipelines"))

@@ -6,10 +6,10 @@ another source.
 
 import pytest
 
-from lsdscc import cleaning
-from lsdscc.cleaning import clean_text, normalize_entities, replace_emoticons, shorten_elongated, strip_markup, tokenize
-from lsdscc.emoticons import emoticon_table
-from lsdscc.vocab import build_vocabulary, noise_composition, segment
+from lsdscc.corpus import cleaning
+from lsdscc.corpus.cleaning import clean_text, normalize_entities, replace_emoticons, shorten_elongated, strip_markup, tokenize
+from lsdscc.corpus.emoticons import emoticon_table
+from lsdscc.corpus.vocab import build_vocabulary, noise_composition, segment
 
 
 @pytest.mark.parametrize(

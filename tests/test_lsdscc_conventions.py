@@ -14,12 +14,12 @@ import re
 import pytest
 
 from benchmarks.bench_cleaning import generate_comments
-from lsdscc import cleaning
-from lsdscc.cleaning import CONVENTIONS, DEFAULT_CONVENTION, clean_and_tokenize, clean_text, tokenize
-from lsdscc.config import CorpusConfig
-from lsdscc.emoticons import emoticon_table, substitute_emoticons
-from lsdscc.records import Post
-from lsdscc.threads import prepare_thread
+from lsdscc.corpus import cleaning
+from lsdscc.corpus.cleaning import CONVENTIONS, DEFAULT_CONVENTION, clean_and_tokenize, clean_text, tokenize
+from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.emoticons import emoticon_table, substitute_emoticons
+from lsdscc.corpus.records import Post
+from lsdscc.corpus.threads import prepare_thread
 
 # Characters and fragments that exercise every rule and NLTK quirk (fuzz alphabet).
 _PIECES = list("ab cd\"',:;.!?()[]{}<>-$%&@#/\\*~|^_=+`12 \n") + [

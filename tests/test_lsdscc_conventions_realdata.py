@@ -14,7 +14,7 @@ from collections import Counter
 
 import pytest
 
-from lsdscc.cleaning import clean_and_tokenize
+from lsdscc.corpus.cleaning import clean_and_tokenize
 from tests.helpers import real_data
 
 

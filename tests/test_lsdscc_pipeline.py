@@ -9,8 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 
-from lsdscc.sample_gen import generate
-from multiref.cli import main as cli_main
+from lsdscc.corpus.sample_gen import generate
+from multiref_cli import main as cli_main
 from pipelines.lsdscc_corpus import run
 from tests.helpers import REPO_DIR, data_path, file_digests
 
@@ -195,7 +195,7 @@ def test_cli_build_prints_counts(capsys, tmp_path):
 
 
 def test_duplicate_losers():
-    from lsdscc.threads import duplicate_losers
+    from lsdscc.corpus.threads import duplicate_losers
 
     # the smallest id wins; the others are reported as duplicates (extra fields ride along)
     entries, lost = duplicate_losers([("single_turn", "t1_c", 2), ("single_turn", "t1_a", 0), ("single_turn", "t1_b", 1)])
@@ -228,8 +228,8 @@ def test_buckets_give_the_same_rows(sample_build, tmp_path):
 
 
 def test_auto_shard_count(tmp_path, capsys):
-    from lsdscc.sources import default_inputs
-    from multiref.errors import UserError
+    from lsdscc.corpus.sources import default_inputs
+    from multiref.util.errors import UserError
     from pipelines.lsdscc_options import estimated_input_bytes, resolve_num_shards
 
     plain = tmp_path / "RC_x.jsonl"
@@ -261,7 +261,7 @@ def test_bucket_mb_is_accepted_with_a_note(tmp_path, capsys):
 
 
 def test_same_bytes_on_every_local_runner(sample_build, tmp_path):
-    # The deterministic writer (multiref.beam_writer) and counts computed as data: the folder
+    # The deterministic writer (multiref.output.beam_writer) and counts computed as data: the folder
     # is byte-identical on the default runner, two worker processes, and Beam's portable runner
     # (the path Flink, Spark and Dataflow Runner v2 take), with a local --output.
     folder, _ = sample_build
@@ -288,7 +288,7 @@ def test_render_runner_draws_every_step(tmp_path):
 
 
 def test_dataflow_needs_a_remote_output(tmp_path):
-    from multiref.errors import UserError
+    from multiref.util.errors import UserError
 
     with pytest.raises(UserError, match="Dataflow workers cannot write to a local folder"):
         run(["--output", str(tmp_path / "o"), "--runner", "DataflowRunner", "--dry_run=True", "--project=p",

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from multiref import progress
+from multiref.util import progress
 
 
 def _build(tmp_path, *flags):
@@ -36,7 +36,7 @@ def test_progress_shows_reading_bytes_and_lines(builds):
     _, err = builds["--progress"]
     done = [line for line in err.splitlines() if line.startswith("reading RC_sample.jsonl.zst: 100%")]
     assert len(done) == 1 and "lines/s" in done[0] and done[0].endswith("(done)"), err
-    assert " 9,404 lines," in done[0]  # the bundled RC sample's lines (lsdscc/sample/RC_sample.jsonl.zst)
+    assert " 9,404 lines," in done[0]  # the bundled RC sample's lines (lsdscc/corpus/sample/RC_sample.jsonl.zst)
     assert "[lsdscc] running the Beam pipeline" in err
 
 

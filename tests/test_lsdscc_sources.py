@@ -8,9 +8,9 @@ import pytest
 import zstandard
 
 from tests.helpers import data_path
-from lsdscc import records, sources
-from lsdscc.config import CorpusConfig
-from multiref.errors import UserError
+from lsdscc.corpus import records, sources
+from lsdscc.corpus.config import CorpusConfig
+from multiref.util.errors import UserError
 
 CONFIG = CorpusConfig()
 
@@ -136,7 +136,7 @@ def test_bundled_sample_is_small_and_default():
 
 
 def test_sample_generator_is_seeded():
-    from lsdscc.sample_gen import generate
+    from lsdscc.corpus.sample_gen import generate
 
     a = generate(5, seed=3)
     b = generate(5, seed=3)
@@ -154,7 +154,7 @@ def test_parse_matches_the_standard_json_parser(line):
     # floats for integers past 64 bits, NaN, lone surrogates and errors go to json).
     import json
 
-    from lsdscc.sources import _parse
+    from lsdscc.corpus.sources import _parse
 
     try:
         expected = json.loads(line.decode("utf-8"))

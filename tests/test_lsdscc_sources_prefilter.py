@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 import zstandard
 
-from lsdscc import records, sources
-from lsdscc.config import CorpusConfig
-from lsdscc.sample_gen import generate
+from lsdscc.corpus import records, sources
+from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.sample_gen import generate
 
 MOVIES = CorpusConfig()  # subreddits=("movies",)
 

@@ -1,7 +1,7 @@
 """Test-set stage on a hand-made corpus (ALGORITHMS.md section 2, steps 3-5).
 
 The corpus (tests/data/testset/corpus.json) is written as a dataset folder with
-multiref.hfdata, in the columns of CONTRACTS.md, like the corpus pipeline writes it.
+multiref.output.hfdata, in the columns of CONTRACTS.md, like the corpus pipeline writes it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ CORPUS = data_path("testset", "corpus.json")
 def make_corpus(folder) -> dict:
     """Write the hand-made corpus as a dataset folder; return the parsed JSON."""
     import pyarrow as pa
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     spec = json.loads(CORPUS.read_text(encoding="utf-8"))
     single = pa.schema([("id", pa.string()), ("thread_id", pa.string()), ("query_id", pa.string()),
@@ -56,7 +56,7 @@ def spec_pairs(spec) -> dict:
 
 import pytest  # noqa: E402
 
-from multiref.errors import UserError  # noqa: E402
+from multiref.util.errors import UserError  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -65,13 +65,13 @@ from multiref.errors import UserError  # noqa: E402
      ((2, 4), 1, "lt2"), ((2, 4), 2, "2to4"), ((2, 4), 5, "gt4")],
 )
 def test_stratum_bounds(bounds, n, stratum):
-    from lsdscc.testset import SamplingConfig
+    from lsdscc.testset.assemble import SamplingConfig
 
     assert SamplingConfig(bounds=bounds).stratum(n) == stratum
 
 
 def _synthetic_queries(per_bucket=30):
-    from lsdscc.testset import Query
+    from lsdscc.testset.assemble import Query
 
     out = {}
     for bucket, n in (("a", 1), ("b", 4), ("c", 9)):
@@ -82,7 +82,7 @@ def _synthetic_queries(per_bucket=30):
 
 
 def test_sampling_strata_sizes_and_seed():
-    from lsdscc.testset import Query, SamplingConfig, sample_queries
+    from lsdscc.testset.assemble import Query, SamplingConfig, sample_queries
 
     queries = _synthetic_queries()
     config = SamplingConfig(per_stratum=10, seed=1)
@@ -104,7 +104,7 @@ def test_sampling_strata_sizes_and_seed():
 
 
 def test_assemble_candidates_order_dedup_and_provenance():
-    from lsdscc.testset import Query, assemble_candidates
+    from lsdscc.testset.assemble import Query, assemble_candidates
 
     query = Query("q", "best batman movie", [("q_r1", "the dark knight"), ("q_r2", "best batman movie"), ("q_r3", "")])
     n1 = Query("n1", "batman movie", [("n1_r1", "the dark knight"), ("n1_r2", "batman returns")])
@@ -123,7 +123,7 @@ def test_assemble_candidates_order_dedup_and_provenance():
 
 
 def test_leak_rules():
-    from lsdscc.testset import conversation_leaks, leak_reason
+    from lsdscc.testset.assemble import conversation_leaks, leak_reason
 
     used = {"query_ids": {"t3_q"}, "query_texts": {"best movie"}, "pair_ids": {"t1_r9"}}
     assert leak_reason("t1_r1", "t3_q", "other text", used) == "test_query"
@@ -137,7 +137,7 @@ def test_leak_rules():
 
 
 def test_sampling_config_errors():
-    from lsdscc.testset import SamplingConfig
+    from lsdscc.testset.assemble import SamplingConfig
 
     with pytest.raises(UserError, match="bounds"):
         SamplingConfig(bounds=(5, 3))
@@ -151,7 +151,7 @@ def test_sampling_config_errors():
 def stage_args(*extra):
     import argparse
 
-    from multiref.cli import lsdscc_testset as testset_cli
+    from multiref_cli import lsdscc_testset as testset_cli
 
     parser = argparse.ArgumentParser()
     testset_cli.add_testset_arguments(parser)
@@ -163,7 +163,7 @@ def stage_args(*extra):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The stage run twice on one folder: (folder, spec, first counts, second counts, mtimes, bytes)."""
-    from multiref.cli.lsdscc_testset import run_testset_stage
+    from multiref_cli.lsdscc_testset import run_testset_stage
 
     folder = tmp_path_factory.mktemp("testset") / "corpus"
     spec = make_corpus(folder)
@@ -276,7 +276,7 @@ def test_threshold_and_drop_short(tmp_path):
 
 
 def test_cli_testset_and_missing_corpus(tmp_path, capsys):
-    from multiref.cli import main
+    from multiref_cli import main
 
     assert main(["lsdscc", "testset", "--dataset", str(tmp_path / "none")]) == 1
     assert "has no 'single_turn' config" in capsys.readouterr().err
@@ -315,7 +315,7 @@ def test_leak_pipeline_counters(tmp_path):
 def test_vectorized_leak_reasons_match_the_rule():
     import pyarrow as pa
 
-    from lsdscc.testset import leak_reason, leak_reasons_batch
+    from lsdscc.testset.assemble import leak_reason, leak_reasons_batch
 
     used = {"query_ids": {"q1", "q4"}, "query_texts": {"a", "d"}, "pair_ids": {"p3", "p1", "p6"}}
     ids, qids, texts = ["p1", "p2", "p3", "p4", "p5", "p6"], ["q1", "q2", "q3", "q4", "q5", "q6"], ["x", "a", "y", "d", "z", "w"]
@@ -325,14 +325,14 @@ def test_vectorized_leak_reasons_match_the_rule():
 
 
 def test_remote_folder_is_a_user_error():
-    from multiref.cli.lsdscc_testset import run_testset_stage
+    from multiref_cli.lsdscc_testset import run_testset_stage
 
     with pytest.raises(UserError, match="needs a local corpus folder"):
         run_testset_stage("gs://bucket/lsdscc", stage_args())
 
 
 def test_build_prints_the_test_set_counts_on_one_line_with_its_total_time():
-    from multiref.cli.lsdscc_build import format_testset_counts
+    from multiref_cli.lsdscc_build import format_testset_counts
 
     line = format_testset_counts({"candidates": 3036, "lucene_index_reused": False, "test_queries": 300,
                                   "seconds": {"lucene_index": 1.6, "total": 5.24}})

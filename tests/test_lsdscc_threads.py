@@ -2,10 +2,10 @@
 
 import pytest
 
-from lsdscc.config import CorpusConfig
-from lsdscc.records import Post
-from lsdscc.threads import add_response_numbers, prepare_thread, shard_of, split_of, thread_examples
-from lsdscc.vocab import build_vocabulary
+from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.records import Post
+from lsdscc.corpus.threads import add_response_numbers, prepare_thread, shard_of, split_of, thread_examples
+from lsdscc.corpus.vocab import build_vocabulary
 
 CONFIG = CorpusConfig(max_query_tokens=8, max_response_tokens=5, min_turns=3)
 

@@ -6,11 +6,11 @@ import pytest
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from lsdscc.config import CorpusConfig
-from lsdscc.records import Post
-from lsdscc.threads import Node, duplicate_losers
-from multiref.beam_utils import pipeline_options
-from multiref.beam_writer import SumCounts
+from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.records import Post
+from lsdscc.corpus.threads import Node, duplicate_losers
+from multiref.output.beam_utils import pipeline_options
+from multiref.output.beam_writer import SumCounts
 from pipelines import lsdscc_transforms as t
 
 CONFIG = CorpusConfig(max_query_tokens=8, max_response_tokens=5, min_turns=3, rare_max_count=1, piece_min_count=2)
@@ -44,7 +44,7 @@ def test_read_normalizes_rejects_and_counts():
 
 def test_read_counts_lines_the_reader_skipped(monkeypatch, tmp_path):
     # The reader may drop other subreddits' lines before parsing them: ("skipped", n) items.
-    def fake_read_items(path):
+    def fake_read_items(path, subreddits=None, progress_label=None):
         yield ("ok", 1, _comment("a", "hi"))
         yield ("skipped", 40)
 
@@ -137,7 +137,7 @@ def test_dedup_keeps_the_smallest_id():
 
 @pytest.mark.parametrize("fraction", [0.0, 0.5])
 def test_split_by_thread_hash(fraction):
-    from lsdscc.threads import split_of
+    from lsdscc.corpus.threads import split_of
 
     threads = [f"t3_{i}" for i in range(20)]
     with _pipeline() as p:

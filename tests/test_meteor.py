@@ -16,7 +16,7 @@ import pickle
 import nltk.data
 import pytest
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from multiref.metrics import Item, get_metric
 from multiref.metrics.meteor import find_wordnet, wordnet_version
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from multiref.cli import main
+from multiref_cli import main
 from multiref.metrics import Item, get_metric
-from multiref.references import load_references
+from multiref.metrics.references import load_references
 from tests.helpers import real_data
 
 

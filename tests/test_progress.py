@@ -1,4 +1,4 @@
-"""Progress on stderr (multiref/progress.py): off when stderr is not a terminal unless asked."""
+"""Progress on stderr (multiref/util/progress.py): off when stderr is not a terminal unless asked."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from multiref import progress
+from multiref.util import progress
 from tests.helpers import REPO_DIR, data_path
 
 
@@ -74,7 +74,7 @@ def test_iterate_and_step_pass_values_through():
 
 
 def _regression(*extra):
-    return subprocess.run([sys.executable, "-m", "multiref", "analyze", "regression", "--ratings",
+    return subprocess.run([sys.executable, "-m", "multiref_cli", "analyze", "regression", "--ratings",
                            str(data_path("analysis", "regression_synthetic.jsonl")), "--format", "json", *extra],
                           capture_output=True, text=True, cwd=REPO_DIR, timeout=180)
 

@@ -1,4 +1,4 @@
-"""Unit tests of multiref.publish (atomic publish, lock, signals, what is published), of the
+"""Unit tests of multiref.output.publish (atomic publish, lock, signals, what is published), of the
 annotation carry-over and of the small-corpus sampling cap. Real subprocess builds:
 tests/test_data_safety.py."""
 
@@ -13,9 +13,9 @@ import sys
 
 import pytest
 
-from multiref import publish, published
+from multiref.output import publish, published
 from tests.helpers import file_digests
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 
 
 tree = file_digests  # {relative path: sha256} of every file under a folder
@@ -33,6 +33,10 @@ def sidecars(parent) -> list:
     return sorted(n for n in os.listdir(parent) if n.startswith("."))
 
 
+# what every dataset this tool published holds (multiref.output.publish_target): a folder without it is refused
+CARD = {"README.md": "# data\n", "dataset_meta.json": '{"configs": {}}\n'}
+
+
 # ---------------------------------------------------------------- swap and repair
 
 
@@ -46,10 +50,11 @@ def test_exchange_swaps_two_folders_atomically(tmp_path):
 @pytest.mark.parametrize("use_exchange", [True, False])
 def test_publishing_swaps_in_the_new_dataset_and_cleans_up(tmp_path, use_exchange):
     target = tmp_path / "data"
-    make(target, {"old.txt": "old", "sub/x": "1"})
+    make(target, {"old.txt": "old", "sub/x": "1", **CARD})
     with publish.publishing(str(target), command="test", use_exchange=use_exchange) as pub:
         assert pub.staging == str(tmp_path / ".data.staging") and pub.previous == str(target)
-        assert tree(target) == {"old.txt": hashlib.sha256(b"old").hexdigest(), "sub/x": hashlib.sha256(b"1").hexdigest()}
+        assert {k: v for k, v in tree(target).items() if k not in CARD} == {
+            "old.txt": hashlib.sha256(b"old").hexdigest(), "sub/x": hashlib.sha256(b"1").hexdigest()}
         make(pub.staging, {"new.txt": "new"})
     assert sorted(tree(target)) == ["new.txt"]
     assert sidecars(tmp_path) == []  # no staging, old, ready or lock file left
@@ -57,7 +62,7 @@ def test_publishing_swaps_in_the_new_dataset_and_cleans_up(tmp_path, use_exchang
 
 def test_failed_build_leaves_target_and_next_run_reuses_its_cache(tmp_path, capsys):
     target = tmp_path / "data"
-    make(target, {"f": "old", "artifacts/cache-1/model": "old model"})
+    make(target, {"f": "old", "artifacts/cache-1/model": "old model", **CARD})
     before = tree(target)
     with pytest.raises(RuntimeError):
         with publish.publishing(str(target), command="test") as pub:
@@ -90,7 +95,7 @@ def test_repair_finishes_or_undoes_a_half_done_fallback_swap(tmp_path):
 
 def test_seeded_staging_never_changes_the_target_through_a_hard_link(tmp_path):
     target = tmp_path / "data"
-    make(target, {"meta.json": "{}", "cfg/a.parquet": "rows", "cache/big": "x" * 1000})
+    make(target, {"meta.json": "{}", "cfg/a.parquet": "rows", "cache/big": "x" * 1000, **CARD})
     before = tree(target)
     with pytest.raises(RuntimeError):
         with publish.publishing(str(target), command="test", seed=True, copy=["meta.json"]) as pub:
@@ -107,7 +112,7 @@ def test_seeded_staging_never_changes_the_target_through_a_hard_link(tmp_path):
 
 def test_abandon_publishes_nothing(tmp_path):
     target = tmp_path / "data"
-    make(target, {"f": "old"})
+    make(target, {"f": "old", **CARD})
     with publish.publishing(str(target), command="test") as pub:
         make(pub.staging, {"f": "new"})
         pub.abandon()
@@ -127,7 +132,7 @@ def test_output_that_is_a_file_is_a_user_error(tmp_path):
 def test_second_build_fails_at_once_naming_the_running_one(tmp_path):
     target = str(tmp_path / "data")
     with publish.publishing(target, command="multiref lsdscc build"):
-        code = ("import sys; from multiref import publish\n"
+        code = ("import sys; from multiref.output import publish\n"
                 "try:\n    publish.Lock(sys.argv[1], 'second').acquire()\n"
                 "except publish.FolderLocked as e:\n    print(e); sys.exit(3)\n")
         out = subprocess.run([sys.executable, "-c", code, target], capture_output=True, text=True, timeout=60)
@@ -155,7 +160,7 @@ def test_stale_lock_is_taken_over_with_a_warning(tmp_path, capsys):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_inside_a_build_leaves_the_target(tmp_path, sig):
     target = tmp_path / "data"
-    make(target, {"f": "old"})
+    make(target, {"f": "old", **CARD})
     with pytest.raises(publish.Interrupted, match=f"interrupted by {sig.name}: .*data is unchanged"):
         with publish.publishing(str(target), command="test") as pub:
             make(pub.staging, {"f": "new"})
@@ -171,7 +176,7 @@ def _dataset(folder, splits: dict):
     """A dataset folder with config ``c`` whose splits hold the given numbers of rows."""
     import pyarrow as pa
 
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     schema = pa.schema([("id", pa.string())])
     for split, n in splits.items():
@@ -184,7 +189,7 @@ def test_check_dataset_counts_files_and_keeps_every_split_loadable(tmp_path, cap
     import datasets
     import pyarrow.parquet as pq
 
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     import pyarrow as pa
 
@@ -218,7 +223,7 @@ def test_check_dataset_refuses_an_unusable_dataset(tmp_path):
 def _annotated(folder, candidates: str):
     import pyarrow as pa
 
-    from multiref import hfdata
+    from multiref.output import hfdata
 
     for config, text in (("test_candidates", candidates), ("test_grouped", "groups")):
         schema = pa.schema([("id", pa.string())])
@@ -229,9 +234,9 @@ def _annotated(folder, candidates: str):
 
 
 def test_annotations_kept_when_the_test_set_is_unchanged(tmp_path):
-    from multiref import hfdata
+    from multiref.output import hfdata
 
-    from lsdscc.annotation import carry_over
+    from lsdscc.annotation.roundtrip import carry_over
 
     _annotated(tmp_path / "old", "same")
     _annotated(tmp_path / "new", "same")
@@ -250,9 +255,9 @@ def test_annotations_kept_when_the_test_set_is_unchanged(tmp_path):
 def test_annotations_moved_aside_when_the_test_set_changed(tmp_path):
     import datasets
 
-    from multiref import hfdata
+    from multiref.output import hfdata
 
-    from lsdscc.annotation import carry_over
+    from lsdscc.annotation.roundtrip import carry_over
 
     _annotated(tmp_path / "old", "before")
     _annotated(tmp_path / "new", "after")  # a seeded staging folder still holds the old annotations
@@ -275,7 +280,7 @@ def test_annotations_moved_aside_when_the_test_set_changed(tmp_path):
 
 def _queries(sizes: dict):
     """Queries whose response numbers fall in the strata: {response number: how many queries}."""
-    from lsdscc.testset import Query
+    from lsdscc.testset.assemble import Query
 
     out = {}
     for n_responses, count in sizes.items():
@@ -292,7 +297,7 @@ def _queries(sizes: dict):
     ({1: 1, 4: 1, 9: 1}, 100, {"lt3": 0, "3to5": 0, "gt5": 0}),
 ])
 def test_stratum_limits_never_take_a_whole_stratum(sizes, per_stratum, expected):
-    from lsdscc.testset import SamplingConfig, sample_queries, stratum_limits
+    from lsdscc.testset.assemble import SamplingConfig, sample_queries, stratum_limits
 
     config = SamplingConfig(per_stratum=per_stratum)
     queries = _queries(sizes)
@@ -303,7 +308,7 @@ def test_stratum_limits_never_take_a_whole_stratum(sizes, per_stratum, expected)
 
 
 def test_max_stratum_share_must_leave_training_rows():
-    from lsdscc.testset import SamplingConfig
+    from lsdscc.testset.assemble import SamplingConfig
 
     for bad in (0, 1, 1.5):
         with pytest.raises(UserError, match="--max-stratum-share"):
@@ -315,15 +320,15 @@ def test_max_stratum_share_must_leave_training_rows():
 
 def test_remote_protocol_publishes_with_a_marker_written_last(tmp_path):
     """The gs:// protocol through Beam's FileSystems, on a local path (what GCS itself does is untested)."""
-    from multiref import publish_remote as remote
+    from multiref.output import publish_remote as remote
 
     target = str(tmp_path / "data")
-    make(tmp_path / "data", {"old.parquet": "old", remote.SUCCESS: ""})
+    make(tmp_path / "data", {"old.parquet": "old", remote.SUCCESS: "", remote.MANIFEST: "{}"})  # an earlier publish
     with pytest.raises(RuntimeError):
         with remote.publishing_remote(target, command="test") as pub:
             make(pub.staging, {"a/new.parquet": "new"})
             raise RuntimeError("failed build")
-    assert sorted(remote.list_files(target)) == ["_SUCCESS", "old.parquet"]
+    assert sorted(remote.list_files(target)) == ["_MANIFEST.json", "_SUCCESS", "old.parquet"]
     with remote.publishing_remote(target, command="test") as pub:
         assert remote.list_files(pub.staging) == {}  # the failed build's output was removed
         make(pub.staging, {"a/new.parquet": "new", "card.md": "card"})
@@ -334,7 +339,7 @@ def test_remote_protocol_publishes_with_a_marker_written_last(tmp_path):
 
 
 def test_remote_half_copied_publish_is_finished_by_the_next_run(tmp_path):
-    from multiref import publish_remote as remote
+    from multiref.output import publish_remote as remote
 
     target = str(tmp_path / "data")
     make(tmp_path / ".data.staging", {"new.parquet": "new"})
@@ -346,9 +351,32 @@ def test_remote_half_copied_publish_is_finished_by_the_next_run(tmp_path):
 
 
 def test_remote_lock_of_another_host_stops_the_build(tmp_path):
-    from multiref import publish_remote as remote
+    from multiref.output import publish_remote as remote
 
     (tmp_path / ".data.lock").write_text(json.dumps({"pid": 1, "host": "elsewhere", "started": "2026-01-01T00:00:00Z"}))
     with pytest.raises(publish.FolderLocked, match=r"pid 1 on elsewhere, started 2026-01-01T00:00:00Z .*delete .*\.data\.lock"):
         with remote.publishing_remote(str(tmp_path / "data"), command="test"):
             pass
+
+
+def test_the_annotator_agreement_section_follows_the_annotations(tmp_path):
+    from multiref.output import hfdata
+
+    from lsdscc.annotation.roundtrip import AGREEMENT_SECTION, carry_over
+
+    def with_section(folder, candidates):
+        _annotated(folder, candidates)
+        meta = hfdata.load_meta(str(folder))
+        meta.setdefault("sections", {})[AGREEMENT_SECTION] = "Fleiss' kappa of relevance 0.5"
+        published.write_meta(str(folder), meta)
+
+    with_section(tmp_path / "old", "same")
+    _annotated(tmp_path / "new", "same")  # a fresh build: no section
+    assert carry_over(str(tmp_path / "old"), str(tmp_path / "new"), str(tmp_path / "data")).startswith("kept")
+    assert hfdata.load_meta(str(tmp_path / "new"))["sections"][AGREEMENT_SECTION] == "Fleiss' kappa of relevance 0.5"
+    assert "## Annotator agreement" in (tmp_path / "new" / "README.md").read_text()
+    with_section(tmp_path / "before", "before")
+    with_section(tmp_path / "after", "after")  # a seeded staging folder still holds the old section
+    note = carry_over(str(tmp_path / "before"), str(tmp_path / "after"), str(tmp_path / "data2"))
+    assert AGREEMENT_SECTION not in hfdata.load_meta(str(tmp_path / "after")).get("sections", {})
+    assert AGREEMENT_SECTION in hfdata.load_meta(note.rsplit(" ", 1)[1])["sections"]

@@ -1,4 +1,4 @@
-"""Lucene similar-query retrieval (lsdscc/retrieval.py, ALGORITHMS.md section 2 step 1).
+"""Lucene similar-query retrieval (lsdscc/testset/retrieval.py, ALGORITHMS.md section 2 step 1).
 
 Expected scores are hand-computed from Lucene 9's documented formulas:
 - ClassicSimilarity (TF-IDF): sum over query terms of sqrt(tf) * idf * 1/sqrt(doc length),
@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 
 DOCS = [
     ("d1", "the dark knight is the best batman movie"),  # 8 tokens
@@ -44,14 +44,14 @@ def bm25(doc, k1, b):
 
 @pytest.fixture(scope="session")
 def jvm():
-    from lsdscc.jvm import start_jvm
+    from lsdscc.testset.jvm import start_jvm
 
     return start_jvm("1g")
 
 
 @pytest.fixture(scope="module")
 def index(jvm, tmp_path_factory):
-    from lsdscc.retrieval import RetrievalConfig, build_index
+    from lsdscc.testset.retrieval import RetrievalConfig, build_index
 
     folder = str(tmp_path_factory.mktemp("lucene") / "index")
     assert build_index(DOCS, folder, RetrievalConfig(analyzer="whitespace")) == 5
@@ -74,7 +74,7 @@ def index(jvm, tmp_path_factory):
     ],
 )
 def test_neighbours_match_hand_computed_scores(index, options, expected):
-    from lsdscc.retrieval import RetrievalConfig, neighbours
+    from lsdscc.testset.retrieval import RetrievalConfig, neighbours
 
     config = RetrievalConfig(analyzer="whitespace", **options)
     hits = neighbours(index, [QUERY], config)["d2"]
@@ -84,7 +84,7 @@ def test_neighbours_match_hand_computed_scores(index, options, expected):
 
 
 def test_similarity_is_the_one_asked_for(index):
-    from lsdscc.retrieval import QuerySearcher, RetrievalConfig
+    from lsdscc.testset.retrieval import QuerySearcher, RetrievalConfig
 
     assert QuerySearcher(index, RetrievalConfig(analyzer="whitespace")).similarity_name == "ClassicSimilarity"
     bm = QuerySearcher(index, RetrievalConfig(analyzer="whitespace", similarity="bm25", k1=0.5, b=0.3))
@@ -92,7 +92,7 @@ def test_similarity_is_the_one_asked_for(index):
 
 
 def test_batch_of_queries_and_query_without_match(index):
-    from lsdscc.retrieval import RetrievalConfig, neighbours
+    from lsdscc.testset.retrieval import RetrievalConfig, neighbours
 
     hits = neighbours(index, [("d4", "i love pizza"), ("x", "zebra")], RetrievalConfig(analyzer="whitespace"))
     assert [h.query_id for h in hits["d4"]] == ["d5"]  # only d5 shares "pizza"
@@ -101,7 +101,7 @@ def test_batch_of_queries_and_query_without_match(index):
 
 def test_english_analyzer_stems(jvm, tmp_path):
     # Porter stemming makes "movies" match "movie"; the whitespace analyzer does not.
-    from lsdscc.retrieval import RetrievalConfig, build_index, neighbours
+    from lsdscc.testset.retrieval import RetrievalConfig, build_index, neighbours
 
     docs = [("a", "great movies"), ("b", "a movie"), ("c", "pizza")]
     for analyzer, expected in (("english", ["b"]), ("whitespace", [])):
@@ -112,7 +112,7 @@ def test_english_analyzer_stems(jvm, tmp_path):
 
 
 def test_missing_incomplete_and_broken_index(jvm, tmp_path, index):
-    from lsdscc.retrieval import MARKER, QuerySearcher, RetrievalConfig
+    from lsdscc.testset.retrieval import MARKER, QuerySearcher, RetrievalConfig
 
     config = RetrievalConfig(analyzer="whitespace")
     with pytest.raises(UserError, match="Lucene index not found"):
@@ -137,14 +137,14 @@ def test_missing_incomplete_and_broken_index(jvm, tmp_path, index):
      ({"depth": 0}, "depth"), ({"similarity": "bm25", "b": 1.5}, "BM25")],
 )
 def test_config_errors(options, message):
-    from lsdscc.retrieval import RetrievalConfig
+    from lsdscc.testset.retrieval import RetrievalConfig
 
     with pytest.raises(UserError, match=message):
         RetrievalConfig(**options)
 
 
 def test_bad_heap_is_a_user_error():
-    from lsdscc.jvm import _valid_heap
+    from lsdscc.testset.jvm import _valid_heap
 
     assert _valid_heap("2g") and _valid_heap("512m")
     assert not _valid_heap("lots") and not _valid_heap("0g") and not _valid_heap("")

@@ -14,7 +14,7 @@ import warnings
 import pytest
 from nltk.translate import bleu_score as nltk_bleu
 
-from multiref.cli import main
+from multiref_cli import main
 from tests.helpers import data_path
 
 D = data_path("score")
@@ -148,7 +148,7 @@ def test_partial_scores_only_covered_items(capsys):
 def _write_dataset(folder, with_query=True):
     import pyarrow as pa
 
-    from multiref.hfdata import shard_path, write_parquet
+    from multiref.output.hfdata import shard_path, write_parquet
 
     schema = pa.schema([("id", pa.string()), ("query", pa.string()), ("groups", pa.list_(pa.list_(pa.string()))),
                         ("group_ids", pa.list_(pa.string()))])
@@ -213,13 +213,103 @@ def test_errors_exit_1_with_one_line(capsys, references, hypotheses, expected):
         (["-m", "nosuchmetric"], "--metric nosuchmetric: unknown metric"),
         (["-m", "maxbleu"], "item 'd1_1' has no reference groups"),
         (["--config", "x"], "--config/--split only apply to a dataset folder"),
-        (["--bleu-weights", "a,b"], "--bleu-weights: expected numbers"),
-        (["--bleu-order", "0"], "order must be a positive integer"),
     ],
 )
 def test_option_errors_exit_1(capsys, extra, expected):
     code, _, err = run(capsys, "-r", REFS_FLAT, "-H", HYPS_FLAT, "-q", *extra)
     assert code == 1 and len(err.strip().splitlines()) == 1 and expected in err
+
+
+MANY_WEIGHTS = ",".join(["1"] * 50_000)
+
+
+@pytest.mark.parametrize(
+    "extra, expected",
+    [
+        (["--bleu-order", "100000"], "argument --bleu-order: must be from 1 to 10, got 100000"),
+        (["--bleu-order", "11"], "must be from 1 to 10, got 11"),
+        (["--bleu-order", "0"], "must be from 1 to 10, got 0"),
+        (["--bleu-order", "-3"], "must be from 1 to 10, got -3"),
+        (["--bleu-order", "4.5"], "expected an integer from 1 to 10, got '4.5'"),
+        (["--bleu-order", "9" * 5000], "expected an integer from 1 to 10"),
+        (["-m", "self_bleu", "--bleu-order", "50"], "must be from 1 to 10"),
+        (["--bleu-weights", MANY_WEIGHTS], "argument --bleu-weights: at most 10 weights (one per n-gram order), got 50000"),
+        (["--bleu-weights", "a,b"], "argument --bleu-weights: expected numbers separated by commas, got 'a,b'"),
+        (["--bleu-weights", ","], "argument --bleu-weights: no weights given"),
+        (["--bleu-weights", "0.5,nan"], "non-negative finite numbers"),
+        (["--bleu-weights", "0.5,-1"], "non-negative finite numbers"),
+        (["--bleu-weights", "0,0"], "not all zero"),
+        (["-m", "distinct", "--distinct-order", "100000000"], "argument --distinct-order: must be from 1 to 10"),
+        (["-m", "distinct", "--distinct-order", "0"], "argument --distinct-order: must be from 1 to 10, got 0"),
+    ],
+)
+def test_option_bounds_are_usage_errors(extra, expected):
+    # Parse-time: exit 2, one line, before any file is read (the files here do not even exist),
+    # and at once (--bleu-order 100000 used to run for minutes).
+    import time
+
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "multiref_cli", "score", "-r", "missing.json", "-H", "missing.jsonl", *extra],
+                          capture_output=True, text=True, timeout=60)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("multiref: error: ") and expected in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr and time.perf_counter() - start < 30
+
+
+def test_option_bounds_are_shown_in_the_help(capsys):
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "max n-gram order, 1 to 10 (default 4)" in text
+    assert "at most 10 weights" in text and "n for distinct/distinct_per_utterance, 1 to 10 (default 2)" in text
+
+
+@pytest.mark.parametrize(
+    "name, options, expected",
+    [
+        ("bleu", {"order": 11}, "order must be an integer from 1 to 10, got 11"),
+        ("maxbleu", {"order": 100_000}, "order must be an integer from 1 to 10, got 100000"),
+        ("delta_bleu", {"weights": [1.0] * 11}, "at most 10 weights, got 11"),
+        ("self_bleu", {"order": 0}, "order must be an integer from 1 to 10, got 0"),
+        ("recall_bleu", {"order": 12}, "order must be an integer from 1 to 10, got 12"),
+        ("distinct", {"order": 11}, "order must be an integer from 1 to 10, got 11"),
+        ("distinct_per_utterance", {"order": 10**9}, "order must be an integer from 1 to 10"),
+        ("rouge_l", {"beta": float("inf")}, "beta must be a positive finite number"),
+        ("rouge_l", {"beta": float("nan")}, "beta must be a positive finite number"),
+        ("meteor", {"beta": -1.0}, "beta must be a non-negative finite number"),
+        ("meteor", {"beta": float("nan")}, "beta must be a non-negative finite number"),
+    ],
+)
+def test_metric_options_are_bounded_in_the_library(name, options, expected):
+    # the same bound for Python and `evaluate` users, who do not go through the command line
+    from multiref.metrics import get_metric
+
+    with pytest.raises(ValueError, match=expected):
+        get_metric(name, **options)
+
+
+@pytest.mark.parametrize(
+    "header, expected",
+    [
+        ("2000000000 300", "claims 2000000000 vectors of 300 dimensions"),
+        ("2 2000000000", "2000000000 dimensions is over the limit of 100000"),
+        ("200000 3000", "claims 200000 vectors of 3000 dimensions"),
+        ("0 3", "claims 0 vectors"),
+        ("3 x", "header"),
+    ],
+)
+def test_word_vector_headers_are_bounded(capsys, tmp_path, header, expected):
+    # a two-line file claiming 2e9 words used to take a minute and 16 GB before failing
+    import time
+
+    vectors = tmp_path / "vec.txt"
+    vectors.write_text(f"{header}\nthe 0.1 0.2 0.3\n")
+    start = time.perf_counter()
+    code, _, err = run(capsys, "-r", REFS_FLAT, "-H", HYPS_FLAT, "-q", "-m", "embedding_average",
+                       "--vectors", str(vectors))
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "vec.txt" in err and expected in err, err
+    assert time.perf_counter() - start < 20
 
 
 def test_ties_default_to_the_public_scorer_for_the_public_format(capsys, tmp_path):
@@ -291,10 +381,10 @@ def test_console_script_subprocess():
     assert "err_bad_json.jsonl:2: invalid JSON" in proc.stderr
 
 
-# -- the loaders on their own (multiref.references) ----------------------------------------
+# -- the loaders on their own (multiref.metrics.references) ----------------------------------------
 
-from multiref.errors import UserError  # noqa: E402
-from multiref.references import load_hypotheses, load_references, match_items, to_items  # noqa: E402
+from multiref.util.errors import UserError  # noqa: E402
+from multiref.metrics.references import load_hypotheses, load_references, match_items, to_items  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -369,7 +459,7 @@ def test_vectors_reach_the_embedding_metrics(capsys, tmp_path):
 def test_scoring_asks_for_one_blas_thread_unless_the_user_chose(monkeypatch):
     # numpy's OpenBLAS starts its thread pool on import: score asks for one thread (start-up time),
     # and keeps the user's own setting
-    from multiref.cli import score
+    from multiref_cli import score
 
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     score._single_threaded_blas()

@@ -1,4 +1,4 @@
-"""``multiref score`` inputs as researchers have them (multiref.score_inputs): plain text, the
+"""``multiref score`` inputs as researchers have them (multiref.metrics.score_inputs): plain text, the
 public LSDSCC scorer's ``</s>`` lines, standard input, a BOM, several systems, matching by id or
 query against every reference source; and the honest-number checks of the same issue
 (Self-BLEU null, partial coverage in the signature, tokenization and casing warnings,
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from multiref.cli import main
+from multiref_cli import main
 from tests.helpers import data_path
 
 D = data_path("score")
@@ -102,7 +102,7 @@ def test_invalid_utf8_names_file_and_line(capsys, tmp_path):
 
 def _subprocess(args, stdin_text):
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-m", "multiref", "score", *args], input=stdin_text, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "multiref_cli", "score", *args], input=stdin_text, capture_output=True,
                           text=True, timeout=120, env=env)
 
 
@@ -118,8 +118,10 @@ def test_standard_input_dash_and_nothing(capsys):
     proc = _subprocess(["-r", REFS_FLAT, "-H", "-", "-"], "")
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "standard input ('-') can be given only once" \
         in proc.stderr
-    proc = _subprocess(["-r", REFS_FLAT], "")
+    proc = _subprocess(["-r", REFS_FLAT, "-H", "-"], "")
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "standard input: no outputs" in proc.stderr
+    proc = _subprocess(["-r", REFS_FLAT], "")  # no --hypotheses and nothing piped: a command-line mistake
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--hypotheses not given" in proc.stderr
 
 
 def expected_bleu(capsys):
@@ -129,7 +131,7 @@ def expected_bleu(capsys):
 def _write_dataset(folder):
     import pyarrow as pa
 
-    from multiref.hfdata import shard_path, write_parquet
+    from multiref.output.hfdata import shard_path, write_parquet
 
     refs = json.load(open(LSDSCC, encoding="utf-8"))
     schema = pa.schema([("id", pa.string()), ("query", pa.string()), ("groups", pa.list_(pa.list_(pa.string()))),

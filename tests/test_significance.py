@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from multiref.cli import main
+from multiref_cli import main
 from multiref.metrics import Item, get_metric
 from multiref.metrics import significance as S
 from tests.test_meteor import nltk_data  # noqa: F401  (fixture: a mini WordNet for METEOR)
@@ -82,7 +82,7 @@ def test_identical_system_is_p_one_where_sacrebleu_says_one_over_n_plus_one():
 
 
 def test_cli_defaults_are_the_library_defaults():
-    from multiref.cli import score
+    from multiref_cli import score
 
     assert (score.DEFAULT_BS, score.DEFAULT_AR, score.DEFAULT_SEED) == (S.DEFAULT_BS, S.DEFAULT_AR, S.DEFAULT_SEED)
 

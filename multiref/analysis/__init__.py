@@ -3,7 +3,11 @@
 How well does a metric agree with people, and does adding references help?
 
 - :mod:`multiref.analysis.stats`: Pearson, Spearman, Kendall with p-values, seeded bootstrap
-  confidence intervals, point-biserial correlation, threshold search (ALGORITHMS.md 5, 8).
+  confidence intervals, Fisher-z intervals, Williams' test and a paired permutation test for
+  two correlations with the same human scores, point-biserial correlation, threshold search
+  (ALGORITHMS.md 5, 8).
+- :mod:`multiref.analysis.agreement`: annotator agreement (Fleiss' kappa, Krippendorff's alpha,
+  the adjusted Rand index).
 - :mod:`multiref.analysis.scoring`: metric specs (``bleu2``, ``rouge_l:beta=1.2``) and
   scoring helpers that work with any object exposing ``tokenized_sentence_score``.
 - :mod:`multiref.analysis.correlation`: metric against human ratings, single against
@@ -20,3 +24,10 @@ How well does a metric agree with people, and does adding references help?
 Nothing heavy is imported here: each module imports numpy/scipy/sklearn/matplotlib inside
 the functions that use them.
 """
+
+from multiref.analysis.agreement import adjusted_rand_index, fleiss_kappa, krippendorff_alpha
+from multiref.analysis.stats import (bootstrap_correlations, fisher_interval, permutation_test,
+                                     williams_test)
+
+__all__ = ["adjusted_rand_index", "bootstrap_correlations", "fisher_interval", "fleiss_kappa",
+           "krippendorff_alpha", "permutation_test", "williams_test"]

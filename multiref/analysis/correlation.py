@@ -5,7 +5,14 @@ original reference (``single``) and against all its references (``multi``, with 
 standard multi-reference form when it has one, else the max over references; option
 ``aggregate``). Pearson, Spearman and Kendall (tau-b) with p-values are reported at the
 response level and at the system level (means per system), with seeded percentile bootstrap
-intervals when ``bootstrap > 0``.
+intervals when ``bootstrap > 0`` and Fisher-z intervals for Pearson.
+
+Comparisons (:func:`compare_scores`): for each metric, all references against one, and for each
+pair of metrics, in each setting, the difference of their correlations with the human ratings,
+Williams' test (Pearson and Spearman; :func:`multiref.analysis.stats.williams_test`) and a
+paired permutation test (all three; :func:`multiref.analysis.stats.permutation_test`), at the
+response and the system level. A system-level statistic on fewer than ``MIN_SYSTEMS`` systems
+comes with a warning (:func:`system_warning`).
 """
 
 from __future__ import annotations
@@ -28,7 +35,11 @@ class CorrelationOptions:
     bootstrap: int = 1000
     seed: int = 12345
     confidence: float = 0.95
+    permutations: int = 1000
 
+
+MIN_SYSTEMS = 10  # below this, a system-level correlation gets a warning
+WILLIAMS_KINDS = ("pearson", "spearman")  # Williams' t assumes Pearson-like sampling variance: not Kendall's tau
 
 def score_rows(scorer: MetricScorer, rows: Sequence[RatedResponse], aggregate: str = "auto") -> dict:
     """``{"single": [...], "multi": [...], "aggregation": name}``: one score per row."""
@@ -64,6 +75,61 @@ def correlate(scores: Sequence[float], ratings: Sequence[float], systems: Sequen
     return out
 
 
+def fisher_intervals(result: dict, rows: int, confidence: float) -> dict:
+    """``{"response": [low, high], "system": [low, high]}``: Fisher-z intervals of the Pearson
+    correlations of a :func:`correlate` result (None where undefined or fewer than 4 points)."""
+    systems = len(result["system_level"]["systems"])
+    return {"response": stats.fisher_interval(result["pearson"]["value"], rows, confidence),
+            "system": stats.fisher_interval(result["system_level"]["pearson"]["value"], systems, confidence)}
+
+
+def system_warning(systems: int) -> str | None:
+    """The warning for system-level statistics on ``systems`` systems (None from MIN_SYSTEMS up)."""
+    if systems >= MIN_SYSTEMS:
+        return None
+    return (f"system-level correlations rest on {systems} systems (fewer than {MIN_SYSTEMS}): their intervals are "
+            "wide and their tests weak; read them with care")
+
+
+def _williams(x, y, human, kind: str) -> dict:
+    """Williams' t and p of ``corr(x, human) = corr(y, human)`` (None where undefined)."""
+    none = {"williams_t": None, "williams_p": None}
+    if kind not in WILLIAMS_KINDS or len(human) < 4:
+        return none
+    r12 = stats.correlation(x, human, kind)["value"]
+    r13 = stats.correlation(y, human, kind)["value"]
+    r23 = stats.correlation(x, y, kind)["value"]
+    if r12 is None or r13 is None or r23 is None:
+        return none
+    t, p = stats.williams_test(r12, r13, r23, len(human))
+    return {"williams_t": t, "williams_p": p}
+
+
+def compare_scores(x: Sequence[float], y: Sequence[float], ratings: Sequence[float], systems: Sequence[str],
+                   options: CorrelationOptions = CorrelationOptions()) -> dict:
+    """Is ``corr(x, ratings)`` different from ``corr(y, ratings)``? ``x`` and ``y`` score the same rows.
+
+    Returns ``{"response": {kind: entry}, "system": {kind: entry}}`` with ``entry = {"difference":
+    corr(x) - corr(y), "williams_t", "williams_p", "permutation_p", "n"}`` (``n``: rows or systems).
+    System-level Williams uses the means per system; the permutation test swaps whole systems,
+    then takes the means (seeded with ``options.seed``; no permutation test when
+    ``options.permutations`` is 0).
+    """
+    names = sorted(set(systems), key=str)
+    means = [[m[s] for s in names] for m in (stats.system_means(x, systems), stats.system_means(y, systems),
+                                             stats.system_means(ratings, systems))]
+    out = {}
+    for level, (xs, ys, hs, strata) in {"response": (x, y, ratings, None), "system": (*means, systems)}.items():
+        perm = stats.permutation_test(x, y, ratings, options.permutations, options.seed, strata)
+        entries = {}
+        for kind in stats.CORRELATIONS:
+            rx, ry = stats.correlation(xs, hs, kind)["value"], stats.correlation(ys, hs, kind)["value"]
+            entries[kind] = {"difference": None if rx is None or ry is None else rx - ry,
+                             **_williams(xs, ys, hs, kind), "permutation_p": perm[kind]["p"], "n": len(hs)}
+        out[level] = entries
+    return out
+
+
 def analyze_correlation(scorers: Sequence[MetricScorer], rows: Sequence[RatedResponse],
                         options: CorrelationOptions = CorrelationOptions()) -> tuple:
     """Run the analysis for every scorer.
@@ -83,10 +149,38 @@ def analyze_correlation(scorers: Sequence[MetricScorer], rows: Sequence[RatedRes
         entry["multi_aggregation"] = scored["aggregation"]
         if scored["aggregation"] == "standard":
             entry["multi_signature"] = scorer.standard_signature
+        entry["fisher_z"] = {setting: fisher_intervals(entry[setting], len(rows), options.confidence)
+                             for setting in SETTINGS}
+        entry["multi_vs_single"] = compare_scores(scored["multi"], scored["single"], ratings, systems, options)
         results[scorer.label] = entry
+    add_metric_comparisons(results, all_scores, ratings, systems, options)
     return results, all_scores
 
 
+def add_metric_comparisons(results: dict, scores: dict, ratings, systems, options: CorrelationOptions) -> None:
+    """Add ``results[A]["versus"][B] = {setting: compare_scores(A, B)}`` for every pair of
+    metrics A before B (in the order given), in both settings."""
+    labels = list(results)
+    for i, a in enumerate(labels):
+        results[a]["versus"] = {b: {setting: compare_scores(scores[a][setting], scores[b][setting], ratings, systems,
+                                                            options) for setting in SETTINGS}
+                                for b in labels[i + 1:]}
+
+
+PUBLIC_KEYS = SETTINGS + ("fisher_z", "multi_vs_single", "versus")
+
+
 def public_json(results: dict) -> dict:
-    """The ``--format json`` shape: ``{metric: {"single"|"multi": {pearson, spearman, kendall, system_level}}}``."""
-    return {label: {setting: entry[setting] for setting in SETTINGS} for label, entry in results.items()}
+    """The ``--format json`` shape: ``{metric: {"single"|"multi": {pearson, spearman, kendall,
+    system_level}, "fisher_z", "multi_vs_single", "versus"}}``."""
+    return {label: {key: entry[key] for key in PUBLIC_KEYS if key in entry} for label, entry in results.items()}
+
+
+def correlation_report(options: dict, data: dict, results: dict) -> dict:
+    """The ``correlation.json`` report: ``{"command", "options", "data", "results", "warnings"}``.
+
+    ``warnings`` lists the messages a reader must see (fewer than MIN_SYSTEMS systems).
+    """
+    warning = system_warning(len(data.get("systems", {})))
+    return {"command": "correlation", "options": options, "data": data, "results": results,
+            "warnings": [warning] if warning else []}

@@ -17,7 +17,8 @@ and the negatives of that kind except negative ``i mod N`` at -1; negative j get
 positives except ``j mod P`` at +1 and the other negatives of its kind at -1.
 
 Reported per kind of negative (random, adversarial), on the test split: the point-biserial
-correlation (Pearson with the 0/1 label) with its p-value, and the accuracy at the threshold
+correlation (Pearson with the 0/1 label) with its p-value and Fisher-z interval, and the
+accuracy (with its Wilson interval, candidates taken as independent) at the threshold
 (0 to 1 in steps of 0.01, ``score >= t`` means positive, ties to the smallest t) that is most
 accurate on the validation split; without a validation split the threshold is chosen on the
 test split itself and the report says so.
@@ -32,7 +33,7 @@ from typing import Sequence
 
 from multiref.analysis import stats
 from multiref.analysis.scoring import AGGREGATIONS, MetricScorer
-from multiref.errors import UserError, where
+from multiref.util.errors import UserError, where
 
 NEGATIVE_KINDS = ("random", "adversarial")
 FIELDS = {"positive": "positive_responses", "adversarial": "adversarial_negative_responses",
@@ -103,7 +104,7 @@ def load_split(path: str, split: str = "test", config: str = "dailydialog_pp", n
                 else:
                     contexts.append(ctx)
     else:
-        from multiref.io import read_jsonl
+        from multiref.util.files import read_jsonl
 
         for line, record in read_jsonl(path, "DailyDialog++ file"):
             ctx = _context(record, str(line), counter, path, line)
@@ -170,6 +171,7 @@ class DiscriminationOptions:
     threshold_start: float = 0.0
     threshold_stop: float = 1.0
     threshold_step: float = 0.01
+    confidence: float = 0.95
 
 
 def evaluate(test_scores: dict, validation_scores: dict | None,
@@ -185,11 +187,16 @@ def evaluate(test_scores: dict, validation_scores: dict | None,
         chosen_on = "validation" if validation_scores and how in validation_scores else "test"
         tune = validation_scores[how] if chosen_on == "validation" else test
         threshold, tune_acc = stats.best_threshold(tune["scores"], tune["labels"], grid)
+        accuracy = stats.accuracy_at(test["scores"], test["labels"], threshold)
+        pb = entry["point_biserial"]["value"]
         entry.update({
             "threshold": threshold,
             "threshold_chosen_on": chosen_on,
             f"{chosen_on}_accuracy": tune_acc,
-            "accuracy": stats.accuracy_at(test["scores"], test["labels"], threshold),
+            "accuracy": accuracy,
+            "accuracy_ci": stats.wilson_interval(round(accuracy * len(test["scores"])), len(test["scores"]),
+                                                 options.confidence),
+            "point_biserial_ci": stats.fisher_interval(pb, len(test["scores"]), options.confidence),
             "mean_positive": _mean([s for s, y in zip(test["scores"], test["labels"]) if y]),
             "mean_negative": _mean([s for s, y in zip(test["scores"], test["labels"]) if not y]),
             "candidates": len(test["scores"]),

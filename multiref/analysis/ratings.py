@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 from typing import Sequence
 
-from multiref.errors import UserError, where
+from multiref.util.errors import UserError, where
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class LoadStats:
 
 def _records(path: str):
     """Yield ``(line, dict)`` from a CSV/TSV (by extension) or JSON lines file."""
-    from multiref.io import read_jsonl, require_file
+    from multiref.util.files import read_jsonl, require_file
 
     require_file(path, "ratings file")
     lower = path.lower()
@@ -127,7 +127,7 @@ def load_multiref_test(path: str) -> dict:
             data = pq.read_table(name, columns=["id", "references"]).to_pydict()
             table.update(zip(data["id"], (list(r) for r in data["references"])))
         return table
-    from multiref.io import read_jsonl
+    from multiref.util.files import read_jsonl
 
     table = {}
     for line, record in read_jsonl(path, "multi-reference test file"):

@@ -5,6 +5,12 @@ scored against the first k references of a random order of its references (all o
 it has fewer than k), and the metric is correlated with the human ratings. This is repeated
 for ``orders`` random orders, each seeded from ``seed`` and the order index (numpy PCG64), and
 the correlations are averaged (their standard deviation is reported too).
+
+Bootstrap bands (``bootstrap > 0``): the rated responses are resampled with replacement
+(numpy PCG64(seed), the same resamples for every k and order); in each resample the
+correlation is computed for every order and averaged over the orders; the band is the
+percentile interval ``{kind}_ci`` of that mean (the uncertainty of the curve from the sample
+of responses, not from the orders).
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ class RefcountOptions:
     orders: int = 10
     seed: int = 12345
     aggregate: str = "auto"
+    bootstrap: int = 1000
+    confidence: float = 0.95
 
 
 def reference_orders(rows: Sequence[RatedResponse], orders: int, seed: int) -> list:
@@ -46,11 +54,14 @@ def refcount_curve(scorer: MetricScorer, rows: Sequence[RatedResponse],
     ratings = [r.rating for r in rows]
     permuted = reference_orders(rows, options.orders, options.seed)
     most = max(len(r.references) for r in rows)
+    resamples = stats.resample_indices(len(rows), options.bootstrap, options.seed)[0] if options.bootstrap > 0 else None
     curve = []
     for k in range(1, most + 1):
         values: dict = {kind: [] for kind in stats.CORRELATIONS}
+        matrix = []
         for order in permuted:
             scores = [scorer.aggregate(r.response, refs[:k], how) for r, refs in zip(rows, order)]
+            matrix.append(scores)
             for kind, result in stats.correlations(scores, ratings).items():
                 values[kind].append(np.nan if result["value"] is None else result["value"])
         point = {"references": k, "responses_with_k": sum(1 for r in rows if len(r.references) >= k)}
@@ -59,5 +70,28 @@ def refcount_curve(scorer: MetricScorer, rows: Sequence[RatedResponse],
             ok = arr[~np.isnan(arr)]
             point[kind] = float(ok.mean()) if ok.size else None
             point[f"{kind}_std"] = float(ok.std()) if ok.size else None
+        if resamples is not None:
+            for kind, ci in band(np.asarray(matrix), ratings, resamples, options.confidence).items():
+                point[f"{kind}_ci"] = ci
         curve.append(point)
     return curve
+
+
+def band(scores, ratings, resamples, confidence: float) -> dict:
+    """``{kind: [low, high]}``: percentile interval of the mean over orders of the correlation.
+
+    ``scores`` is ``(orders, rows)``; ``resamples`` a ``(B, rows)`` index matrix from
+    :func:`multiref.analysis.stats.resample_indices`. Orders whose correlation is undefined
+    in a resample are left out of that resample's mean.
+    """
+    import numpy as np
+
+    h = np.asarray(ratings, dtype=float)[resamples]
+    per_order = [stats._rowwise_correlations(order[resamples], h) for order in scores]
+    means = {}
+    for kind in stats.CORRELATIONS:
+        stacked = np.vstack([c[kind] for c in per_order])  # (orders, B)
+        defined = ~np.isnan(stacked)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means[kind] = np.where(defined.any(axis=0), np.nansum(stacked, axis=0) / defined.sum(axis=0), np.nan)
+    return stats._intervals(means, confidence)

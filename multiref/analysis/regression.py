@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from multiref.analysis import stats
-from multiref.errors import UserError, where
+from multiref.util.errors import UserError, where
 
 SIMILARITIES = ("bleu", "ribes", "wer", "wer2")
 ESTIMATORS = ("AM", "WS", "SVR")
@@ -201,7 +201,7 @@ class RegressionEvaluator:
 
     def __init__(self, similarity: str = "bleu", top_m: int = 3, C: float = 5.0, tokenizer: str = "whitespace",
                  lowercase: bool = False):
-        from multiref.tokenizers import get_tokenizer
+        from multiref.metrics.tokenizers import get_tokenizer
 
         if top_m < 1:
             raise ValueError(f"top_m must be at least 1, got {top_m}")
@@ -264,7 +264,7 @@ class ScoredColumns:
 
 
 def _rows(path: str, what: str):
-    from multiref.io import read_jsonl, require_file
+    from multiref.util.files import read_jsonl, require_file
 
     require_file(path, what)
     if path.lower().endswith((".csv", ".tsv")):
@@ -339,7 +339,7 @@ def leave_one_out(data: Sequence[ScoredReference], config: RegressionConfig = Re
     {"value", "p"}, "system": {"value", "p"}}}}``; predictions follow ``data``'s order.
     Inputs with fewer than 3 references cannot be left out of and raise ValueError.
     """
-    from multiref.tokenizers import get_tokenizer
+    from multiref.metrics.tokenizers import get_tokenizer
 
     tokenize = get_tokenizer(config.tokenizer, config.lowercase)
     sim = similarity_function(config.similarity)

@@ -142,7 +142,8 @@ def box_plot(path: str, label: str, groups: dict) -> str:
 
 
 def curve_plot(path: str, curves: dict, kind: str = "pearson") -> str:
-    """Correlation (``kind``) against the number of references, one line per metric."""
+    """Correlation (``kind``) against the number of references, one line per metric (error
+    bars: sd over orders; shaded: the bootstrap band ``{kind}_ci`` when the points have it)."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for i, (label, points) in enumerate(curves.items()):
@@ -150,6 +151,10 @@ def curve_plot(path: str, curves: dict, kind: str = "pearson") -> str:
         ys = [p[kind] if p[kind] is not None else float("nan") for p in points]
         err = [p.get(f"{kind}_std") or 0.0 for p in points]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label, color=f"C{i % 10}")
+        bands = [p.get(f"{kind}_ci") for p in points]
+        if all(bands):
+            ax.fill_between(xs, [b[0] for b in bands], [b[1] for b in bands], color=f"C{i % 10}", alpha=0.15,
+                            linewidth=0)
     ax.set_xlabel("number of references")
     ax.set_ylabel(f"{kind} correlation with human rating")
     ax.set_xticks(sorted({p["references"] for pts in curves.values() for p in pts}))

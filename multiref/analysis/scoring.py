@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 
 ALIASES = {
     "bleu1": ("bleu", {"order": 1}),

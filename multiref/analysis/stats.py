@@ -72,22 +72,32 @@ def _rowwise_pearson(X, Y):
     return np.clip(r, -1.0, 1.0)
 
 
+def _pairwise_kendall(X, Y):
+    """Kendall tau-b of each row pair from the signs of all pairwise differences."""
+    import numpy as np
+
+    i, j = np.triu_indices(X.shape[1], k=1)
+    dx = np.sign(X[:, i] - X[:, j])
+    dy = np.sign(Y[:, i] - Y[:, j])
+    concordance = (dx * dy).sum(axis=1)
+    den = np.sqrt((dx != 0).sum(axis=1) * (dy != 0).sum(axis=1).astype(float))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = concordance / den
+    tau[den == 0] = np.nan
+    return tau
+
+
 def _rowwise_kendall(X, Y):
-    """Kendall tau-b of each row pair; pairwise for short rows, scipy per row otherwise."""
+    """Kendall tau-b of each row pair; pairwise (in blocks of rows) for rows of up to 200 items,
+    scipy per row otherwise."""
     import numpy as np
     from scipy import stats
 
     n = X.shape[1]
-    if n <= 60:
-        i, j = np.triu_indices(n, k=1)
-        dx = np.sign(X[:, i] - X[:, j])
-        dy = np.sign(Y[:, i] - Y[:, j])
-        concordance = (dx * dy).sum(axis=1)
-        den = np.sqrt((dx != 0).sum(axis=1) * (dy != 0).sum(axis=1).astype(float))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            tau = concordance / den
-        tau[den == 0] = np.nan
-        return tau
+    if n <= 200:
+        block = max(1, 2_000_000 // max(1, n * (n - 1) // 2))
+        return np.concatenate([_pairwise_kendall(X[k:k + block], Y[k:k + block]) for k in range(0, X.shape[0], block)]
+                              or [np.empty(0)])
     out = np.empty(X.shape[0])
     for b in range(X.shape[0]):
         if np.all(X[b] == X[b, 0]) or np.all(Y[b] == Y[b, 0]):
@@ -97,13 +107,53 @@ def _rowwise_kendall(X, Y):
     return out
 
 
-def _rowwise_correlations(X, Y) -> dict:
-    """``{kind: array}`` of the three correlations of each row of X with the row of Y."""
+def _rowwise_correlations(X, Y, kendall: bool = True) -> dict:
+    """``{kind: array}`` of the three correlations of each row of X with the row of Y
+    (without ``kendall``, only Pearson and Spearman)."""
     from scipy import stats
 
-    return {"pearson": _rowwise_pearson(X, Y),
-            "spearman": _rowwise_pearson(stats.rankdata(X, axis=1), stats.rankdata(Y, axis=1)),
-            "kendall": _rowwise_kendall(X, Y)}
+    out = {"pearson": _rowwise_pearson(X, Y),
+           "spearman": _rowwise_pearson(stats.rankdata(X, axis=1), stats.rankdata(Y, axis=1))}
+    if kendall:
+        out["kendall"] = _rowwise_kendall(X, Y)
+    return out
+
+
+def _pair_sums(a, b, swap, pair_value):
+    """For each row s of the 0/1 matrix ``swap``: ``sum_{i<j} pair_value(x_i, x_j)`` where
+    ``x = where(s, b, a)``, as a quadratic form in s (so no row is built).
+
+    ``pair_value(u, v)`` gives the ``(n, n)`` matrix of the pair function for value vectors u
+    (item i) and v (item j). A pair's value is ``F00 + s_i (F10 - F00) + s_j (F01 - F00) +
+    s_i s_j (F11 - F10 - F01 + F00)`` with ``Fxy`` the value when i takes side x and j side y.
+    """
+    import numpy as np
+
+    upper = np.triu(np.ones((len(a), len(a))), k=1)
+    f00, f01 = pair_value(a, a) * upper, pair_value(a, b) * upper
+    f10, f11 = pair_value(b, a) * upper, pair_value(b, b) * upper
+    linear = (f10 - f00).sum(axis=1) + (f01 - f00).sum(axis=0)
+    s = swap.astype(float)
+    return f00.sum() + s @ linear + ((s @ (f11 - f10 - f01 + f00)) * s).sum(axis=1)
+
+
+def _swapped_kendall(a, b, h, swap):
+    """Kendall tau-b of ``where(swap_row, b, a)`` with ``h`` for every row of ``swap``, then of
+    ``a`` itself first (the row order of :func:`permutation_test`); O(n^2) memory, so rows of
+    more than 3000 items go to :func:`_rowwise_kendall`."""
+    import numpy as np
+
+    swap = np.vstack([np.zeros((1, len(a)), dtype=bool), swap])
+    if len(a) > 3000:
+        return _rowwise_kendall(np.where(swap, b, a), np.broadcast_to(h, swap.shape))
+    sh = np.sign(h[:, None] - h[None, :])
+    concordance = _pair_sums(a, b, swap, lambda u, v: np.sign(u[:, None] - v[None, :]) * sh)
+    untied_x = _pair_sums(a, b, swap, lambda u, v: (u[:, None] != v[None, :]).astype(float))
+    untied_h = float(np.triu(sh != 0, k=1).sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = concordance / np.sqrt(untied_x * untied_h)
+    tau[~(untied_x * untied_h > 0)] = np.nan
+    return np.clip(tau, -1.0, 1.0)
 
 
 def resample_indices(n_rows: int, resamples: int, seed: int, strata: Sequence | None = None):
@@ -220,3 +270,167 @@ def best_threshold(scores: Sequence[float], labels: Sequence[int], grid: Sequenc
         if acc > best[1] + 1e-12:
             best = (t, acc)
     return best
+
+
+# -- intervals and tests for correlations --------------------------------------------------
+
+def fisher_interval(r, n: int, confidence: float = 0.95) -> list | None:
+    """Fisher-z interval ``[low, high]`` of a Pearson correlation ``r`` from ``n`` pairs.
+
+    Source: Fisher (1921); ``tanh(atanh(r) -+ z / sqrt(n - 3))`` with ``z`` the normal
+    quantile of ``(1 + confidence) / 2`` (as R's ``cor.test``). ``None`` when ``r`` is None or
+    ``n < 4``; ``|r| = 1`` gives ``[r, r]``.
+    """
+    from scipy import stats as sps
+
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    if r is None or n < 4:
+        return None
+    r = float(r)
+    if abs(r) >= 1:
+        return [r, r]
+    half = sps.norm.ppf(0.5 + confidence / 2) / math.sqrt(n - 3)
+    z = math.atanh(r)
+    return [math.tanh(z - half), math.tanh(z + half)]
+
+
+def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple:
+    """Williams' test of ``r12 = r13`` for two dependent correlations sharing variable 1.
+
+    Variable 1 is the human score, 2 and 3 the two metrics; ``r23`` is the correlation of the
+    metrics with each other and ``n`` the number of items. Returns ``(t, p)``: Williams' t in
+    the form of Steiger (1980, "Tests for comparing elements of a correlation matrix",
+    Psychological Bulletin 87, eq. 7) with ``n - 3`` degrees of freedom and a two-sided p,
+    as R's ``psych::r.test(n, r12, r13, r23)`` (its example: n=103, .4, .5, .1 gives
+    t=-0.89, p=0.37) and Graham & Baldwin (2014) for MT metrics::
+
+        t = (r12 - r13) sqrt((n - 1)(1 + r23)) / sqrt(2 (n - 1)/(n - 3) |R| + rbar^2 (1 - r23)^3)
+
+    with ``|R| = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23`` and ``rbar = (r12 + r13) / 2``.
+    Raises ValueError when ``n < 4``, a correlation is outside [-1, 1], or the three cannot be
+    correlations of one data set (``|R| < 0``).
+    """
+    from scipy import stats as sps
+
+    if n < 4:
+        raise ValueError(f"williams_test: needs at least 4 items, got {n}")
+    for name, r in (("r12", r12), ("r13", r13), ("r23", r23)):
+        if r is None or not -1 <= r <= 1:
+            raise ValueError(f"williams_test: {name} must be a correlation in [-1, 1], got {r}")
+    det = 1 - r12 * r12 - r13 * r13 - r23 * r23 + 2 * r12 * r13 * r23
+    if det < -1e-9:
+        raise ValueError(f"williams_test: r12={r12}, r13={r13}, r23={r23} are not the correlations of one data set")
+    if r12 == r13:
+        return 0.0, 1.0
+    rbar = (r12 + r13) / 2
+    den = 2 * (n - 1) / (n - 3) * max(det, 0.0) + rbar * rbar * (1 - r23) ** 3
+    if den <= 0:  # r23 = 1 and |R| = 0: the metrics are one variable, yet r12 != r13
+        return math.copysign(math.inf, r12 - r13), 0.0
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(den)
+    return t, float(2 * sps.t.sf(abs(t), n - 3))
+
+
+def _standardize(values):
+    """``values`` (1-D) centred and scaled to unit variance; None when constant."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    sd = v.std()
+    return None if not sd > 1e-15 else (v - v.mean()) / sd
+
+
+def _group_means(X, systems):
+    """Column means of X (``(rows, items)``) per system label: ``(rows, systems)`` in sorted label order."""
+    import numpy as np
+
+    names = sorted(set(systems), key=str)
+    member = np.array([[s == name for name in names] for s in systems], dtype=float)
+    return (X @ member) / member.sum(axis=0)
+
+
+def permutation_test(a, b, human, permutations: int, seed: int, systems=None) -> dict:
+    """Paired permutation test of ``corr(a, human) = corr(b, human)`` for the three correlations.
+
+    ``a`` and ``b`` are two metrics' scores of the same items, ``human`` their human scores. In
+    each of ``permutations`` seeded rounds (numpy PCG64(seed)) every item's two scores are
+    swapped with probability 1/2 (approximate randomization, Noreen 1989; the form Deutsch et
+    al. 2021 use for summarization metrics, and sacrebleu's paired test for MT). So that the
+    two metrics share a scale, what is swapped is standardized: z-scores for Pearson, z-scores
+    of the ranks for Spearman (then Pearson with the human ranks, so the observed statistic is
+    the difference of Spearman's rho) and Kendall (whose tau they do not change). With
+    ``systems`` (system level) all rows of a system swap together and the correlations are
+    computed on the means per system of the z-scores, so with k systems no p is below
+    ``2 / 2^k`` (swapping single rows would test a far stronger null and give tiny p-values on
+    5 systems). Returns ``{kind: {"difference": corr(a) - corr(b), "p": p}}`` with the
+    two-sided ``p = (1 + #{|d*| >= |d|}) / (1 + permutations)``; both None when a side is
+    constant or undefined.
+    """
+    import numpy as np
+
+    h = np.asarray(human, dtype=float)
+    if len(h) != len(a) or len(a) != len(b):
+        raise ValueError(f"permutation_test: {len(a)}, {len(b)} and {len(h)} values")
+    if _standardize(a) is None or _standardize(b) is None or permutations <= 0:
+        return {kind: {"difference": None, "p": None} for kind in CORRELATIONS}
+    rng = np.random.Generator(np.random.PCG64(seed))
+    if systems is None:
+        swap = rng.random((permutations, len(h))) < 0.5
+        ca, cb = _response_level_null(a, b, h, swap)
+    else:  # a system's rows swap together: the unit of the system level is the system
+        codes = {name: i for i, name in enumerate(sorted(set(systems), key=str))}
+        swap = (rng.random((permutations, len(codes))) < 0.5)[:, [codes[s] for s in systems]]
+        ca, cb = _system_level_null(_standardize(a), _standardize(b), h, swap, systems)
+    out = {}
+    for kind in CORRELATIONS:
+        d = ca[kind] - cb[kind]  # row 0: the observed difference
+        if np.isnan(d[0]):
+            out[kind] = {"difference": None, "p": None}
+            continue
+        null = d[1:][~np.isnan(d[1:])]
+        extreme = int(np.sum(np.abs(null) >= abs(d[0]) - 1e-12))
+        out[kind] = {"difference": float(d[0]), "p": (1 + extreme) / (1 + null.size)}
+    return out
+
+
+def _response_level_null(a, b, h, swap) -> tuple:
+    """The three correlations with ``h`` of the observed and of each swapped ``a`` and ``b``."""
+    import numpy as np
+    from scipy import stats as sps
+
+    za, zb = _standardize(a), _standardize(b)
+    ra, rb = _standardize(sps.rankdata(a)), _standardize(sps.rankdata(b))
+    rh = sps.rankdata(h)
+    shape = (len(swap) + 1, len(h))
+    out = []
+    for (x, y), (rx, ry) in (((za, zb), (ra, rb)), ((zb, za), (rb, ra))):
+        out.append({"pearson": _rowwise_pearson(np.vstack([x, np.where(swap, y, x)]), np.broadcast_to(h, shape)),
+                    "spearman": _rowwise_pearson(np.vstack([rx, np.where(swap, ry, rx)]), np.broadcast_to(rh, shape)),
+                    "kendall": _swapped_kendall(rx, ry, h, swap)})
+    return tuple(out)
+
+
+def _system_level_null(za, zb, h, swap, systems) -> tuple:
+    """As :func:`_response_level_null` on the means per system of the (swapped) z-scores."""
+    import numpy as np
+
+    pa = _group_means(np.vstack([za, np.where(swap, zb, za)]), systems)
+    pb = _group_means(np.vstack([zb, np.where(swap, za, zb)]), systems)
+    hh = np.broadcast_to(_group_means(h[None, :], systems), pa.shape)
+    return _rowwise_correlations(pa, hh), _rowwise_correlations(pb, hh)
+
+
+def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> list | None:
+    """Wilson score interval ``[low, high]`` of a proportion (Wilson 1927; Agresti & Coull 1998):
+    ``(p + z^2/2n -+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``. It treats the trials as
+    independent. None when ``trials`` is 0."""
+    from scipy import stats as sps
+
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    if trials <= 0:
+        return None
+    z = sps.norm.ppf(0.5 + confidence / 2)
+    p, n = successes / trials, trials
+    centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return [max(0.0, (centre - half) / (1 + z * z / n)), min(1.0, (centre + half) / (1 + z * z / n))]

@@ -13,7 +13,7 @@ import hashlib
 import os
 from dataclasses import asdict, dataclass
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def stable_hash(text: str) -> int:
 
 def read_dailydialog_utterances(path: str, tokenizer: str = "whitespace", lowercase: bool = True) -> list:
     """Tokenized utterances of a DailyDialog dialogues file (``__eou__``-separated)."""
-    from multiref.tokenizers import get_tokenizer
+    from multiref.metrics.tokenizers import get_tokenizer
 
     if not os.path.isfile(path):
         raise UserError(f"DailyDialog dialogues file not found: {path}")

@@ -95,8 +95,8 @@ def evaluate_module_path(name: str) -> str:
     """The folder of the Hugging Face ``evaluate`` module for ``name``, for ``evaluate.load``:
     a module name (``lsdscc_metrics``, ``multiref_metrics``) or a metric name (``maxbleu``/``mds``/
     ``pds`` -> ``lsdscc_metrics``, any other registered metric -> ``multiref_metrics``; see
-    :mod:`multiref.evaluate_modules`). ValueError for an unknown name."""
-    from multiref.evaluate_modules import LSDSCC_METRICS, MODULES, module_folder
+    :mod:`multiref.metrics.evaluate_modules`). ValueError for an unknown name."""
+    from multiref.metrics.evaluate_modules import LSDSCC_METRICS, MODULES, module_folder
 
     if name in MODULES:
         return module_folder(name)

@@ -27,9 +27,19 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Sequence
 
 from multiref import __version__
-from multiref.tokenizers import get_tokenizer
+from multiref.metrics.tokenizers import get_tokenizer
 
 AGGREGATES = ("max", "mean", "standard")
+#: the largest n-gram order any metric takes (BLEU family, Distinct-n): the papers use 1 to 4,
+#: and the work grows with the order (``order=100000`` ran for minutes)
+MAX_ORDER = 10
+
+
+def check_order(name: str, order) -> int:
+    """``order`` if it is an integer from 1 to :data:`MAX_ORDER`, else ValueError naming ``name``."""
+    if isinstance(order, bool) or not isinstance(order, int) or not 1 <= order <= MAX_ORDER:
+        raise ValueError(f"{name}: order must be an integer from 1 to {MAX_ORDER}, got {order!r}")
+    return order
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ import sys
 from typing import NamedTuple, Sequence
 
 from multiref.metrics._ngrams import clipped_matches, closest_ref_length, max_ref_counts, ngram_counts
-from multiref.metrics.base import Item, Metric, Score
+from multiref.metrics.base import MAX_ORDER, Item, Metric, Score, check_order
 
 __all__ = [
     "BLEU", "BleuStats", "RefTable", "SMOOTHINGS", "ngram_counts", "max_ref_counts", "clipped_matches",
@@ -84,15 +84,17 @@ class BleuStats(NamedTuple):
 
 
 def resolve_weights(order: int = 4, weights: Sequence[float] | None = None) -> tuple:
-    """Uniform weights ``1/order`` for n = 1..order, or the given custom weights (validated)."""
+    """Uniform weights ``1/order`` for n = 1..order, or the given custom weights (validated);
+    at most :data:`~multiref.metrics.base.MAX_ORDER` orders either way."""
     if weights is None:
-        if isinstance(order, bool) or not isinstance(order, int) or order < 1:
-            raise ValueError(f"bleu: order must be a positive integer, got {order!r}")
+        order = check_order("bleu", order)
         return tuple(1.0 / order for _ in range(order))
     try:
         weights = tuple(float(w) for w in weights)
     except (TypeError, ValueError):
         raise ValueError(f"bleu: weights must be numbers, got {weights!r}") from None
+    if len(weights) > MAX_ORDER:
+        raise ValueError(f"bleu: at most {MAX_ORDER} weights, got {len(weights)}")
     if not weights or any(not math.isfinite(w) or w < 0 for w in weights) or not any(weights):
         raise ValueError(f"bleu: weights must be non-negative finite numbers, not all zero; got {weights!r}")
     return weights

@@ -24,12 +24,7 @@ import inspect
 from typing import Sequence
 
 from multiref.metrics.base import Item, Metric, Score
-
-
-def _check_order(name: str, order) -> int:
-    if isinstance(order, bool) or not isinstance(order, int) or order < 1:
-        raise ValueError(f"{name}: order must be a positive integer, got {order!r}")
-    return order
+from multiref.metrics.base import check_order as _check_order
 
 
 def ngrams(tokens: Sequence[str], n: int) -> list:

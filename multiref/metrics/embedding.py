@@ -32,12 +32,17 @@ import dataclasses
 import os
 from typing import Sequence
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from multiref.metrics.base import Item, Metric, Score
 
 VECTOR_FORMATS = ("kv", "word2vec_text", "word2vec_binary", "glove_text")
 _EXTENSIONS = {".kv": "kv", ".txt": "word2vec_text", ".vec": "word2vec_text", ".bin": "word2vec_binary"}
 _SENTENCE_CACHE_SIZE = 200_000
+#: the largest vector dimension a word2vec header may claim (common vectors have 50 to 1,000)
+MAX_DIMENSION = 100_000
+#: fewest bytes one stored value takes: a digit and a separator (text), a float32 (binary)
+_BYTES_PER_VALUE = {"word2vec_text": 2, "word2vec_binary": 4}
+_GZIP_MAX_RATIO = 1032  # deflate's largest expansion: a .gz file holds at most this many times its size
 
 # loaded files, shared by the three metrics: (realpath, format, mtime, size) -> KeyedVectors
 _LOADED: dict = {}
@@ -70,6 +75,8 @@ def load_vectors(path, vectors_format: str | None = None):
         raise UserError(f"{path}: word-vector file not found")
     fmt = vectors_format or vectors_format_for(path)
     stat = os.stat(path)
+    if fmt in _BYTES_PER_VALUE:
+        check_header(path, fmt, stat.st_size)
     key = (os.path.realpath(path), fmt, stat.st_mtime_ns, stat.st_size)
     if key in _LOADED:
         return _LOADED[key]
@@ -89,6 +96,34 @@ def load_vectors(path, vectors_format: str | None = None):
         raise UserError(f"{path}: not a gensim KeyedVectors file (got {type(kv).__name__})")
     _LOADED[key] = kv
     return kv
+
+
+def check_header(path: str, fmt: str, size: int) -> tuple:
+    """``(count, dimension)`` of a word2vec file's header line, after checking that the file
+    can hold that many values (gensim allocates them before reading: a two-line file claiming
+    2e9 words took a minute and 16 GB) and that the dimension is at most :data:`MAX_DIMENSION`.
+    UserError naming the file otherwise."""
+    import gzip
+
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as fh:
+            line = fh.readline(200)
+    except (OSError, EOFError) as exc:
+        raise UserError(f"{path}: cannot read word vectors as {fmt}: {exc}") from None
+    parts = line.split()
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise UserError(f"{path}: cannot read word vectors as {fmt}: the first line must be the header '<count> <dimensions>', "
+                        f"got {line[:40].decode('ascii', 'replace')!r}")
+    count, dimension = int(parts[0]), int(parts[1])
+    if dimension > MAX_DIMENSION:
+        raise UserError(f"{path}: cannot read word vectors as {fmt}: the header's {dimension} dimensions is over "
+                        f"the limit of {MAX_DIMENSION}")
+    capacity = size * (_GZIP_MAX_RATIO if path.endswith(".gz") else 1)
+    if count < 1 or dimension < 1 or count * dimension * _BYTES_PER_VALUE[fmt] > capacity:
+        raise UserError(f"{path}: cannot read word vectors as {fmt}: the header claims {count} vectors of {dimension} dimensions, "
+                        f"which a file of {size} bytes cannot hold")
+    return count, dimension
 
 
 # -- pure functions on numpy arrays (rows = word vectors of one sentence) -----------------

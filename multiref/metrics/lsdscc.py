@@ -50,7 +50,7 @@ from multiref.metrics._ngrams import closest_ref_length
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
 from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
-from multiref.tokenizers import get_tokenizer
+from multiref.metrics.tokenizers import get_tokenizer
 
 
 def _codes(ids: list, base: int, k: int) -> list:

@@ -25,7 +25,7 @@ import os
 import threading
 import warnings
 
-from multiref.errors import UserError
+from multiref.util.errors import UserError
 from multiref.metrics.base import Metric
 
 _READERS: dict = {}
@@ -136,6 +136,8 @@ class Meteor(Metric):
             raise ValueError(f"meteor: alpha must be in [0, 1], got {alpha!r}")
         if not 0.0 <= self.gamma <= 1.0:
             raise ValueError(f"meteor: gamma must be in [0, 1], got {gamma!r}")
+        if not 0.0 <= self.beta < float("inf"):  # a negative or NaN beta gave scores outside [0, 1]
+            raise ValueError(f"meteor: beta must be a non-negative finite number, got {beta!r}")
         self.wordnet_root, self.wordnet_location = find_wordnet()
         self.wordnet_version = wordnet_version(self.wordnet_location)
         self._wordnet = None

@@ -106,8 +106,8 @@ class RougeL(Metric):
             beta = float(beta)
         except (TypeError, ValueError):
             raise ValueError(f"rouge_l: beta must be a positive number, got {beta!r}") from None
-        if not beta > 0:
-            raise ValueError(f"rouge_l: beta must be a positive number, got {beta!r}")
+        if not 0 < beta < float("inf"):  # beta = inf made every score NaN
+            raise ValueError(f"rouge_l: beta must be a positive finite number, got {beta!r}")
         self.beta = beta
 
     def signature_fields(self) -> list:

@@ -1,0 +1,1 @@
+"""The LSDSCC corpus: dump sources, records, cleaning, vocabulary, threads, outputs."""

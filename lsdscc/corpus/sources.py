@@ -1,0 +1,489 @@
+"""Input files for the LSDSCC corpus: Reddit dumps as JSON lines (plain, .gz, .zst) or JSON arrays.
+
+- :func:`resolve_inputs` turns local ``--input`` values (files, folders, globs, FIFOs) into
+  a sorted file list, raising :class:`~multiref.util.errors.UserError` for a missing path or an
+  empty glob; remote (``gs://``) paths and globs pass through unread and are expanded inside
+  the job by :func:`match_remote`.
+- :func:`read_items` yields each record of one file as ``("ok", line, dict)`` or, for a
+  line that cannot be used, ``("rejected", line, reason, detail, raw)``; with
+  ``subreddits=`` it also skips, before any JSON parsing, lines that certainly belong to
+  another subreddit and reports them as ``("skipped", n)`` (see :func:`read_items`).
+  Decompressed data is handled a block of whole lines at a time. Compression is
+  recognised by its magic bytes (zstd ``28 b5 2f fd``, gzip ``1f 8b``), so names do not
+  matter. Reddit's zstd dumps are decoded with a 2 GiB window (``max_window_size=2**31``),
+  streaming, frame after frame; a file that ends inside a compressed frame yields one
+  ``truncated-file`` rejection naming how many lines and bytes were read, and a file the
+  decoder refuses part way (a gzip CRC or deflate error, zstd garbage, an unreadable
+  member) one ``corrupt-file`` rejection the same way: the lines before the fault are kept.
+- Every line that cannot be used is a rejection with its reason, never an exception:
+  invalid JSON or UTF-8, a value that is not an object, nesting deeper than
+  :data:`MAX_DEPTH` (``too-deep``), a number Python will not convert (``out-of-range``).
+- A file whose first non-blank byte is ``[`` is a JSON array (the BigQuery / PolyAI export),
+  always parsed whole (no prefilter).
+- :func:`default_inputs` is the bundled sample (``lsdscc/corpus/sample/``), the default input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import itertools
+import json
+import os
+import re
+import zlib
+from typing import Iterator
+
+from lsdscc.corpus.records import redact_record
+from multiref.util.errors import UserError
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20
+_DUMP_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".json.zst", ".zst", ".gz", ".ndjson")
+SAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample")
+
+
+#: Lines nested deeper than this are rejected (``too-deep``) whichever parser reads them;
+#: Reddit records nest a few levels. It is below both parsers' own limits (orjson's 1024,
+#: json's recursion limit), so the outcome depends neither on the parser nor on the stack.
+MAX_DEPTH = 500
+
+
+class TruncatedFile(Exception):
+    """The compressed stream ended early; ``args[0]``: bytes decompressed before the end."""
+
+
+class CorruptFile(Exception):
+    """The decoder refused the data; ``args``: (bytes decompressed before, the decoder's reason)."""
+
+
+_STREAM_ENDS = (TruncatedFile, CorruptFile)
+
+
+def default_inputs() -> list[str]:
+    """The bundled r/movies-style sample (submissions and comments), the default input."""
+    return sorted(os.path.join(SAMPLE_DIR, name) for name in os.listdir(SAMPLE_DIR) if name.endswith(".zst"))
+
+
+def _is_remote(path: str) -> bool:
+    return "://" in path
+
+
+def _dump_files_in(folder: str) -> list[str]:
+    return sorted(
+        os.path.join(folder, n)
+        for n in os.listdir(folder)
+        if n.endswith(_DUMP_SUFFIXES) and not n.startswith(".") and os.path.isfile(os.path.join(folder, n))
+    )
+
+
+def resolve_inputs(specs) -> list[str]:
+    """Files named by ``specs`` (paths, folders, globs), sorted and without repeats.
+
+    A folder stands for its dump files (``*.jsonl``, ``*.zst``, ``*.gz``, ``*.json``: e.g. the
+    crawler's ``submissions.jsonl`` + ``comments.jsonl``). A local path is resolved here
+    (UserError if missing); ``gs://`` and other remote paths or globs are returned as given,
+    unread: the job matches them (:func:`match_remote`), so building the graph needs no network.
+    """
+    files: list[str] = []
+    for spec in specs:
+        if _is_remote(spec):
+            files.append(spec)
+        elif any(ch in spec for ch in "*?["):
+            matches = sorted(p for p in glob.glob(spec) if os.path.isfile(p))
+            if not matches:
+                raise UserError(f"no input files match the glob {spec}")
+            files += matches
+        elif os.path.isdir(spec):
+            found = _dump_files_in(spec)
+            if not found:
+                raise UserError(f"input folder has no dump files (*.jsonl, *.zst, *.gz, *.json): {spec}")
+            files += found
+        elif _is_readable_file(spec):
+            files.append(spec)
+        else:
+            raise UserError(f"input not found: {spec}")
+    return sorted(set(files))
+
+
+def _is_readable_file(path: str) -> bool:
+    """A regular file, or any other existing non-folder that can be opened for reading (a FIFO,
+    ``<(zstdcat ...)``'s ``/dev/fd/N``). A FIFO is not opened here: it can be read only once."""
+    try:
+        return not os.path.isdir(path) and os.path.exists(path) and os.access(path, os.R_OK)
+    except OSError:
+        return False
+
+
+def match_remote(pattern: str) -> list[str]:
+    """The files a remote path or glob (``gs://B/reddit/R[CS]_2017-*.zst``) names, sorted, as
+    matched by Beam's FileSystems when the job runs; UserError when nothing matches."""
+    from apache_beam.io.filesystems import FileSystems
+
+    matches = sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
+    if not matches:
+        raise UserError(f"no input files match {pattern}")
+    return matches
+
+
+def _open(path: str):
+    if _is_remote(path):
+        from apache_beam.io.filesystems import CompressionTypes, FileSystems
+
+        return FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
+    return open(path, "rb")
+
+
+def _decoder(head: bytes):
+    """``(new decompress object, the errors it raises on bad data)`` for a stream that starts
+    with ``head``; None for plain data."""
+    if head[:4] == ZSTD_MAGIC:
+        import zstandard
+
+        return zstandard.ZstdDecompressor(max_window_size=2**31).decompressobj, (zstandard.ZstdError,)
+    if head[:2] == GZIP_MAGIC:
+        return (lambda: zlib.decompressobj(16 + zlib.MAX_WBITS)), (zlib.error,)
+    return None
+
+
+def _chunks(fh) -> Iterator[bytes]:
+    """Decompressed chunks of ``fh``: frame after frame (zstd), member after member (gzip).
+
+    Raises TruncatedFile(bytes out) when the data ends inside a frame, CorruptFile(bytes
+    out, reason) when the decoder refuses the data.
+    """
+    head = fh.read(4)
+    decoder = _decoder(head)
+    if decoder is None:
+        if head:
+            yield head
+        while True:
+            data = fh.read(_CHUNK)
+            if not data:
+                return
+            yield data
+    new, errors = decoder
+    dobj, fresh, produced, data = new(), True, 0, head
+    while True:
+        while data:
+            fresh = False
+            try:
+                out = dobj.decompress(data)
+            except errors as exc:
+                raise CorruptFile(produced, f"{type(exc).__name__}: {exc}") from None
+            produced += len(out)
+            if out:
+                yield out
+            if dobj.eof:  # end of one frame / member: the next may follow
+                data = dobj.unused_data
+                dobj, fresh = new(), True
+            else:
+                data = b""
+        data = fh.read(_CHUNK)
+        if not data:
+            break
+    if not fresh:
+        raise TruncatedFile(produced)
+
+
+def _blocks(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """Whole lines of ``chunks``, one block per decompressed chunk: each block is complete
+    lines joined by ``\\n`` (a final unterminated line joins the last block). Blocks lag one
+    chunk behind, so on a TruncatedFile from ``chunks`` the pending block is yielded first;
+    the cut line is not yielded. The same on a CorruptFile."""
+    pending, rest = None, b""
+    try:
+        for chunk in chunks:
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                rest += chunk
+                continue
+            if pending is not None:
+                yield pending
+            pending, rest = rest + chunk[:cut], chunk[cut + 1:]
+    except _STREAM_ENDS:
+        if pending is not None:
+            yield pending
+        raise
+    if pending is None:
+        pending = rest
+    elif rest:
+        pending += b"\n" + rest
+    if pending:
+        yield pending
+
+
+_KEY = b'"subreddit"'
+_VALUE = re.compile(rb'[ \t\r]*:[ \t\r]*"([^"\\\x80-\xff]*)"')  # a plain ASCII string, no escapes
+_LETTER_ESCAPE = re.compile(rb"\\u00[67]")  # \u0060-\u007f: how an escape could spell a lowercase letter
+_OBJECT_ENDS = (b"}", b"}\r")
+
+
+def _wanted(subreddits) -> frozenset | None:
+    """The wanted subreddit names lowercased as ASCII bytes; None: no prefilter, parse every
+    line (no ``subreddits``, or a name whose lowercase form is not plain printable ASCII)."""
+    if subreddits is None:
+        return None
+    names = set()
+    for name in subreddits:
+        low = name.lower()
+        if not (low.isascii() and low.isprintable()) or '"' in low or "\\" in low:
+            return None
+        names.add(low.encode("ascii"))
+    return frozenset(names)
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
+    """The subreddit prefilter on one block of lines -> (exact, skipped, lines).
+
+    ``exact``: ``(index in block, raw line, byte offset in block)`` for every line that must
+    be parsed; ``skipped``:
+    how many lines certainly belong to another subreddit; ``lines``: lines in the block. A line
+    is skipped only when it starts with ``{``, ends with ``}``, is valid UTF-8, holds the bytes
+    ``"subreddit"`` exactly once, followed by ``:`` and a plain ASCII string (no backslash)
+    whose lowercase form is not wanted, and holds no ``\\u006``/``\\u007`` escape (the only
+    way an escape could spell the lowercase letters of the key). The record's own
+    ``subreddit`` key (after the Reddit API unwrap) is then that one occurrence, so a skipped
+    line is one ``normalize`` would drop as ``other-subreddit``. Everything else, including
+    lines without the key, keys nested twice (crossposts), escaped or non-ASCII values and
+    body texts quoting the key, takes the exact path: a false positive is only slower.
+    """
+    lines = block.split(b"\n")
+    escape = check_utf8 = None  # block-wide checks, made at the first line that could be skipped
+    exact: list = []
+    skipped = 0
+    match = _VALUE.match
+    end = 0
+    for index, line in enumerate(lines):
+        start, end = end, end + len(line) + 1
+        at = line.find(_KEY)
+        if (
+            at >= 0
+            and line.rfind(_KEY) == at
+            and line.startswith(b"{")
+            and line.endswith(_OBJECT_ENDS)
+            and (value := match(line, at + len(_KEY))) is not None
+            and value[1].lower() not in wanted
+        ):
+            if check_utf8 is None:
+                escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else False
+                check_utf8 = not block.isascii() and not _is_utf8(block)
+            if not (escape and escape(line)) and not (check_utf8 and not _is_utf8(line)):
+                skipped += 1
+                continue
+        exact.append((index, line, start))
+    return exact, skipped, len(lines)
+
+
+def _orjson_loads():
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - a dependency; the standard parser gives the same
+        return None
+    return orjson.loads
+
+
+_FAST_LOADS = _orjson_loads()
+_DIGITS = bytes(ord("d") if chr(b).isdigit() and b < 128 else ord(".") for b in range(256))
+_LONG_NUMBER = b"d" * 19
+
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+def _too_deep(raw: bytes, limit: int = MAX_DEPTH) -> bool:
+    """True when the JSON text ``raw`` nests arrays and objects deeper than ``limit`` (brackets
+    inside strings do not count). Linear; a line with few brackets returns at once."""
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    depth = 0
+    for bracket in _BRACKET.findall(_STRING.sub(b"", raw)):
+        depth += 1 if bracket in b"[{" else -1
+        if depth > limit:
+            return True
+    return False
+
+
+def _parse(raw: bytes):
+    """One line -> ("ok", dict) or ("rejected", reason, detail); never raises.
+
+    orjson parses first (about 3x faster): it accepts strictly less than ``json.loads`` (no
+    NaN, no lone surrogates, valid UTF-8 only) and gives equal objects, except that it turns
+    integers past 64 bits into floats, so a line with a run of 19+ digits goes to ``json``.
+    Whatever orjson refuses is parsed by ``json``, whose error names the problem. A line
+    nested deeper than :data:`MAX_DEPTH` is ``too-deep`` on both paths; an integer longer
+    than Python converts (4,300 digits) is ``out-of-range``.
+    """
+    if _too_deep(raw):
+        return ("rejected", "too-deep", f"JSON nested deeper than {MAX_DEPTH} levels")
+    if _FAST_LOADS is not None and _LONG_NUMBER not in raw.translate(_DIGITS):
+        try:
+            record = _FAST_LOADS(raw)
+        except ValueError:
+            record = None
+        if type(record) is dict:
+            return ("ok", record)
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ("rejected", "not-utf8", f"invalid UTF-8 at byte {exc.start}")
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return ("rejected", "malformed-json", f"{exc.msg} at column {exc.colno}")
+    except RecursionError:  # not reached below MAX_DEPTH; kept so a parse never raises
+        return ("rejected", "too-deep", "JSON nested deeper than the parser allows")
+    except ValueError as exc:  # an integer past sys.get_int_max_str_digits()
+        return ("rejected", "out-of-range", str(exc).split(";")[0][:200])
+    if not isinstance(record, dict):
+        return ("rejected", "not-object", f"expected a JSON object, got {type(record).__name__}")
+    return ("ok", record)
+
+
+def _item(line_no: int, raw: bytes, offset: int) -> tuple | None:
+    """The exact path: one line parsed -> an ``ok`` / ``rejected`` item (None for a blank line)."""
+    if not raw.strip():
+        return None
+    parsed = _parse(raw)
+    if parsed[0] == "ok":
+        return ("ok", line_no, parsed[1], offset)
+    return ("rejected", line_no, parsed[1], parsed[2], raw.decode("utf-8", "replace"), offset)
+
+
+@contextlib.contextmanager
+def _metered(fh, path: str, label: str | None):
+    """``fh``, or when ``label`` is given and progress is on (:mod:`multiref.util.progress`), ``fh``
+    counting the bytes read (of the file as stored) for a progress line on stderr."""
+    from multiref.util import progress
+
+    if label is None or not progress.enabled():
+        yield fh
+        return
+    total = os.path.getsize(path) if not _is_remote(path) and os.path.isfile(path) else None  # a FIFO: unknown
+    meter = progress.ByteReader(fh, label, total=total, count_lines=False)
+    try:
+        yield meter
+    finally:
+        meter.bar.close()
+
+
+def read_items(path: str, subreddits=None, progress_label: str | None = None) -> Iterator[tuple]:
+    """Every record of one dump file, in file order, as items (line numbers count from 1):
+
+    - ``("ok", line, record, offset)``: a JSON object (``dict``), to be checked by ``normalize``;
+    - ``("rejected", line, reason, detail, raw, offset)``: ``reason`` is ``not-utf8``,
+      ``malformed-json``, ``not-object``, ``too-deep`` or ``out-of-range`` (``raw``: the line
+      as text), or, as the last item, ``truncated-file`` / ``corrupt-file`` (``line`` = lines
+      read, ``raw`` = "", ``offset`` = where the kept data ends);
+    - ``("skipped", n)``, only with ``subreddits``: ``n >= 1`` lines of other subreddits,
+      skipped unparsed since the previous such item; at most one per decompressed chunk.
+      Count each as a record read and dropped ``other-subreddit``, as ``normalize`` would.
+
+    ``subreddits``: names (an iterable of str, e.g. ``CorpusConfig.subreddits``), matched
+    case-insensitively as :func:`lsdscc.corpus.records.normalize` matches them. A line is skipped
+    only by the byte rules of :func:`_scan_block`: no line of a wanted subreddit is ever
+    skipped, and every well-formed record counts the same as on the exact path (no
+    ``subreddits``). Skipped lines are not parsed, so a line of another subreddit that looks
+    like one object but is not valid JSON inside counts as ``other-subreddit``, not as
+    ``malformed-json``; so does a record whose only ``"subreddit"`` key is nested in
+    another object (``missing-field`` on the exact path).
+
+    ``offset``: the byte offset of the line's start in the decompressed data (None for the
+    records of a JSON array file). Bad data never raises; an unreadable path does (OSError).
+
+    ``progress_label``: show reading progress on stderr under this label (bytes of the file,
+    lines/s) when progress is on (``MULTIREF_PROGRESS``); when it is off nothing is wrapped.
+    """
+    if isinstance(subreddits, (str, bytes)):
+        raise TypeError(f"subreddits should be an iterable of names, not one string: {subreddits!r}")
+    wanted = _wanted(subreddits)
+    with _open(path) as stored, _metered(stored, path, progress_label) as fh:
+        meter = fh if fh is not stored else None
+        chunks = _chunks(fh)
+        where = [0, 0]  # lines read, byte offset of the next line
+        try:
+            first = next(chunks, b"")
+            if first.lstrip().startswith(b"["):
+                yield from _read_array(path, first, chunks)
+                return
+            yield from _line_items(_blocks(itertools.chain([first], chunks)), wanted, where, meter)
+            if meter is not None:
+                meter.lines_read(where[0])
+        except _STREAM_ENDS as exc:
+            yield _stream_end(path, exc, *where)
+
+
+def _line_items(blocks, wanted, where: list, meter) -> Iterator[tuple]:
+    """The items of the lines of ``blocks`` (see :func:`read_items`); ``where`` (lines read,
+    byte offset of the next line) is brought up to date after each block."""
+    for block in blocks:
+        line_no, offset = where
+        if meter is not None:
+            meter.lines_read(line_no)
+        if wanted is None:
+            for line in block.split(b"\n"):
+                line_no += 1
+                item = _item(line_no, line, offset)
+                offset += len(line) + 1
+                if item is not None:
+                    yield item
+            where[:] = line_no, offset
+            continue
+        exact, skipped, count = _scan_block(block, wanted)
+        for index, raw, start in exact:
+            item = _item(line_no + index + 1, raw, offset + start)
+            if item is not None:
+                yield item
+        where[:] = line_no + count, offset + len(block) + 1
+        if skipped:
+            yield ("skipped", skipped)
+
+
+def _stream_end(path: str, exc: Exception, lines: int, offset: int) -> tuple:
+    """The ``truncated-file`` / ``corrupt-file`` item that ends a file read up to ``lines``."""
+    if isinstance(exc, TruncatedFile):
+        reason, what = "truncated-file", "compressed stream ends early"
+    else:
+        reason, what = "corrupt-file", f"the decoder refuses the data ({exc.args[1]})"
+    detail = (f"{path}: {what}, after {lines:,} lines ({exc.args[0]:,} bytes decompressed); "
+              "the rest of the file is lost")
+    return ("rejected", lines, reason, detail, "", offset)
+
+
+def _read_array(path: str, first: bytes, chunks) -> Iterator[tuple]:
+    """The records of a JSON array file (parsed whole), as :func:`read_items` items."""
+    data = first + b"".join(chunks)
+    try:
+        if _too_deep(data, MAX_DEPTH + 1):
+            yield ("rejected", 1, "too-deep", f"JSON array file: nested deeper than {MAX_DEPTH} levels", "", None)
+            return
+        items = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        yield ("rejected", 1, "not-utf8", f"JSON array file: invalid UTF-8 at byte {exc.start}", "", None)
+        return
+    except json.JSONDecodeError as exc:
+        yield ("rejected", exc.lineno, "malformed-json", f"JSON array file: {exc.msg} at line {exc.lineno}", "", None)
+        return
+    except (RecursionError, ValueError) as exc:  # see _parse
+        reason = "too-deep" if isinstance(exc, RecursionError) else "out-of-range"
+        yield ("rejected", 1, reason, f"JSON array file: {str(exc).split(';')[0][:200]}", "", None)
+        return
+    if not isinstance(items, list):
+        yield ("rejected", 1, "not-object", "expected a JSON array of records", "", None)
+        return
+    for number, record in enumerate(items, start=1):
+        if isinstance(record, dict):
+            yield ("ok", number, record, None)
+        else:
+            yield ("rejected", number, "not-object", f"array item {number} is a {type(record).__name__}",
+                   redact_record(record), None)

@@ -1,0 +1,291 @@
+"""Threads -> single-turn pairs and multi-turn conversations (ALGORITHMS.md section 1, "Pairs").
+
+A thread is a submission (``t3_``) and its comments (``t1_``), rebuilt from the records that
+share a ``link_id``. Pure functions over :class:`lsdscc.corpus.records.Post` and token tuples:
+
+- :func:`resolve_thread` keeps one record per fullname and makes the thread a tree: comments
+  on a parent cycle (:func:`parent_cycles`) become dead letters, their replies are dropped;
+  :func:`clean_thread` cleans and
+  tokenizes every text once (steps 1-4) into the thread's nodes (:func:`prepare_thread`: both).
+- :func:`apply_vocabulary` applies the vocabulary (steps 5-6); :func:`thread_pairs` makes one
+  pair per comment whose parent is present (query = parent, the submission's title + body for
+  a top-level comment; response = the comment) and :func:`thread_conversations` one
+  conversation per root-to-leaf chain, both pruned by length (step 7)
+  (:func:`thread_examples`: all three). Every example not kept is reported with its reason.
+- :func:`split_of` / :func:`shard_of` hash the thread id, so reruns agree.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections import Counter
+from typing import Iterable, Iterator, NamedTuple
+
+from lsdscc.corpus.cleaning import clean_and_tokenize
+from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.records import Post
+
+
+class Node(NamedTuple):
+    """One cleaned post of a thread: fullname, parent's fullname ("" for the root), time, and
+    its tokens space-joined (one string: a tenth of the memory of a tuple of tokens, which
+    matters while the local runner holds every thread between the two vocabulary passes)."""
+
+    id: str
+    parent_id: str
+    created_utc: int
+    text: str
+
+
+def resolve_thread(thread_id: str, posts: Iterable[Post]) -> tuple[tuple, Counter, tuple]:
+    """The posts of one thread (the records sharing a ``link_id``), one per fullname, sorted by
+    id, as a tree.
+
+    A fullname seen twice keeps the copy with the latest ``created_utc`` then the longest
+    text (dumps can repeat a record); each extra copy counts as ``dropped-duplicate-id``; a
+    thread whose submission is missing counts as ``threads-without-submission``. Whatever
+    the input says, the result holds no parent cycle: a comment on one (a self-parent, two
+    comments naming each other, a longer loop; :func:`parent_cycles`) is taken out and
+    counted as ``rejected-parent-cycle``, a comment whose chain of parents runs into a cycle
+    is taken out and counted as ``dropped-below-parent-cycle``; the rest of the thread is
+    kept. The result does not depend on the order of ``posts``.
+
+    Returns ``(posts, counts, rejected)``; ``rejected``: ``(post, detail)`` for every post on
+    a cycle, sorted by id, for the dead letters.
+    """
+    counts: Counter = Counter()
+    chosen: dict[str, Post] = {}
+    for post in sorted(posts):
+        old = chosen.get(post.id)
+        if old is not None:
+            counts["dropped-duplicate-id"] += 1
+            if (post.created_utc, len(post.text), post.text) <= (old.created_utc, len(old.text), old.text):
+                continue
+        chosen[post.id] = post
+    if thread_id not in chosen:
+        counts["threads-without-submission"] += 1
+    cycles, below = parent_cycles({i: p.parent_id for i, p in chosen.items()})
+    rejected = []
+    for cycle in cycles:
+        loop = " -> ".join(cycle[:10] + [cycle[0]] if len(cycle) <= 10 else cycle[:10] + ["..."])
+        for member in cycle:
+            rejected.append((chosen.pop(member), f"{member} in thread {thread_id}: its parent chain loops ({loop})"))
+    for comment in below:
+        del chosen[comment]
+    if cycles:
+        counts["rejected-parent-cycle"] += len(rejected)
+    if below:
+        counts["dropped-below-parent-cycle"] += len(below)
+    return tuple(chosen[i] for i in sorted(chosen)), counts, tuple(sorted(rejected))
+
+
+def parent_cycles(parents: dict) -> tuple[list, list]:
+    """The parent cycles of a thread, in linear time. ``parents``: fullname -> parent's
+    fullname ("" or an id not in ``parents``: the chain ends there).
+
+    Returns ``(cycles, below)``: each cycle as the list of its ids in parent order starting
+    from its smallest id, sorted; ``below``: the sorted ids whose chain of parents runs into
+    a cycle without being on it. Every other id's chain ends, at the root or a missing parent.
+    """
+    state: dict = {}  # id -> "tree", "cycle" or "below"
+    cycles = []
+    for start in sorted(parents):
+        path, on_path, node = [], {}, start
+        while node in parents and node not in state and node not in on_path:
+            on_path[node] = len(path)
+            path.append(node)
+            node = parents[node]
+        if node in on_path:  # a cycle not seen before: the path from node on
+            loop = path[on_path[node]:]
+            first = loop.index(min(loop))
+            cycles.append(loop[first:] + loop[:first])
+            state.update((n, "cycle") for n in loop)
+            del path[on_path[node]:]
+            outcome = "below"
+        else:
+            outcome = "below" if state.get(node) in ("cycle", "below") else "tree"
+        state.update((n, outcome) for n in path)
+    return sorted(cycles), sorted(n for n, s in state.items() if s == "below")
+
+
+def clean_thread(posts: Iterable[Post], config: CorpusConfig) -> tuple:
+    """Steps 1-4 and tokenization of every post of a thread, once: one :class:`Node` per post."""
+    return tuple(
+        Node(post.id, post.parent_id, post.created_utc,
+             " ".join(clean_and_tokenize(post.text, config.tokenizer, config.lowercase, config.text_convention)))
+        for post in posts
+    )
+
+
+def prepare_thread(thread_id: str, posts: Iterable[Post], config: CorpusConfig) -> tuple[tuple, Counter]:
+    """:func:`resolve_thread` then :func:`clean_thread`: ``(nodes sorted by id, counts)``."""
+    resolved, counts, _ = resolve_thread(thread_id, posts)
+    return clean_thread(resolved, config), counts
+
+
+def _hash_fraction(key: str, salt: str) -> float:
+    digest = hashlib.sha1(f"{salt}:{key}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a thread's rows come in runs; the digest is per thread
+def split_of(thread_id: str, validation_fraction: float) -> str:
+    """``validation`` for a fixed share of threads (by a hash of the id), else ``train``."""
+    return "validation" if _hash_fraction(thread_id, "split") < validation_fraction else "train"
+
+
+def shard_of(thread_id: str, num_shards: int) -> int:
+    """The parquet shard of a thread's rows (a hash of the id, so every query's responses share one)."""
+    from multiref.output.hfdata import shard_index
+
+    return shard_index(thread_id, num_shards)
+
+
+def apply_vocabulary(nodes: Iterable[Node], vocabulary) -> tuple:
+    """Steps 5-6 on a thread's nodes: rare run-together words split, non-ASCII tokens dropped,
+    words outside the kept vocabulary replaced by ``<unk>`` (:meth:`lsdscc.corpus.vocab.Vocabulary.apply`)."""
+    return tuple(node._replace(text=" ".join(vocabulary.apply(node.text.split()))) for node in nodes)
+
+
+def thread_examples(thread_id: str, nodes: tuple, vocabulary, config: CorpusConfig) -> Iterator[tuple]:
+    """Pairs and conversations of one thread after steps 5-7 (:func:`apply_vocabulary`, then
+    :func:`thread_pairs` and :func:`thread_conversations`)."""
+    nodes = apply_vocabulary(nodes, vocabulary)
+    yield from thread_pairs(thread_id, nodes, config)
+    yield from thread_conversations(thread_id, nodes, config)
+
+
+def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[tuple]:
+    """Single-turn pairs of one thread whose texts are final (after :func:`apply_vocabulary`).
+
+    One pair per comment whose parent is present (query = parent, response = the comment),
+    pruned by length (step 7). Yields ``("single_turn", row)``, ``("drop", counter_name)``,
+    and ``("lengths", (query_len, response_len))`` for every pair before length pruning.
+    Rows follow the CONTRACTS.md columns (``response_number`` is added when writing).
+    """
+    text = {node.id: node.text for node in nodes}
+    length = {node.id: len(node.text.split()) for node in nodes}
+    max_q, max_r = config.max_query_tokens, config.max_response_tokens
+    for node in nodes:
+        if not node.parent_id:
+            continue
+        parent = node.parent_id
+        if parent not in text:
+            yield ("drop", "dropped-missing-parent")
+            continue
+        q_len, r_len = length[parent], length[node.id]
+        yield ("lengths", (q_len, r_len))
+        if q_len == 0 or r_len == 0:
+            yield ("drop", "dropped-empty-after-cleaning")
+        elif q_len > max_q:
+            yield ("drop", "dropped-query-too-long")
+        elif r_len > max_r:
+            yield ("drop", "dropped-response-too-long")
+        else:
+            yield (
+                "single_turn",
+                {
+                    "id": node.id,
+                    "thread_id": thread_id,
+                    "query_id": parent,
+                    "response_id": node.id,
+                    "query": text[parent],
+                    "response": text[node.id],
+                    "created_utc": node.created_utc,
+                },
+            )
+
+
+def thread_conversations(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[tuple]:
+    """Root-to-leaf conversations of one thread whose texts are final; yields
+    ``("multi_turn", row)`` and ``("drop", counter_name)``. ``nodes`` should form a tree
+    (:func:`resolve_thread` makes it one); a chain that loops anyway is dropped as broken."""
+    text = {node.id: node.text for node in nodes}
+    length = {node.id: len(node.text.split()) for node in nodes}
+    by_id = {node.id: node for node in nodes}
+    children: dict[str, list] = {}
+    for node in nodes:
+        if node.parent_id:
+            children.setdefault(node.parent_id, []).append(node.id)
+    yield from _conversations(thread_id, nodes, by_id, children, text, length, config)
+
+
+def _conversations(thread_id, nodes, by_id, children, text, length, config) -> Iterator[tuple]:
+    for leaf in nodes:
+        if not leaf.parent_id or leaf.id in children:
+            continue
+        chain = [leaf.id]
+        current = leaf
+        broken = False
+        while current.parent_id:
+            parent = by_id.get(current.parent_id)
+            if parent is None or len(chain) > len(nodes):  # missing, or a loop
+                broken = True
+                break
+            chain.append(parent.id)
+            current = parent
+        if broken or current.id != thread_id:
+            yield ("drop", "multi-turn-dropped-broken-chain")
+            continue
+        chain.reverse()
+        if len(chain) < config.min_turns:
+            yield ("drop", "multi-turn-dropped-too-few-turns")
+            continue
+        if any(length[c] == 0 for c in chain):
+            yield ("drop", "multi-turn-dropped-empty-turn")
+            continue
+        if any(length[c] > config.max_query_tokens for c in chain[:-1]) or length[chain[-1]] > config.max_response_tokens:
+            yield ("drop", "multi-turn-dropped-too-long")
+            continue
+        yield (
+            "multi_turn",
+            {
+                "id": leaf.id,
+                "thread_id": thread_id,
+                "comment_ids": chain,
+                "turns": [text[c] for c in chain],
+                "created_utc": leaf.created_utc,
+            },
+        )
+
+
+#: Column order of the rows the pipeline carries as tuples (``response_number`` comes last, at writing).
+SINGLE_FIELDS = ("id", "thread_id", "query_id", "response_id", "query", "response", "created_utc")
+MULTI_FIELDS = ("id", "thread_id", "comment_ids", "turns", "created_utc")
+
+
+def dedup_key(kind: str, row) -> bytes:
+    """The exact-duplicate key of a row (a digest of query and response, or of all turns);
+    ``row``: a dict, or a tuple in ``SINGLE_FIELDS`` / ``MULTI_FIELDS`` order."""
+    if kind == "single_turn":
+        content = row[4] + "\n" + row[5] if isinstance(row, tuple) else row["query"] + "\n" + row["response"]
+    else:
+        content = "\n".join(row[3] if isinstance(row, tuple) else row["turns"])
+    return hashlib.sha1(f"{kind}\n{content}".encode("utf-8")).digest()
+
+
+def add_response_numbers(rows: list) -> list:
+    """Set ``response_number`` (how many kept responses share the row's query_id); sort by id.
+
+    ``rows``: dicts, or tuples in ``SINGLE_FIELDS`` order (the number is appended). Rows of
+    one query always share a shard (shards hash the thread id), so this is exact.
+    """
+    if rows and isinstance(rows[0], tuple):
+        per_query = Counter(r[2] for r in rows)
+        return sorted((r + (per_query[r[2]],) for r in rows), key=lambda r: r[0])
+    per_query = Counter(r["query_id"] for r in rows)
+    out = [dict(r, response_number=per_query[r["query_id"]]) for r in rows]
+    out.sort(key=lambda r: r["id"])
+    return out
+
+
+def duplicate_losers(entries: Iterable[tuple]) -> tuple[list, set]:
+    """Exact-duplicate resolution for the rows that share one content digest.
+
+    ``entries``: ``(kind, id, ...)`` tuples (extra fields, e.g. the row itself, ride along).
+    Every ``(kind, id)`` but the smallest loses. Returns ``(sorted entries, losing (kind, id)
+    pairs)``; ``len(entries) - 1`` rows are dropped as duplicates.
+    """
+    entries = sorted(entries)
+    return entries, {tuple(e[:2]) for e in entries[1:]}

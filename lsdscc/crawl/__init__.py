@@ -1,0 +1,1 @@
+"""The Reddit crawler: crawling threads and the files it writes."""

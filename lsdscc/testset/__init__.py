@@ -1,0 +1,1 @@
+"""The LSDSCC multi-reference test set: retrieval (JVM, Lucene), Doc2Vec, assembly."""

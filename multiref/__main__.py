@@ -1,3 +1,0 @@
-from multiref.cli import run
-
-run()

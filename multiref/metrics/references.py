@@ -1,0 +1,406 @@
+"""Loading references and system outputs for scoring (``multiref score``).
+
+References come in three forms (:func:`load_references` tells them apart):
+
+- the public LSDSCC grouped JSON: ``{query: {group_id: [reference, ...], ...}, ...}``; group
+  ids are kept as strings, including the ``"null"`` id the public file uses for 8 groups;
+  the query string is both the item's ``id`` and its ``query``;
+- JSON lines, one item a line: ``id`` (string or integer), optional ``query``, and either
+  ``references`` (list of strings; optional ``weights``, one number per reference, for
+  deltaBLEU) or ``groups`` (a list of lists of strings, or an object group_id -> list);
+- a dataset folder written by our pipelines (``<folder>/<config>/<split>-*.parquet``, see
+  CONTRACTS.md "Scoring a dataset folder"): rows with ``groups`` (and ``group_ids``) are
+  grouped, rows with ``references`` flat (``positive_responses`` is read as flat references
+  for the ``dailydialog_pp`` config); without a ``query`` column, the last turn of a
+  ``context`` list (the DailyDialog configs) is the query.
+
+System outputs are JSON lines: ``id`` or ``query`` (matched against the references' ids or
+queries), and ``hypotheses`` (a list of strings) or ``hypothesis`` (a string).
+
+Every user mistake raises :class:`multiref.util.errors.UserError` with ``file:line``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from multiref.util.errors import UserError, where
+from multiref.util.files import parse_json, read_jsonl, read_text
+
+
+@dataclass(frozen=True)
+class RefRecord:
+    """One item's references. ``groups``/``group_ids`` are None for flat references."""
+
+    id: str
+    query: str | None
+    references: tuple
+    groups: tuple | None = None
+    group_ids: tuple | None = None
+    weights: tuple | None = None
+    location: str = ""  # "file:line" (or "folder/config/split row N") for error messages
+
+
+@dataclass
+class ReferenceSet:
+    """All references of a test set, indexed by ``id`` and by ``query``."""
+
+    source: str
+    kind: str  # "lsdscc-json" | "jsonl" | "dataset"
+    records: list
+    by_id: dict = field(default_factory=dict)
+    by_query: dict = field(default_factory=dict)  # query -> record, or None when ambiguous
+
+    @property
+    def grouped(self) -> bool:
+        """True when the references come in groups (LSDSCC)."""
+        return any(r.groups is not None for r in self.records)
+
+    def add(self, record: RefRecord) -> None:
+        if record.id in self.by_id:
+            raise UserError(f"{record.location}: duplicate id {record.id!r} (first at {self.by_id[record.id].location})")
+        self.by_id[record.id] = record
+        if record.query is not None:
+            self.by_query[record.query] = None if record.query in self.by_query else record
+        self.records.append(record)
+
+
+@dataclass(frozen=True)
+class HypRecord:
+    """One line of a system-output file."""
+
+    key_field: str  # "id" or "query"
+    key: str
+    hypotheses: tuple
+    line: int
+
+
+# -- references ----------------------------------------------------------------------------
+
+
+def load_references(path: str, config: str | None = None, split: str | None = None) -> ReferenceSet:
+    """Load references from an LSDSCC JSON file, a JSON lines file or a dataset folder."""
+    if not os.path.exists(path):
+        raise UserError(f"references not found: {path}")
+    if os.path.isdir(path):
+        return load_dataset_folder(path, config, split)
+    if config is not None or split is not None:
+        raise UserError(f"{path}: --config/--split only apply to a dataset folder, not to a file")
+    if path.endswith(".jsonl"):
+        return load_references_jsonl(path)
+    text = read_text(path, "references file")
+    try:
+        document = parse_json(text, path, object_pairs_hook=_no_duplicate_keys)
+    except _DuplicateKey as exc:
+        raise UserError(f"{where(path, _line_of(text, json.dumps(exc.key, ensure_ascii=False), second=True))}: "
+                        f"duplicate key {exc.key!r}") from None
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":  # several JSON documents: JSON lines
+            return load_references_jsonl(path)
+        raise UserError(f"{where(path, exc.lineno)}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+    if isinstance(document, dict) and document and all(isinstance(v, (dict, list)) for v in document.values()):
+        return parse_lsdscc_json(document, path, text)
+    if isinstance(document, dict):  # a JSON lines file with a single record
+        return load_references_jsonl(path)
+    if isinstance(document, list):
+        refset = ReferenceSet(path, "jsonl", [])
+        for i, record in enumerate(document):
+            refset.add(_parse_ref_record(record, f"{path} record {i + 1}"))
+        if not refset.records:
+            raise UserError(f"{path}: file has no records")
+        return refset
+    raise UserError(f"{path}: expected LSDSCC grouped JSON {{query: {{group_id: [refs]}}}} or JSON lines")
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key):
+        self.key = key
+
+
+def _no_duplicate_keys(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
+def _line_of(text: str, needle: str, second: bool = False) -> int | None:
+    """1-based line of the first (or second) occurrence of ``needle`` in ``text``."""
+    pos = text.find(needle)
+    if second and pos >= 0:
+        pos2 = text.find(needle, pos + 1)
+        pos = pos2 if pos2 >= 0 else pos
+    return text.count("\n", 0, pos) + 1 if pos >= 0 else None
+
+
+def _strings(value, what: str, location: str, allow_empty: bool = False) -> tuple:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(f"{location}: {what} must be a list of strings")
+    if not value and not allow_empty:
+        raise UserError(f"{location}: {what} is empty")
+    return tuple(value)
+
+
+def _groups(value, location: str) -> tuple:
+    """``(groups, group_ids)`` from a list of lists or an object group_id -> list."""
+    if isinstance(value, dict):
+        ids = tuple(str(k) for k in value)
+        groups = tuple(_strings(v, f"group {k!r}", location) for k, v in value.items())
+    elif isinstance(value, list):
+        groups = tuple(_strings(v, f"group {i + 1}", location) for i, v in enumerate(value))
+        ids = tuple(str(i + 1) for i in range(len(groups)))
+    else:
+        raise UserError(f"{location}: 'groups' must be a list of lists of strings or an object group_id -> list")
+    if not groups:
+        raise UserError(f"{location}: 'groups' is empty")
+    return groups, ids
+
+
+class _KeyLines:
+    """Line numbers of a document's keys, found in document order (one pass over the text)."""
+
+    def __init__(self, text: str):
+        self.text, self.pos, self.line = text, 0, 1
+
+    def of(self, needle: str) -> int | None:
+        pos = self.text.find(needle, self.pos)
+        if pos < 0:  # not after the previous key: search from the start
+            return _line_of(self.text, needle)
+        self.line += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.line
+
+
+def parse_lsdscc_json(document: dict, path: str = "<json>", text: str = "") -> ReferenceSet:
+    """The public LSDSCC test set ``{query: {group_id: [refs]}}`` as a grouped ReferenceSet."""
+    refset = ReferenceSet(path, "lsdscc-json", [])
+    lines = _KeyLines(text)
+    for query, value in document.items():
+        location = where(path, lines.of(json.dumps(query, ensure_ascii=False)) if text else None)
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            value = [value]  # a flat list of references: one group
+        groups, ids = _groups(value, location)
+        refs = tuple(r for g in groups for r in g)
+        refset.add(RefRecord(query, query, refs, groups, ids, None, location))
+    return refset
+
+
+def _parse_ref_record(record, location: str) -> RefRecord:
+    if not isinstance(record, dict):
+        raise UserError(f"{location}: expected a JSON object, got {type(record).__name__}")
+    rid = record.get("id", record.get("query"))
+    if isinstance(rid, bool) or not isinstance(rid, (str, int)):
+        raise UserError(f"{location}: each record needs an 'id' (string or integer) or a 'query' string")
+    query = record.get("query")
+    if query is not None and not isinstance(query, str):
+        raise UserError(f"{location}: 'query' must be a string")
+    has_refs, has_groups = "references" in record, "groups" in record
+    if has_refs == has_groups:
+        raise UserError(f"{location}: each record needs exactly one of 'references' or 'groups'")
+    weights = None
+    if has_groups:
+        groups, ids = _groups(record["groups"], location)
+        if "group_ids" in record:
+            ids = tuple(str(g) for g in _strings(record["group_ids"], "'group_ids'", location))
+            if len(ids) != len(groups):
+                raise UserError(f"{location}: {len(ids)} group_ids for {len(groups)} groups")
+        refs = tuple(r for g in groups for r in g)
+    else:
+        groups = ids = None
+        refs = _strings(record["references"], "'references'", location)
+    if "weights" in record:
+        w = record["weights"]
+        if (not isinstance(w, list) or len(w) != len(refs)
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in w)):
+            raise UserError(f"{location}: 'weights' must be a list of {len(refs)} numbers (one per reference)")
+        weights = tuple(float(x) for x in w)
+    return RefRecord(str(rid), query, refs, groups, ids, weights, location)
+
+
+def load_references_jsonl(path: str) -> ReferenceSet:
+    """References as JSON lines (see the module docstring)."""
+    refset = ReferenceSet(path, "jsonl", [])
+    for line, record in read_jsonl(path, "references file"):
+        refset.add(_parse_ref_record(record, where(path, line)))
+    return refset
+
+
+def _dataset_choices(folder: str) -> dict:
+    """config -> {split: sorted parquet files}, from dataset_meta.json or the folder layout."""
+    meta_path = os.path.join(folder, "dataset_meta.json")
+    choices: dict = {}
+    if os.path.exists(meta_path):
+        try:
+            with open(meta_path, encoding="utf-8") as fh:
+                meta = parse_json(fh.read(), meta_path)
+            for name, info in meta.get("configs", {}).items():
+                for split, pattern in (info.get("data_files") or {}).items():
+                    files = sorted(glob.glob(os.path.join(folder, pattern)))
+                    if files:
+                        choices.setdefault(name, {})[split] = files
+        except (OSError, ValueError, AttributeError):
+            choices = {}
+    if not choices:
+        for path in sorted(glob.glob(os.path.join(folder, "*", "*.parquet"))):
+            config = os.path.basename(os.path.dirname(path))
+            split = os.path.basename(path).split("-")[0].split(".")[0]
+            choices.setdefault(config, {}).setdefault(split, []).append(path)
+    return choices
+
+
+def _row_record(row: dict, ref_column: str) -> dict:
+    """A parquet row as the record :func:`_parse_ref_record` checks: values of the wrong type are
+    passed on as they are (its UserError names the row), never converted into something else."""
+    record = {"id": row["id"]}
+    if row.get("query") is not None:
+        record["query"] = row["query"]
+    elif isinstance(row.get("context"), list) and row["context"] and isinstance(row["context"][-1], str):
+        record["query"] = row["context"][-1]  # DailyDialog configs: the last turn of the context
+    if ref_column == "groups":
+        record["groups"] = [] if row["groups"] is None else row["groups"]
+        ids = row.get("group_ids")
+        if isinstance(ids, list) and all(isinstance(g, (str, int)) and not isinstance(g, bool) for g in ids):
+            ids = [str(g) for g in ids]  # a dataset may store numeric group ids
+        if ids is not None:
+            record["group_ids"] = ids
+    else:
+        record["references"] = [] if row[ref_column] is None else row[ref_column]
+    return record
+
+
+def load_dataset_folder(folder: str, config: str | None = None, split: str | None = None) -> ReferenceSet:
+    """References from a dataset folder: ``config`` (needed when it holds several) and ``split``
+    (default: the only split, else ``test``)."""
+    choices = _dataset_choices(folder)
+    if not choices:
+        raise UserError(f"{folder}: not a dataset folder (no <config>/<split>-*.parquet files)")
+    if config is None:
+        usable = [c for c in choices if c in ("test_grouped", "multiref")] or list(choices)
+        if len(usable) != 1:
+            raise UserError(f"{folder}: choose a config with --config (one of: {', '.join(sorted(choices))})")
+        config = usable[0]
+    if config not in choices:
+        raise UserError(f"{folder}: no config {config!r} (choose one of: {', '.join(sorted(choices))})")
+    splits = choices[config]
+    if split is None:
+        split = next(iter(splits)) if len(splits) == 1 else ("test" if "test" in splits else None)
+        if split is None:
+            raise UserError(f"{folder}/{config}: choose a split with --split (one of: {', '.join(sorted(splits))})")
+    if split not in splits:
+        raise UserError(f"{folder}/{config}: no split {split!r} (choose one of: {', '.join(sorted(splits))})")
+    import pyarrow.parquet as pq
+
+    refset = ReferenceSet(f"{folder}/{config}/{split}", "dataset", [])
+    row_number = 0
+    for path in splits[split]:
+        try:
+            table = pq.read_table(path)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowIOError / ArrowInvalid: a corrupt file
+            raise UserError(f"{path}: cannot read as parquet ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+        names = set(table.column_names)
+        if "id" not in names:
+            raise UserError(f"{path}: no 'id' column")
+        ref_column = next((c for c in ("groups", "references", "positive_responses") if c in names), None)
+        if ref_column is None:
+            raise UserError(f"{path}: config {config!r} has no 'groups' or 'references' column to score against")
+        for row in table.to_pylist():
+            row_number += 1
+            refset.add(_parse_ref_record(_row_record(row, ref_column), f"{path} row {row_number}"))
+    if not refset.records:
+        raise UserError(f"{refset.source}: no rows")
+    return refset
+
+
+# -- hypotheses ----------------------------------------------------------------------------
+
+
+def load_hypotheses(path: str) -> list:
+    """System outputs: one :class:`HypRecord` per JSON line (``id`` or ``query``; ``hypotheses``
+    or ``hypothesis``). Duplicate keys, empty lists and wrong types are errors. Other input
+    forms (plain text, standard input): :mod:`multiref.metrics.score_inputs`."""
+    return hypothesis_records(read_jsonl(path, "hypotheses file"), path)
+
+
+def hypothesis_records(numbered, path: str) -> list:
+    """:class:`HypRecord` objects from ``(line number, JSON object)`` pairs read from ``path``."""
+    out, seen = [], {}
+    for line, record in numbered:
+        loc = where(path, line)
+        if "id" in record:
+            key_field, key = "id", record["id"]
+            if isinstance(key, bool) or not isinstance(key, (str, int)):
+                raise UserError(f"{loc}: 'id' must be a string or an integer")
+            key = str(key)
+        elif "query" in record:
+            key_field, key = "query", record["query"]
+            if not isinstance(key, str):
+                raise UserError(f"{loc}: 'query' must be a string")
+        else:
+            raise UserError(f"{loc}: each line needs an 'id' or a 'query'")
+        if ("hypotheses" in record) == ("hypothesis" in record):
+            raise UserError(f"{loc}: each line needs exactly one of 'hypotheses' (list) or 'hypothesis' (string)")
+        if "hypothesis" in record:
+            if not isinstance(record["hypothesis"], str):
+                raise UserError(f"{loc}: 'hypothesis' must be a string")
+            hyps = (record["hypothesis"],)
+        else:
+            hyps = _strings(record["hypotheses"], "'hypotheses'", loc)
+        if (key_field, key) in seen:
+            raise UserError(f"{loc}: duplicate {key_field} {key!r} (first on line {seen[(key_field, key)]})")
+        seen[(key_field, key)] = line
+        out.append(HypRecord(key_field, key, hyps, line))
+    return out
+
+
+def match_items(refset: ReferenceSet, hypotheses: Sequence[HypRecord], hyp_path: str, partial: bool = False) -> list:
+    """Pair each system output with its references: a list of ``(HypRecord, RefRecord)``.
+
+    Raises UserError (``file:line``) for an output whose id/query has no references, or,
+    unless ``partial``, when some reference items have no output.
+    """
+    pairs, used = [], set()
+    for hyp in hypotheses:
+        loc = where(hyp_path, hyp.line)
+        if hyp.key_field == "id":
+            ref = refset.by_id.get(hyp.key)
+        else:
+            if not refset.by_query:
+                raise UserError(f"{loc}: the references have no queries; match by 'id' instead")
+            ref = refset.by_query.get(hyp.key, False)
+            if ref is None:
+                raise UserError(f"{loc}: query {_short(hyp.key)} matches several reference items; match by 'id'")
+            ref = ref or None
+        if ref is None:
+            raise UserError(f"{loc}: no references for {hyp.key_field} {_short(hyp.key)} in {refset.source}")
+        if ref.id in used:
+            raise UserError(f"{loc}: a second output for reference item {_short(ref.id)}")
+        used.add(ref.id)
+        pairs.append((hyp, ref))
+    missing = len(refset.records) - len(used)
+    if missing and not partial:
+        first = next(r for r in refset.records if r.id not in used)
+        raise UserError(f"{hyp_path}: no outputs for {missing} of {len(refset.records)} reference items "
+                        f"(first: {_short(first.id)}); pass --partial to score only the covered ones")
+    return pairs
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = str(text)
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def to_items(pairs) -> list:
+    """:class:`multiref.metrics.Item` objects from :func:`match_items` pairs."""
+    from multiref.metrics.base import Item
+
+    return [Item(id=ref.id, hypotheses=list(hyp.hypotheses), references=list(ref.references),
+                 groups=[list(g) for g in ref.groups] if ref.groups is not None else None,
+                 weights=list(ref.weights) if ref.weights is not None else None,
+                 group_ids=list(ref.group_ids) if ref.group_ids is not None else None)
+            for hyp, ref in pairs]

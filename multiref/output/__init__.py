@@ -1,0 +1,1 @@
+"""Dataset output: Hugging Face folders, Beam file writing, atomic publishing."""

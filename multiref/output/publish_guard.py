@@ -1,0 +1,66 @@
+"""What the local and the remote publishing share: their errors, their warnings on stderr,
+and the guard that turns SIGINT/SIGTERM into a clean stop (:mod:`multiref.output.publish`,
+:mod:`multiref.output.publish_remote`)."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import threading
+from typing import Iterator
+
+from multiref.util import errors
+from multiref.util.errors import UserError
+
+
+class FolderLocked(UserError):
+    """Another build holds the folder's lock."""
+
+
+class Interrupted(errors.Interrupted):
+    """SIGINT or SIGTERM stopped a build; the target folder is unchanged."""
+
+
+def warn(message: str) -> None:
+    print(f"[publish] {message}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def signals_blocked() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class SignalGuard:
+    """SIGINT/SIGTERM -> KeyboardInterrupt in the main thread, remembering which one came."""
+
+    def __init__(self):
+        self.received = None
+        self._old = {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(sig) is signal.SIG_IGN:
+                    continue  # e.g. nohup or a background job: keep the user's choice
+                self._old[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        import logging
+
+        self.received = signal.Signals(signum).name
+        logging.getLogger("apache_beam").setLevel(logging.CRITICAL)  # its tracebacks of the interrupt are noise
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc):
+        for sig, handler in self._old.items():
+            signal.signal(sig, handler)
+        return False

@@ -1,0 +1,1 @@
+"""Small utilities under everything: files (local or remote), progress, errors."""

@@ -1,0 +1,361 @@
+"""The flag vocabulary of the ``multiref`` command line: one flag and one default per concept.
+
+``TABLE`` is the single, machine-readable statement of which flag names which concept, its
+default, the commands that take it and the old spellings still accepted. The flag table of
+``docs/cli.md`` is this table (rendered by :mod:`multiref_cli.reference`);
+``tests/test_cli_flags.py`` builds the real parser and checks every command against it, so a
+command that spells a concept differently, or gives it another default without naming the
+paper that demands it, fails the test.
+
+Old spellings are hidden aliases (not shown by ``--help``) installed by
+:func:`install_aliases` for the commands named in ``Flag.old``; using one prints
+``multiref: note: --old is deprecated; use --new`` on stderr and then acts exactly as the
+new flag. :func:`install_common` adds ``--quiet``, ``--progress`` and ``--version`` to every
+command. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+
+REQUIRED = "(required)"  # the default of a flag the command cannot do without
+
+ALL = (
+    "score", "lsdscc build", "lsdscc crawl", "lsdscc testset", "lsdscc annotate export",
+    "lsdscc annotate import", "lsdscc annotate serve", "lsdscc annotate browse", "dailydialog build", "analyze correlation", "analyze refcount",
+    "analyze discrimination", "analyze regression", "metrics list", "metrics path",
+)
+ANALYZE = ("analyze correlation", "analyze refcount", "analyze discrimination", "analyze regression")
+RATED = ("analyze correlation", "analyze refcount")
+
+
+def integer_from(low: int, high: int):
+    """An argparse ``type``: an integer from ``low`` to ``high``, else a usage error (exit 2)
+    saying the range, before any file is read."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:  # also a number too long to convert
+            raise argparse.ArgumentTypeError(f"expected an integer from {low} to {high}, got {text[:20]!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {value}")
+        return value
+
+    return parse
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One concept of the vocabulary.
+
+    ``default`` holds for every command in ``commands`` except those in ``exceptions``,
+    which map a command to ``(default, why)``; ``why`` names the paper or release the
+    other default reproduces. ``old`` maps an old spelling to the commands that accept it.
+    """
+
+    concept: str
+    flag: str
+    commands: tuple
+    default: object = None
+    exceptions: dict = field(default_factory=dict)
+    old: dict = field(default_factory=dict)
+    doc: str = ""
+
+    def default_for(self, command: str):
+        return self.exceptions.get(command, (self.default, ""))[0]
+
+
+TABLE = (
+    Flag("where results go", "--output", ("score", "lsdscc build", "lsdscc crawl", "lsdscc annotate export",
+                                          "lsdscc annotate import", "lsdscc annotate serve",
+                                          "dailydialog build") + ANALYZE,
+         default=None,
+         exceptions={"lsdscc build": ("out/lsdscc", "the quick start's folder"),
+                     "lsdscc crawl": (REQUIRED, "the crawl resumes there"),
+                     "lsdscc annotate export": (REQUIRED, "a CSV for annotators"),
+                     "lsdscc annotate import": (REQUIRED, "a folder for test.group.json"),
+                     "lsdscc annotate serve": (REQUIRED, "the annotator's CSV, saved on every change"),
+                     "dailydialog build": (REQUIRED, "a dataset folder")},
+         old={"--output-dir": ANALYZE},
+         doc="score: a file (default: standard output); analyze: a folder for the JSON and Markdown "
+             "reports and PNG plots (default: print only)"),
+    Flag("print nothing but results and errors", "--quiet", ALL, default=False,
+         doc="no progress or notes on standard error"),
+    Flag("progress on stderr", "--progress", ALL, default=False,
+         doc="show progress of long steps even when standard error is not a terminal"),
+    Flag("output format", "--format", ("score",) + ANALYZE, default="table"),
+    Flag("metrics to compute", "--metric", ("score", "analyze correlation", "analyze refcount",
+                                            "analyze discrimination"), default=None,
+         doc="repeatable; each command documents its default set"),
+    Flag("tokenizer", "--tokenizer", ("score", "lsdscc build") + ANALYZE, default="whitespace",
+         exceptions={"analyze discrimination": ("nltk", "the DailyDialog++ release (Sai et al. 2020) mixes tokenization "
+                                                             "conventions; NLTK splits punctuation either way"),
+                     "lsdscc build": ("treebank", "LSDSCC (Xu et al. 2018, ALGORITHMS.md s.1) tokenizes with "
+                                                  "NLTK's Treebank tokenizer")}),
+    Flag("lowercase text", "--lowercase", ("score", "lsdscc build", "dailydialog build") + ANALYZE, default=False,
+         exceptions={"lsdscc build": (True, "the public LSDSCC set (Xu et al. 2018) is lowercased"),
+                     "analyze correlation": (True, "the multi-reference DailyDialog references (Gupta et al. 2019) "
+                                                   "are lowercased"),
+                     "analyze refcount": (True, "the multi-reference DailyDialog references (Gupta et al. 2019) "
+                                                "are lowercased"),
+                     "analyze discrimination": (True, "the DailyDialog++ release (Sai et al. 2020) mixes case "
+                                                      "conventions")},
+         doc="--lowercase / --no-lowercase"),
+    Flag("word vectors", "--vectors", ("score", "analyze correlation", "analyze refcount", "analyze discrimination"),
+         default=None, doc="gensim .kv, word2vec .txt/.vec/.bin; needed by the embedding metrics"),
+    Flag("multi-reference aggregation", "--aggregate", ("score", "analyze correlation", "analyze refcount",
+                                                        "analyze discrimination"), default=None,
+         exceptions={"analyze correlation": ("auto", "multirefeval (Gupta et al. 2019): each metric's standard "
+                                                     "multi-reference form, else max"),
+                     "analyze refcount": ("auto", "multirefeval (Gupta et al. 2019): each metric's standard "
+                                                  "multi-reference form, else max")},
+         old={"--aggregation": ("analyze discrimination",)},
+         doc="score: each metric's own default; discrimination: repeatable, default all four"),
+    Flag("human ratings file", "--ratings", ("analyze correlation", "analyze refcount", "analyze regression"),
+         default=REQUIRED, old={"--data": ("analyze regression",)}),
+    Flag("pairwise human judgments", "--pairwise-ratings", ("analyze regression",), default=None,
+         old={"--judgments": ("analyze regression",)},
+         doc="winning rates replace the scores (Sugiyama et al. 2019)"),
+    Flag("multi-reference DailyDialog test file", "--multiref-references",
+         ("dailydialog build", "analyze correlation", "analyze refcount"), default=None,
+         old={"--multiref-test": RATED}, doc="multireftest.json (JSON lines)"),
+    Flag("column of the single reference", "--reference-column", ("analyze correlation", "analyze refcount",
+                                                                  "analyze regression"), default="prevgt",
+         exceptions={"analyze regression": ("reference", "the scored-references layout of Sugiyama et al. 2019")},
+         doc="prevgt: multirefeval's mturk_rating_processed_output.csv"),
+    Flag("dataset config", "--config", ("score", "lsdscc annotate browse", "analyze discrimination"), default=None,
+         exceptions={"analyze discrimination": ("dailydialog_pp", "DailyDialog++ (Sai et al. 2020)")}),
+    Flag("dataset folder to read", "--dataset", ("lsdscc testset", "lsdscc annotate export",
+                                                 "lsdscc annotate import", "lsdscc annotate serve",
+                                                 "lsdscc annotate browse"), default=REQUIRED,
+         exceptions={"lsdscc annotate browse": (None, "browse shows --dataset or a --references file")}),
+    Flag("seed of the analysis resampling", "--seed", RATED + ("score",), default=12345,
+         doc="bootstrap resamples (correlation; score --confidence/--paired-bs/--paired-ar), reference orders (refcount)"),
+    Flag("seed of the DailyDialog++ sampling", "--seed", ("dailydialog build",), default=0,
+         doc="random negatives and shuffles"),
+    Flag("Lucene similarity", "--similarity", ("lsdscc build", "lsdscc testset"), default="tfidf",
+         doc="tfidf = Lucene ClassicSimilarity, the LSDSCC paper's; bm25"),
+    Flag("similarity feature", "--similarity", ("analyze regression",), default=None,
+         doc="repeatable; default bleu (Sugiyama et al. 2019)"),
+)
+
+CONCEPTS = {f.concept: f for f in TABLE}
+
+
+def flags_of(command: str) -> list:
+    """The table rows that name ``command``."""
+    return [f for f in TABLE if command in f.commands]
+
+
+# -- the parser tree -----------------------------------------------------------------------
+
+def subcommands(parser: argparse.ArgumentParser) -> dict:
+    """``{name: subparser}`` of a parser's subcommands ({} for a leaf)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def leaf_parsers(parser: argparse.ArgumentParser, path: str = ""):
+    """Yield ``(command, parser)`` for every leaf command, e.g. ``("analyze correlation", p)``."""
+    subs = subcommands(parser)
+    if not subs and path:
+        yield path, parser
+    for name, sub in subs.items():
+        yield from leaf_parsers(sub, f"{path} {name}".strip())
+
+
+def visible_options(parser: argparse.ArgumentParser) -> dict:
+    """``{option string: action}`` of the options ``--help`` shows."""
+    return {s: a for a in parser._actions if a.help is not argparse.SUPPRESS for s in a.option_strings}
+
+
+# -- old spellings ---------------------------------------------------------------------------
+
+class _Noting:
+    """Mixed into an option's action: an old spelling prints a note, then acts as the new one."""
+
+    deprecated: dict
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string in self.deprecated:
+            old, option_string = option_string, self.deprecated[option_string]
+            print(f"multiref: note: {old} is deprecated; use {option_string}", file=sys.stderr)
+        super().__call__(parser, namespace, values, option_string)
+
+
+def add_alias(parser: argparse.ArgumentParser, old: str, new: str) -> None:
+    """Accept ``old`` as a hidden, deprecated spelling of the existing option ``new``.
+
+    The old spelling maps to the very same action (so "required" and "given twice" work as
+    for the new one) but is not among its ``option_strings``, so ``--help`` and error
+    messages show only the new spelling.
+    """
+    action = parser._option_string_actions[new]
+    if not isinstance(action, _Noting):
+        action.__class__ = type(f"Noting{type(action).__name__}", (_Noting, type(action)), {})
+        action.deprecated = {}
+    action.deprecated[old] = new
+    parser._option_string_actions[old] = action
+
+
+def dedupe_option_tuples(tuples: list) -> list:
+    """Abbreviation matches with one entry per action, its current spelling first.
+
+    So ``--out`` is ``--output`` rather than ambiguous with the hidden ``--output-dir``.
+    """
+    tuples = sorted(tuples, key=lambda t: t[1] not in t[0].option_strings)
+    seen, out = set(), []
+    for t in tuples:
+        if id(t[0]) not in seen:
+            seen.add(id(t[0]))
+            out.append(t)
+    return out
+
+
+def install_aliases(root: argparse.ArgumentParser) -> None:
+    """Add every old spelling of ``TABLE`` to the commands that accept it.
+
+    An old spelling that a command still defines as a real option is left alone (the flag
+    test reports it); so is a concept whose new flag the command lacks.
+    """
+    for command, parser in leaf_parsers(root):
+        for flag in flags_of(command):
+            for old, commands in flag.old.items():
+                known = parser._option_string_actions
+                if command in commands and old not in known and flag.flag in known:
+                    add_alias(parser, old, flag.flag)
+
+
+# -- options every command takes ------------------------------------------------------------
+
+def annotate_defaults(root: argparse.ArgumentParser) -> None:
+    """Append to a flag's help the reason the table gives for this command's own default.
+
+    So ``analyze discrimination --help`` says why its tokenizer default is not score's.
+    """
+    for command, parser in leaf_parsers(root):
+        shown = visible_options(parser)
+        for flag in flags_of(command):
+            why = flag.exceptions.get(command, (None, ""))[1]
+            action = shown.get(flag.flag)
+            if why and action is not None and why not in (action.help or ""):
+                action.help = f"{action.help or ''} [this default: {why}]".strip().replace("%", "%%")
+
+
+def install_common(root: argparse.ArgumentParser, version: str) -> None:
+    """Add ``--quiet``, ``--progress`` and a hidden ``--version`` to every leaf command."""
+    for _command, parser in leaf_parsers(root):
+        known = parser._option_string_actions
+        if "--quiet" not in known:
+            parser.add_argument("--quiet", "-q", action="store_true", default=False,
+                                help="nothing on standard error but errors and warnings")
+        if "--progress" not in known:
+            parser.add_argument("--progress", action="store_true", default=False,
+                                help="show progress of long steps even when standard error is not a terminal")
+        if "--version" not in known:
+            parser.add_argument("--version", action="version", version=version, help=argparse.SUPPRESS)
+
+
+def _value(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "-" if value is None else str(value)
+
+
+def _commands(commands) -> str:
+    if tuple(commands) == ALL:
+        return "all"
+    names = [c for c in commands if c not in ANALYZE]
+    analyze = [c for c in commands if c in ANALYZE]
+    names.append("analyze (all four)" if tuple(analyze) == ANALYZE else ", ".join(analyze))
+    return ", ".join(n for n in names if n)
+
+
+def markdown_table() -> str:
+    """The table as Markdown (the flag table of ``docs/cli.md``)."""
+    lines = ["| concept | flag | default | commands | old spellings (hidden, deprecated) |", "|---|---|---|---|---|"]
+    for f in TABLE:
+        default = _value(f.default)
+        for command, (value, why) in f.exceptions.items():
+            default += f"; {command}: {_value(value)} ({why})"
+        old = ", ".join(f"`{o}` ({_commands(c)})" for o, c in f.old.items()) or "-"
+        concept = f"{f.concept}: {f.doc}" if f.doc else f.concept
+        lines.append(f"| {concept} | `{f.flag}` | {default} | {_commands(f.commands)} | {old} |")
+    return "\n".join(lines) + "\n"
+
+
+# -- unknown options ---------------------------------------------------------------------------
+
+def suggest(name: str, command: argparse.ArgumentParser, beam: argparse.ArgumentParser | None = None) -> str:
+    """`` (did you mean --x?)`` for the known option closest to ``name``, or ``""``."""
+    import difflib
+
+    candidates = [s for s in visible_options(command) if s.startswith("--")]
+    if beam is not None:
+        candidates += [s for s in beam._option_string_actions if s.startswith("--")]
+    key = name.replace("_", "-").lower()
+    by_key = {c.replace("_", "-").lower(): c for c in reversed(candidates)}
+    match = difflib.get_close_matches(key, list(by_key), n=1, cutoff=0.75)
+    return f" (did you mean {by_key[match[0]]}?)" if match else ""
+
+
+def pipeline_options_classes() -> list:
+    """Every ``PipelineOptions`` subclass, Beam's and this project's, in a stable order.
+
+    The project's modules under ``pipelines/`` are imported first, so subclasses they define
+    register themselves; subclasses of subclasses count too.
+    """
+    import importlib
+    import pkgutil
+
+    import pipelines
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    for module in pkgutil.iter_modules(pipelines.__path__):
+        importlib.import_module(f"pipelines.{module.name}")
+    found, todo = {}, list(PipelineOptions.__subclasses__())
+    while todo:
+        cls = todo.pop(0)
+        found.setdefault(f"{cls.__module__}.{cls.__qualname__}", cls)
+        todo.extend(cls.__subclasses__())
+    return list(found.values())
+
+
+def _import_runner(beam_args: list) -> None:
+    """Import the module of a ``--runner package.module.Class``: its options register on import."""
+    import importlib
+
+    from multiref.util.errors import UsageError
+
+    for i, token in enumerate(beam_args):
+        value = token.split("=", 1)[1] if token.startswith("--runner=") else (
+            beam_args[i + 1] if token == "--runner" and i + 1 < len(beam_args) else None)
+        if value and "." in value:
+            module = value.rsplit(".", 1)[0]
+            try:
+                importlib.import_module(module)
+            except ImportError as exc:
+                raise UsageError(f"--runner {value}: cannot import {module} ({exc})") from None
+
+
+def beam_option_parser(command: argparse.ArgumentParser, beam_args: list = ()) -> argparse.ArgumentParser:
+    """A parser of every Apache Beam pipeline option; its errors are usage errors."""
+    from apache_beam.options.pipeline_options import _BeamArgumentParser
+
+    from multiref.util.errors import UsageError
+
+    _import_runner(list(beam_args))
+
+    class _Strict(_BeamArgumentParser):
+        def error(self, message):
+            raise UsageError(f"bad Apache Beam option for '{command.prog}': {message}")
+
+    parser = _Strict(allow_abbrev=False, add_help=False, conflict_handler="resolve")
+    for cls in pipeline_options_classes():
+        cls._add_argparse_args(parser)  # what PipelineOptions.get_all_options does
+    return parser

@@ -1,0 +1,32 @@
+"""``multiref lsdscc ...``: the LSDSCC command group.
+
+Glue only. Each subcommand's arguments and handler live in its own module:
+
+- ``build``    -> multiref_cli.lsdscc_build      (corpus pipeline, then the test-set stage)
+- ``crawl``    -> multiref_cli.lsdscc_crawl      (praw crawler writing dump-schema files)
+- ``testset``  -> multiref_cli.lsdscc_testset.register_testset   (test set over an existing corpus)
+- ``annotate`` -> multiref_cli.lsdscc_testset.register_annotate  (export / import annotations; serve / browse pages)
+
+All of these import only the standard library at module level.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from multiref_cli import group
+
+_PARTS = [
+    ("build", "multiref_cli.lsdscc_build", "register", "build the cleaned r/movies corpus (and its test set) with Apache Beam"),
+    ("crawl", "multiref_cli.lsdscc_crawl", "register", "crawl r/movies threads with praw into dump-schema JSON lines"),
+    ("testset", "multiref_cli.lsdscc_testset", "register_testset", "build the multi-reference test set over an existing corpus folder"),
+    ("annotate", "multiref_cli.lsdscc_testset", "register_annotate", "annotate the test set: export, label in the browser, import, browse"),
+]
+
+
+def register(parser) -> None:
+    sub = group(parser)
+    for name, module_name, func_name, help_text in _PARTS:
+        module = importlib.import_module(module_name)
+        p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
+        getattr(module, func_name)(p)

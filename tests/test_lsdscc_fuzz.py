@@ -1,0 +1,259 @@
+"""The dump fuzz tier (issue 17, item 8): seeded, bounded, run in CI.
+
+A hand-rolled mutator (``random.Random`` with fixed seeds: the same cases on every run) turns
+real-shaped dump records (:func:`lsdscc.corpus.sample_gen.generate`, the generator of the bundled
+sample) into hostile lines: flipped, inserted, deleted and repeated bytes, cut lines, values
+of the wrong type, NaN/inf/huge/negative numbers, deep nesting, lone surrogates, mangled ids
+and parent ids (self-parents, loops, other threads), and gzip/zstd frames with flipped,
+cut or appended bytes. Each case goes through the code the job runs per element: the
+``ReadPosts`` DoFn (``read_items`` then ``normalize``), thread resolution, cleaning and
+examples. No exception may escape, nothing may hang (a time limit per batch), and every
+line must be accounted for: kept, dropped with a counter, or a counted dead letter whose
+text is publishable. A few real ``multiref lsdscc build`` runs on files full of mutants
+close the tier. Case counts: :data:`LINE_CASES`, :data:`FRAME_CASES`, :data:`BUILD_CASES`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+
+import pytest
+import zstandard
+
+from lsdscc.corpus import threads
+from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.records import Post
+from lsdscc.corpus.sample_gen import generate
+from lsdscc.corpus.vocab import build_vocabulary
+from pipelines.lsdscc_transforms import REJECTED, ReadPosts
+from tests.test_lsdscc_hostile import EMAIL, MENTION, PRIVATE_KEY, time_limit
+
+CONFIG = CorpusConfig()
+LINE_SEEDS = range(20)  # 20 batches of LINES_PER_SEED mutated lines
+LINES_PER_SEED = 1500
+LINE_CASES = len(LINE_SEEDS) * LINES_PER_SEED  # 30,000
+FRAME_SEEDS = range(4)
+FRAMES_PER_SEED = 300
+FRAME_CASES = len(FRAME_SEEDS) * FRAMES_PER_SEED  # 1,200
+BUILD_LINES = 3000
+BUILD_FRAMES = 40
+BUILD_CASES = BUILD_LINES + BUILD_FRAMES  # in one real build
+SAMPLE_USER = re.compile(r"(?<![A-Za-z0-9])user\d+")
+
+
+def _records(seed: int) -> list[dict]:
+    submissions, comments = generate(12, seed=seed)
+    return submissions + comments
+
+
+_ODD_VALUES = [None, True, False, 0, -1, 2**63, 10**22, -(10**30), 1e300, -0.0, "", "x" * 5000, [], {}, [[[]]],
+               {"data": {}}, "inf", "nan", "1e400", "t1_", "t3_", "t1_t1_x", "\u0000", "\ud800", "u/someone",
+               "someone@example.com", "[deleted]", "\u202e\u200b", "\U0001F600" * 50]
+_NUMBERS = [b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-1e999", b"9" * 30, b"9" * 5000, b"-0", b"1.5e-400"]
+
+
+def _mutate_record(rng: random.Random, record: dict, ids: list) -> bytes:
+    """A structural mutant: fields of the wrong type, odd numbers, nesting, odd parents."""
+    record = dict(record)
+    for _ in range(rng.randint(1, 3)):
+        roll = rng.random()
+        key = rng.choice(sorted(record) + ["created_utc", "parent_id", "body", "kind", "data", "_meta"])
+        if roll < 0.35:
+            record[key] = rng.choice(_ODD_VALUES)
+        elif roll < 0.5:
+            record.pop(key, None)
+        elif roll < 0.7:  # a parent from the same pool: self-parents and loops happen
+            record["parent_id"] = rng.choice(["t1_" + rng.choice(ids), record.get("name", ""), "t3_zzz", ""])
+        elif roll < 0.8:
+            depth = rng.choice([10, 400, 600, 5000])
+            record[key] = json.loads("[" * min(depth, 400) + "]" * min(depth, 400)) if depth <= 400 else None
+            if depth > 400:
+                text = json.dumps(record)[:-1] + f', "{key}x": ' + "[" * depth + "]" * depth + "}"
+                return text.encode("utf-8", "surrogatepass")
+        elif roll < 0.9:
+            record = {"kind": "t1", "data": record}
+        else:
+            text = json.dumps(record, ensure_ascii=False)
+            number = rng.choice(_NUMBERS).decode()
+            return text.replace(str(record.get("created_utc")), number, 1).encode("utf-8", "surrogatepass")
+    return json.dumps(record, ensure_ascii=rng.random() < 0.5).encode("utf-8", "surrogatepass")
+
+
+def _mutate_bytes(rng: random.Random, line: bytes) -> bytes:
+    """A byte-level mutant: flips, inserts (newlines, quotes, brackets, invalid UTF-8), cuts,
+    deletions and repeats."""
+    data = bytearray(line)
+    for _ in range(rng.randint(1, 4)):
+        if not data:
+            data += b"{"
+        at = rng.randrange(len(data))
+        roll = rng.random()
+        if roll < 0.3:
+            data[at] = rng.randrange(256)
+        elif roll < 0.5:
+            data[at:at] = rng.choice([b"\n", b'"', b"{", b"[", b"\\", b"\xff", b"\xc3", b"\\ud800", b"\x00", b"}"])
+        elif roll < 0.7:
+            del data[at:at + rng.randint(1, 40)]
+        elif roll < 0.85:
+            data[at:at] = data[at:at + rng.randint(1, 200)] * rng.randint(1, 5)
+        else:
+            del data[at:]
+    return bytes(data)
+
+
+def mutants(seed: int, count: int) -> list[bytes]:
+    """``count`` mutated dump lines (they may hold newlines, so more lines than mutants)."""
+    rng = random.Random(seed)
+    records = _records(seed)
+    ids = [str(r.get("id")) for r in records]
+    out = []
+    for _ in range(count):
+        record = rng.choice(records)
+        roll = rng.random()
+        if roll < 0.15:
+            out.append(json.dumps(record).encode())  # some stay valid, so threads form
+        elif roll < 0.55:
+            out.append(_mutate_record(rng, record, ids))
+        elif roll < 0.95:
+            out.append(_mutate_bytes(rng, json.dumps(record).encode()))
+        else:
+            out.append(_mutate_bytes(rng, _mutate_record(rng, record, ids)))
+    return out
+
+
+def _read(path) -> tuple[list, list, Counter]:
+    dofn = ReadPosts(CONFIG)
+    dofn.setup()
+    dofn.start_bundle()
+    posts, letters = [], []
+    for out in dofn.process(str(path)):
+        (letters.append(out.value) if getattr(out, "tag", None) == REJECTED else posts.append(out))
+    return posts, letters, dofn.tally
+
+
+def _check_letter(letter: dict) -> None:
+    text = json.dumps(letter, ensure_ascii=False)
+    text.encode("utf-8")  # the published file is UTF-8
+    assert not MENTION.search(letter["text"]) and not EMAIL.search(text), text
+    assert not PRIVATE_KEY.search(letter["text"]), text
+    # the generator's usernames (user123, AutoModerator) and author fullnames (t2_...)
+    assert not SAMPLE_USER.search(text) and "t2_" not in text and "automoderator" not in text.lower(), text
+    assert letter["file"] is None or "/" not in letter["file"]
+
+
+def _threads_and_examples(posts: list) -> Counter:
+    """Thread resolution, cleaning and examples of the kept posts, as the job runs them."""
+    by_thread = defaultdict(list)
+    for link_id, post in posts:
+        by_thread[link_id].append(Post(*post))
+    counts = Counter()
+    resolved_threads = []
+    for link_id, group in sorted(by_thread.items()):
+        resolved, tally, rejected = threads.resolve_thread(link_id, group)
+        counts.update(tally)
+        counts["posts-in-threads"] += len(resolved)
+        resolved_threads.append((link_id, threads.clean_thread(resolved, CONFIG)))
+    words = Counter(t for _, nodes in resolved_threads for n in nodes for t in n.text.split())
+    vocabulary = build_vocabulary(words, vocab_size=CONFIG.vocab_size, rare_max_count=CONFIG.rare_max_count,
+                                  piece_min_count=CONFIG.piece_min_count, min_split_length=CONFIG.min_split_length)
+    for link_id, nodes in resolved_threads:
+        for kind, value in threads.thread_examples(link_id, nodes, vocabulary, CONFIG):
+            counts[kind if kind != "drop" else value] += 1
+    return counts
+
+
+@pytest.mark.parametrize("seed", LINE_SEEDS)
+def test_mutated_lines_are_kept_dropped_or_counted_dead_letters(tmp_path, seed):
+    lines = mutants(seed, LINES_PER_SEED)
+    path = tmp_path / f"RC_fuzz{seed}.jsonl"
+    data = b"\n".join(lines) + b"\n"
+    path.write_bytes(data)
+    with time_limit(60):
+        posts, letters, counts = _read(path)
+        thread_counts = _threads_and_examples(posts)
+    nonblank = sum(1 for line in data.split(b"\n") if line.strip())
+    kept = counts["posts-kept-comments"] + counts["posts-kept-submissions"]
+    dropped = sum(n for k, n in counts.items() if k.startswith("dropped-"))
+    rejected = sum(n for k, n in counts.items() if k.startswith("rejected-"))
+    assert kept == len(posts) and rejected == len(letters)
+    assert kept + dropped + rejected == nonblank  # every line accounted for, once
+    assert 0 < kept and 0 < rejected  # the mutants really are mixed
+    resolved = thread_counts["posts-in-threads"] + thread_counts["rejected-parent-cycle"]
+    assert resolved + thread_counts["dropped-below-parent-cycle"] + thread_counts["dropped-duplicate-id"] == kept
+    for letter in letters:
+        _check_letter(letter)
+
+
+def _frames(seed: int) -> list[tuple[str, bytes]]:
+    """Gzip and zstd files of real-shaped lines, with flipped, cut or appended bytes."""
+    rng = random.Random(1000 + seed)
+    body = b"".join(json.dumps(r).encode() + b"\n" for r in _records(seed))
+    good = {"gz": gzip.compress(body, 6), "zst": zstandard.ZstdCompressor(level=3, write_checksum=True).compress(body)}
+    out = []
+    for _ in range(FRAMES_PER_SEED):
+        kind = rng.choice(["gz", "zst"])
+        blob = bytearray(good[kind] * rng.choice([1, 1, 2]))
+        for _ in range(rng.randint(1, 3)):
+            roll = rng.random()
+            at = rng.randrange(len(blob))
+            if roll < 0.5:
+                blob[at] ^= 1 << rng.randrange(8)
+            elif roll < 0.7:
+                del blob[at:]
+            elif roll < 0.85:
+                blob += bytes(rng.randrange(256) for _ in range(rng.randint(1, 64)))
+            else:
+                blob[at:at] = good[rng.choice(["gz", "zst"])][:rng.randint(4, 40)]
+            if not blob:
+                blob += b"\x1f\x8b"
+        out.append((kind, bytes(blob)))
+    return out
+
+
+@pytest.mark.parametrize("seed", FRAME_SEEDS)
+def test_mutated_gzip_and_zstd_frames_end_in_one_letter_at_most(tmp_path, seed):
+    for number, (kind, blob) in enumerate(_frames(seed)):
+        path = tmp_path / f"RC_{number}.{kind}"
+        path.write_bytes(blob)
+        with time_limit(30):
+            posts, letters, counts = _read(path)
+            _threads_and_examples(posts)
+        ends = [i for i, x in enumerate(letters) if x["reason"] in ("corrupt-file", "truncated-file")]
+        assert ends in ([], [len(letters) - 1])  # at most one, and last
+        assert sum(n for k, n in counts.items() if k.startswith("rejected-")) == len(letters)
+        for letter in letters:
+            _check_letter(letter)
+        path.unlink()
+
+
+def test_builds_on_files_full_of_mutants(tmp_path):
+    import datasets
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    good = [json.dumps(r).encode() for r in _records(99)]  # a base of valid threads
+    (inputs / "RC_mutants.jsonl").write_bytes(b"\n".join(good + mutants(99, BUILD_LINES)) + b"\n")
+    for number, (kind, blob) in enumerate(_frames(99)[:BUILD_FRAMES]):
+        (inputs / f"RC_frame{number:02d}.jsonl.{kind}").write_bytes(blob)
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--skip-testset", "--input",
+                           str(inputs), "--output", str(out), "--validation-fraction", "0.2"],
+                          capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr[-3000:]
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded = datasets.load_dataset(str(out), "single_turn", cache_dir=str(tmp_path / "hf"))
+    assert loaded["train"].num_rows > 0
+    datasets.load_dataset(str(out), "multi_turn", cache_dir=str(tmp_path / "hf"))
+    counts = json.loads((out / "stats.json").read_text())["counts"]
+    published = (out / "rejected" / "rejected.jsonl").read_text(encoding="utf-8")
+    letters = [json.loads(line) for line in published.splitlines()]
+    assert len(letters) == sum(n for k, n in counts.items() if k.startswith("rejected-")) > 0
+    assert str(tmp_path) not in published
+    for letter in letters:
+        _check_letter(letter)
