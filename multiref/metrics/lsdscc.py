@@ -250,6 +250,8 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
         for lo in range(0, len(hypotheses), _NUMPY_BATCH):
             all_matches += _matches_numpy(hypotheses[lo:lo + _NUMPY_BATCH], vocab, base, maxima, k)
     else:
+        if tables is not None and tables[4] is None:
+            tables[4] = _reference_sets(maxima, k)
         all_matches = _matches_sets(hypotheses, vocab, base, maxima, k, tables[4] if tables is not None else None)
     closest: dict = {}  # hyp_len -> closest reference length in each group
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
@@ -314,12 +316,12 @@ def _cached_alignment(config: tuple, hypotheses: tuple, groups: tuple) -> tuple:
 
 
 @functools.lru_cache(maxsize=8192)
-def _cached_tables(tokenizer: str, lowercase: bool, k: int, groups: tuple) -> tuple:
+def _cached_tables(tokenizer: str, lowercase: bool, k: int, groups: tuple) -> list:
     """:func:`_reference_tables` of a query's groups, kept across systems scored in one run (the
     references are counted once, not once per system)."""
     tok = get_tokenizer(tokenizer, lowercase)
     vocab, base, maxima, lengths = _reference_tables([[tok(r) for r in g] for g in groups], k)
-    return vocab, base, maxima, lengths, _reference_sets(maxima, k)
+    return [vocab, base, maxima, lengths, None]  # [4]: _reference_sets, computed when the set path needs it
 
 
 #: the last test sets aligned, ``[(config, items list, item ids, alignments)]``: maxbleu, mds and
