@@ -67,12 +67,17 @@ class Score:
     signature: str
     per_item: Sequence[float | None] = ()
     extra: dict = field(default_factory=dict)
+    #: per-item sufficient statistics for resampling when the score is not a mean of
+    #: ``per_item`` (corpus BLEU: summed ``BleuStats``; corpus Distinct: n-gram sets), see
+    #: :mod:`multiref.metrics.significance`; None for means of item scores
+    item_stats: Sequence | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         return {"score": self.score, "signature": self.signature, **({"extra": self.extra} if self.extra else {})}
 
     def __str__(self) -> str:
-        return f"{self.name} = {self.score:.4f}  ({self.signature})"
+        value = "null" if self.score is None else f"{self.score:.4f}"
+        return f"{self.name} = {value}  ({self.signature})"
 
 
 class Metric:

@@ -336,6 +336,11 @@ class BLEU(Metric):
     def signature_fields(self) -> list:
         return super().signature_fields() + self.bleu_signature_fields()
 
+    def __getstate__(self):  # pickles (Beam) stay small: the reference-table cache is rebuilt
+        state = dict(self.__dict__)
+        state.pop("_tables", None)
+        return state
+
     # -- precomputation ------------------------------------------------------------------
     def hyp_counts(self, tokens: Sequence[str]) -> tuple:
         """``ngram_counts`` of a tokenized hypothesis up to :attr:`stat_order`."""
@@ -386,21 +391,30 @@ class BLEU(Metric):
         self._set_nrefs(items)
         if self.aggregate != "standard":
             return super().score_items(items)
-        segments, per_item = [], []
+        segments, per_item, item_stats = [], [], []
+        previous, tables = getattr(self, "_tables", {}), {}  # reference tables of the last test set scored
+        scorer = sentence_scorer(self.weights, self.smoothing, self.brevity_penalty)  # = score_stats, bit for bit
         for item in items:
             if not item.hypotheses:
                 raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
-            refs = [self.tokenize(r) for r in item.references]
-            if not refs:
-                raise ValueError(f"{self.name}: item {item.id!r} has no references")
-            table = self.ref_table(refs)
+            key = tuple(item.references)
+            table = tables.get(key) or previous.get(key)
+            if table is None:
+                refs = [self.tokenize(r) for r in item.references]
+                if not refs:
+                    raise ValueError(f"{self.name}: item {item.id!r} has no references")
+                table = self.ref_table(refs)
+            tables[key] = table
             values = []
+            start = len(segments)
             for h in item.hypotheses:
                 toks = self.tokenize(h)
                 st = bleu_stats(self.hyp_counts(toks), len(toks), table)
                 segments.append(st)
-                values.append(self.score_stats(st))
+                values.append(scorer(st.matches, st.hyp_len, st.ref_len))
             per_item.append(sum(values) / len(values))
+            item_stats.append(segments[start] if len(segments) == start + 1 else sum_stats(segments[start:]))
+        self._tables = tables  # several systems on the same references count them once
         value = self.score_stats(sum_stats(segments))
         extra = {"items": len(items), "segments": len(segments), "sentence_mean": sum(per_item) / len(per_item)}
-        return Score(self.name, float(value), self.signature, per_item, extra)
+        return Score(self.name, float(value), self.signature, per_item, extra, item_stats)

@@ -150,11 +150,12 @@ class DeltaBLEU(BLEU):
         if not items:
             raise ValueError(f"{self.name}: no items to score")
         self._set_nrefs(items)
-        segments, per_item = [], []
+        segments, per_item, item_stats = [], [], []
         for item in items:
             segs = self._item_segments(item)
             segments.extend(segs)
             per_item.append(sum(self._score(s) for s in segs) / len(segs))
+            item_stats.append(sum_stats(segs))
         value = self._score(sum_stats(segments))
         extra = {"items": len(items), "segments": len(segments), "sentence_mean": sum(per_item) / len(per_item)}
-        return Score(self.name, float(value), self.signature, per_item, extra)
+        return Score(self.name, float(value), self.signature, per_item, extra, item_stats)

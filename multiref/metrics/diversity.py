@@ -90,11 +90,21 @@ class Distinct(Metric):
             if not item.hypotheses:
                 raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
             tokenized.append([self.tokenize(h) for h in item.hypotheses])
-        per_item = [distinct_ratio(hyps, self.order) for hyps in tokenized]
-        distinct, total = distinct_counts([h for hyps in tokenized for h in hyps], self.order)
+        per_item, item_grams = [], []  # item_grams: (its distinct n-grams, its n-gram total), for resampling
+        n = self.order
+        for hyps in tokenized:
+            seen: set = set()
+            total = 0
+            for h in hyps:  # the n-grams of ngrams(h, n), built by zipping shifted copies
+                total += max(0, len(h) - n + 1)
+                seen.update(zip(*[h[i:] for i in range(n)]))
+            per_item.append(len(seen) / total if total else 0.0)
+            item_grams.append((seen, total))
+        distinct = len(set().union(*(seen for seen, _ in item_grams)))
+        total = sum(t for _, t in item_grams)
         value = distinct / total if total else 0.0
         extra = {"items": len(items), "distinct_ngrams": distinct, "total_ngrams": total}
-        return Score(self.name, float(value), self.signature, per_item, extra)
+        return Score(self.name, float(value), self.signature, per_item, extra, item_grams)
 
 
 class DistinctPerUtterance(Metric):
@@ -191,9 +201,15 @@ class SelfBLEU(Metric):
         return sum(values) / len(values)
 
     def score_items(self, items: Sequence[Item]) -> Score:
+        """Mean over the items with 2 or more hypotheses; ``score`` is None when no item has 2
+        (one output per context: Self-BLEU is undefined, not 0.0 "perfectly diverse")."""
         result = super().score_items(items)
         skipped = sum(v is None for v in result.per_item)
-        return dataclasses.replace(result, extra={**result.extra, "items_with_fewer_than_2_hypotheses": skipped})
+        extra = {**result.extra, "items_with_fewer_than_2_hypotheses": skipped}
+        if skipped == len(result.per_item):
+            extra["note"] = "every item has one output: Self-BLEU needs 2 or more outputs per context"
+            return dataclasses.replace(result, score=None, extra=extra)
+        return dataclasses.replace(result, extra=extra)
 
 
 class RecallBLEU(Metric):

@@ -97,12 +97,8 @@ def _reference_tables(groups, k: int):
     return vocab, base, maxima, [tuple(sorted({len(r) for r in group})) for group in groups]
 
 
-def _matches_sets(hypotheses, vocab, base, maxima, k) -> list:
-    """Clipped matches ``[hyp][group][order]`` with set intersections (pure Python).
-
-    An n-gram counted c times is the set entries ``code`` and ``(code, j)`` for 1 <= j < c;
-    the size of the intersection of two such sets is the sum of the minimum counts.
-    """
+def _reference_sets(maxima, k: int) -> tuple:
+    """``(group_first, group_repeats, repeatable)``: the reference side of :func:`_matches_sets`."""
     group_first = [[frozenset(table) for table in per_order] for per_order in maxima]
     group_repeats = [[frozenset((code, j) for code, c in table.items() for j in range(1, c)) for table in per_order]
                      for per_order in maxima]
@@ -110,6 +106,16 @@ def _matches_sets(hypotheses, vocab, base, maxima, k) -> list:
     for per_order in maxima:
         for n, table in enumerate(per_order):
             repeatable[n].update(code for code, c in table.items() if c > 1)
+    return group_first, group_repeats, repeatable
+
+
+def _matches_sets(hypotheses, vocab, base, maxima, k, reference_sets=None) -> list:
+    """Clipped matches ``[hyp][group][order]`` with set intersections (pure Python).
+
+    An n-gram counted c times is the set entries ``code`` and ``(code, j)`` for 1 <= j < c;
+    the size of the intersection of two such sets is the sum of the minimum counts.
+    """
+    group_first, group_repeats, repeatable = reference_sets if reference_sets is not None else _reference_sets(maxima, k)
     token_id = vocab.get
     intersection = set.intersection
     out = []
@@ -210,7 +216,7 @@ _MAX_CELLS = 2_000_000
 
 def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequence[Sequence[str]]],
                     weights: Sequence[float], smoothing: str = "add1", brevity_penalty: bool = False,
-                    use_numpy: bool | None = None, ties: str = "first") -> list:
+                    use_numpy: bool | None = None, ties: str = "first", tables=None) -> list:
     """Align tokenized hypotheses to tokenized reference groups.
 
     Returns one ``(group_index, bleu)`` pair per hypothesis: the group with the highest
@@ -233,8 +239,9 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
         check_public_bleu(smoothing, brevity_penalty)
         score = public_scorer(weights)
     else:
-        score = sentence_scorer(weights, smoothing, False)  # times the brevity penalty below
-    vocab, base, maxima, group_lengths = _reference_tables(groups, k)
+        score = _scorer(tuple(weights), smoothing)  # times the brevity penalty below
+    # tables: the groups' _reference_tables plus _reference_sets, precounted (groups then need not be tokenized)
+    vocab, base, maxima, group_lengths = tables[:4] if tables is not None else _reference_tables(groups, k)
     hypotheses = [list(h) for h in hypotheses]
     if use_numpy is None:
         use_numpy = len(hypotheses) >= NUMPY_MIN_HYPOTHESES
@@ -243,7 +250,9 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
         for lo in range(0, len(hypotheses), _NUMPY_BATCH):
             all_matches += _matches_numpy(hypotheses[lo:lo + _NUMPY_BATCH], vocab, base, maxima, k)
     else:
-        all_matches = _matches_sets(hypotheses, vocab, base, maxima, k)
+        if tables is not None and tables[4] is None:
+            tables[4] = _reference_sets(maxima, k)
+        all_matches = _matches_sets(hypotheses, vocab, base, maxima, k, tables[4] if tables is not None else None)
     closest: dict = {}  # hyp_len -> closest reference length in each group
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
     memo = _values_memo((tuple(weights), smoothing, ties))  # BLEU without the brevity penalty
@@ -291,12 +300,33 @@ def _values_memo(config: tuple) -> dict:
     return {}
 
 
+@functools.lru_cache(maxsize=16)
+def _scorer(weights: tuple, smoothing: str):
+    """:func:`multiref.metrics.bleu.sentence_scorer` without brevity penalty, built once per configuration."""
+    return sentence_scorer(weights, smoothing, False)
+
+
 @functools.lru_cache(maxsize=4096)
 def _cached_alignment(config: tuple, hypotheses: tuple, groups: tuple) -> tuple:
     tokenizer, lowercase, weights, smoothing, bp, ties = config
     tok = get_tokenizer(tokenizer, lowercase)
-    return tuple(align_tokenized([tok(h) for h in hypotheses], [[tok(r) for r in g] for g in groups],
-                                 weights, smoothing, bp, ties=ties))
+    tables = _cached_tables(tokenizer, lowercase, stat_order(len(weights), smoothing), groups)
+    return tuple(align_tokenized([tok(h) for h in hypotheses], groups, weights, smoothing, bp, ties=ties,
+                                 tables=tables))
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_tables(tokenizer: str, lowercase: bool, k: int, groups: tuple) -> list:
+    """:func:`_reference_tables` of a query's groups, kept across systems scored in one run (the
+    references are counted once, not once per system)."""
+    tok = get_tokenizer(tokenizer, lowercase)
+    vocab, base, maxima, lengths = _reference_tables([[tok(r) for r in g] for g in groups], k)
+    return [vocab, base, maxima, lengths, None]  # [4]: _reference_sets, computed when the set path needs it
+
+
+#: the last test sets aligned, ``[(config, items list, item ids, alignments)]``: maxbleu, mds and
+#: pds with the same options on the same items share one alignment per item
+_TEST_SET_MEMO: list = []
 
 
 def coverage(alignment: Sequence[int], group_sizes: Sequence[int]) -> tuple:
@@ -355,6 +385,25 @@ class _LsdsccMetric(Metric):
             raise ValueError(f"{exc} (item {item.id!r})") from None
         return tuple((order[g], value) for g, value in aligned)  # group indexes in the item's own order
 
+    def test_set_alignment(self, items: Sequence[Item]) -> list:
+        """:meth:`alignment` of every item; the same items list scored by maxbleu, mds and pds with
+        the same options is aligned once (the per-query cache holds only 4,096 queries)."""
+        config = (self.tokenizer_name, self.lowercase, self.weights, self.smoothing, self.brevity_penalty, self.ties)
+        ids = tuple(map(id, items))
+        for memo_config, memo_items, memo_ids, aligned in _TEST_SET_MEMO:
+            if memo_config == config and memo_items is items and memo_ids == ids:
+                return aligned
+        aligned = [self.alignment(item) for item in items]
+        _TEST_SET_MEMO[:] = [(config, items, ids, aligned)] + _TEST_SET_MEMO[:1]
+        return aligned
+
+    def item_value(self, item: Item, aligned: tuple) -> float:
+        """The item's score from its alignment."""
+        raise NotImplementedError
+
+    def item_score(self, item: Item) -> float:
+        return self.item_value(item, self.alignment(item))
+
     def pair_score(self, hypothesis, reference):  # pragma: no cover - not pairwise
         raise NotImplementedError(f"{self.name} scores hypothesis sets against reference groups")
 
@@ -368,7 +417,9 @@ class _LsdsccMetric(Metric):
     def score_items(self, items: Sequence[Item]) -> Score:
         if not items:
             raise ValueError(f"{self.name}: no items to score")
-        result = super().score_items(items)
+        self._set_nrefs(items)
+        per_item = [self.item_value(item, aligned) for item, aligned in zip(items, self.test_set_alignment(items))]
+        result = Score(self.name, float(sum(per_item) / len(per_item)), self.signature, per_item, {"items": len(items)})
         if self.ties == "lsdscc":  # the public scorer's mean over queries
             result = Score(result.name, float(sequential_mean(result.per_item)), result.signature, result.per_item,
                            result.extra)
@@ -383,8 +434,8 @@ class MaxBLEU(_LsdsccMetric):
 
     name = "maxbleu"
 
-    def item_score(self, item: Item) -> float:
-        values = [v for _, v in self.alignment(item)]
+    def item_value(self, item: Item, aligned: tuple) -> float:
+        values = [v for _, v in aligned]
         if self.ties == "lsdscc":  # numpy.mean of the query's values, as the public scorer
             import numpy as np
 
@@ -397,8 +448,8 @@ class MDS(_LsdsccMetric):
 
     name = "mds"
 
-    def item_score(self, item: Item) -> float:
-        return coverage([g for g, _ in self.alignment(item)], [len(g) for g in item.groups])[0]
+    def item_value(self, item: Item, aligned: tuple) -> float:
+        return coverage([g for g, _ in aligned], [len(g) for g in item.groups])[0]
 
 
 class PDS(_LsdsccMetric):
@@ -406,5 +457,5 @@ class PDS(_LsdsccMetric):
 
     name = "pds"
 
-    def item_score(self, item: Item) -> float:
-        return coverage([g for g, _ in self.alignment(item)], [len(g) for g in item.groups])[1]
+    def item_value(self, item: Item, aligned: tuple) -> float:
+        return coverage([g for g, _ in aligned], [len(g) for g in item.groups])[1]

@@ -15,6 +15,15 @@ from typing import Sequence
 TIES = ("first", "lsdscc")
 
 
+def auto_ties(reference_kind: str | None, smoothing: str = "add1", brevity_penalty: bool = False,
+              weights=None) -> str:
+    """``ties="auto"``: ``lsdscc`` for the public LSDSCC test set (``reference_kind``
+    ``"lsdscc-json"``) scored with the public scorer's BLEU (add1, no brevity penalty, uniform
+    weights: the metrics' defaults), else ``first``. The CLI and the evaluate module share it."""
+    public_bleu = smoothing == "add1" and not brevity_penalty and weights is None
+    return "lsdscc" if reference_kind == "lsdscc-json" and public_bleu else "first"
+
+
 def public_group_order(group_ids: Sequence[str]) -> list:
     """Indices of ``group_ids`` in the public LSDSCC scorer's group order.
 

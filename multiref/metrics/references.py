@@ -11,7 +11,8 @@ References come in three forms (:func:`load_references` tells them apart):
 - a dataset folder written by our pipelines (``<folder>/<config>/<split>-*.parquet``, see
   CONTRACTS.md "Scoring a dataset folder"): rows with ``groups`` (and ``group_ids``) are
   grouped, rows with ``references`` flat (``positive_responses`` is read as flat references
-  for the ``dailydialog_pp`` config).
+  for the ``dailydialog_pp`` config); without a ``query`` column, the last turn of a
+  ``context`` list (the DailyDialog configs) is the query.
 
 System outputs are JSON lines: ``id`` or ``query`` (matched against the references' ids or
 queries), and ``hypotheses`` (a list of strings) or ``hypothesis`` (a string).
@@ -259,6 +260,8 @@ def _row_record(row: dict, ref_column: str) -> dict:
     record = {"id": row["id"]}
     if row.get("query") is not None:
         record["query"] = row["query"]
+    elif isinstance(row.get("context"), list) and row["context"] and isinstance(row["context"][-1], str):
+        record["query"] = row["context"][-1]  # DailyDialog configs: the last turn of the context
     if ref_column == "groups":
         record["groups"] = [] if row["groups"] is None else row["groups"]
         ids = row.get("group_ids")
@@ -319,9 +322,15 @@ def load_dataset_folder(folder: str, config: str | None = None, split: str | Non
 
 def load_hypotheses(path: str) -> list:
     """System outputs: one :class:`HypRecord` per JSON line (``id`` or ``query``; ``hypotheses``
-    or ``hypothesis``). Duplicate keys, empty lists and wrong types are errors."""
+    or ``hypothesis``). Duplicate keys, empty lists and wrong types are errors. Other input
+    forms (plain text, standard input): :mod:`multiref.metrics.score_inputs`."""
+    return hypothesis_records(read_jsonl(path, "hypotheses file"), path)
+
+
+def hypothesis_records(numbered, path: str) -> list:
+    """:class:`HypRecord` objects from ``(line number, JSON object)`` pairs read from ``path``."""
     out, seen = [], {}
-    for line, record in read_jsonl(path, "hypotheses file"):
+    for line, record in numbered:
         loc = where(path, line)
         if "id" in record:
             key_field, key = "id", record["id"]

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from multiref.metrics import Item, get_metric
+from multiref.metrics.lsdscc_ties import auto_ties
 
 _CITATION = """\
 @inproceedings{xu-etal-2018-lsdscc,
@@ -35,9 +36,17 @@ Args:
     brevity_penalty: whether the alignment BLEU uses the brevity penalty (default False).
     tokenizer: "whitespace" (default), "treebank", "nltk", "tweet", "13a" or "char".
     lowercase: lowercase before tokenizing (default False).
+    ties: when an output ties between groups: "lsdscc" (the public scorer's group order and sums), "first"
+        (the first group in the given order); "auto" (default) = lsdscc with the public scorer's BLEU
+        (add1, no brevity penalty, uniform weights), else first: the rule of `multiref score` on the
+        public LSDSCC JSON.
+    group_ids: optional, one list of group ids per query (the public file's keys, e.g. "1", "2", "null"):
+        with ties "lsdscc" the groups are ordered as the public scorer orders them.
 Returns:
     maxbleu, mds, pds: floats in [0, 1];
-    signature: how the numbers were computed (the BLEU options, tokenizer, references per query, version).
+    signatures: {"maxbleu": ..., "mds": ..., "pds": ...}: how each number was computed (the BLEU options,
+        tie rule, tokenizer, references per query, version);
+    signature: maxbleu's signature (kept for older callers).
 Examples:
     >>> import evaluate
     >>> from multiref.metrics import evaluate_module_path
@@ -49,8 +58,11 @@ Examples:
     >>> results = lsdscc.compute(predictions=predictions, references=references)
     >>> print(round(results["maxbleu"], 4), round(results["mds"], 4), round(results["pds"], 4))
     0.7919 0.6667 0.8
-    >>> print(results["signature"])
-    maxbleu|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:first|nrefs:5|version:1-multiref0.1.0
+    >>> for name, signature in results["signatures"].items():
+    ...     print(signature)
+    maxbleu|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:lsdscc|nrefs:5|version:1-multiref0.1.0
+    mds|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:lsdscc|nrefs:5|version:1-multiref0.1.0
+    pds|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:lsdscc|nrefs:5|version:1-multiref0.1.0
 """
 
 
@@ -74,14 +86,20 @@ class LsdsccMetrics(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, order=4, weights=None, smoothing="add1", brevity_penalty=False,
-                 tokenizer="whitespace", lowercase=False):
+                 tokenizer="whitespace", lowercase=False, ties="auto", group_ids=None):
         if len(predictions) != len(references):
             raise ValueError(f"{len(predictions)} prediction lists but {len(references)} reference group lists")
-        items = [Item(id=str(i), hypotheses=list(hyps), groups=[list(g) for g in groups])
+        if group_ids is not None and len(group_ids) != len(references):
+            raise ValueError(f"{len(group_ids)} group id lists but {len(references)} reference group lists")
+        items = [Item(id=str(i), hypotheses=list(hyps), groups=[list(g) for g in groups],
+                      group_ids=[str(g) for g in group_ids[i]] if group_ids is not None else None)
                  for i, (hyps, groups) in enumerate(zip(predictions, references))]
+        if ties == "auto":  # as `multiref score --ties auto` on the public LSDSCC JSON
+            ties = auto_ties("lsdscc-json", smoothing, brevity_penalty, weights)
         options = dict(order=order, weights=weights, smoothing=smoothing, brevity_penalty=brevity_penalty,
-                       tokenizer=tokenizer, lowercase=lowercase)
+                       tokenizer=tokenizer, lowercase=lowercase, ties=ties)
         results = {name: get_metric(name, **options).score_items(items) for name in ("maxbleu", "mds", "pds")}
         out = {name: r.score for name, r in results.items()}
-        out["signature"] = results["maxbleu"].signature
+        out["signatures"] = {name: r.signature for name, r in results.items()}
+        out["signature"] = results["maxbleu"].signature  # kept for old callers: maxbleu's
         return out

@@ -1,0 +1,182 @@
+"""``multiref score`` with several systems or statistics: the results table and its formats,
+and the checks that warn about inputs that score low for the wrong reason.
+
+A run's results are one :class:`SystemResult` per system (the first is the baseline), each
+with ``{metric: {"score", "ci", "p_value", "signature"[, "details"]}}``. Formats: ``json``
+(``{"systems": [{"name", "metrics"}], "signature": {metric: signature}}``), ``table``,
+``csv``, and ``markdown``/``latex`` for a paper, where a mark follows each score whose
+p-value against the baseline is below :data:`ALPHA`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass, field
+
+ALPHA = 0.05
+MARK = "*"
+#: the casing and tokenization checks look at this many hypotheses and references
+STYLE_SAMPLE = 2000
+
+
+@dataclass
+class SystemResult:
+    name: str
+    metrics: dict = field(default_factory=dict)
+
+
+def stats_suffix(args) -> str:
+    """The signature fields of the resampling: test, resamples, seed (empty without statistics)."""
+    parts = []
+    if args.paired_bs:
+        parts += ["test:bs", f"n:{args.paired_bs_n}"]
+    elif args.paired_ar:
+        parts += ["test:ar", f"n:{args.paired_ar_n}"]
+    if args.confidence:
+        parts += ["ci:95", f"ci_n:{args.paired_bs_n}"]
+    if parts:
+        parts.append(f"seed:{args.seed}")
+    return "|".join(parts)
+
+
+def bleu_details(score) -> dict | None:
+    """``--verbose``: n-gram precisions, brevity penalty and lengths of a corpus BLEU score."""
+    stats = getattr(score, "item_stats", None)
+    if not stats or not hasattr(stats[0], "matches"):
+        return None
+    from multiref.metrics.bleu import brevity_penalty_factor, sum_stats
+
+    total = sum_stats(stats)
+    precisions = [m / d if d else 0.0 for m, d in zip(total.matches, total.denominators)]
+    return {"precisions": [round(p, 6) for p in precisions],
+            "bp": round(brevity_penalty_factor(total.hyp_len, total.ref_len), 6),
+            "hyp_len": total.hyp_len, "ref_len": total.ref_len,
+            "ratio": round(total.hyp_len / total.ref_len, 6) if total.ref_len else None}
+
+
+def _num(value, digits: int = 4) -> str:
+    return "null" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(ci) -> str:
+    return "-" if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+def _p(p) -> str:
+    return "-" if p is None else f"{p:.4f}" + (f" {MARK}" if p < ALPHA else "")
+
+
+def format_results(systems, fmt: str, legend: str = "") -> str:
+    """The results of a multi-system or statistics run in format ``fmt``."""
+    metrics = list(systems[0].metrics)
+    if fmt == "json":
+        return json.dumps({"systems": [{"name": s.name, "metrics": {
+            m: {k: v for k, v in r.items() if k != "signature"} for m, r in s.metrics.items()}} for s in systems],
+            "signature": {m: systems[0].metrics[m]["signature"] for m in metrics}}, indent=2) + "\n"
+    rows = [(s.name, m, s.metrics[m]) for s in systems for m in metrics]
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["system", "metric", "score", "ci_low", "ci_high", "p_value", "signature"])
+        for name, m, r in rows:
+            ci = r["ci"] or (None, None)
+            writer.writerow([name, m, *("" if v is None else repr(v) for v in (r["score"], *ci, r["p_value"])),
+                             r["signature"]])
+        return buf.getvalue()
+    if fmt in ("markdown", "latex"):
+        return _paper_table(systems, metrics, fmt, legend)
+    sw = max(len("system"), *(len(s.name) for s in systems))
+    mw = max(len("metric"), *(len(m) for m in metrics))
+    lines = [f"{'system':<{sw}}  {'metric':<{mw}}  {'score':>8}  {'95% CI':<18}  p-value"]
+    for name, m, r in rows:
+        lines.append(f"{name:<{sw}}  {m:<{mw}}  {_num(r['score']):>8}  {_ci(r['ci']):<18}  {_p(r['p_value'])}")
+        if r.get("details"):
+            d = r["details"]
+            lines.append(f"{'':<{sw}}  {'':<{mw}}  precisions {'/'.join(f'{p:.4f}' for p in d['precisions'])} "
+                         f"bp {d['bp']:.4f} ratio {d['ratio']} hyp_len {d['hyp_len']} ref_len {d['ref_len']}")
+    lines += ["", "signatures:"] + [systems[0].metrics[m]["signature"] for m in metrics]
+    if legend:
+        lines.append(legend)
+    return "\n".join(lines) + "\n"
+
+
+def _cell(r: dict, fmt: str) -> str:
+    text = _num(r["score"])
+    if r["ci"] is not None:
+        text += f" ({r['ci'][0]:.4f}-{r['ci'][1]:.4f})" if fmt == "markdown" else f" ({r['ci'][0]:.4f}--{r['ci'][1]:.4f})"
+    if r["p_value"] is not None and r["p_value"] < ALPHA:
+        text += MARK if fmt == "markdown" else f"$^{{{MARK}}}$"
+    return text
+
+
+def _latex_escape(text: str) -> str:
+    return re.sub(r"([&%$#_{}])", r"\\\1", text)
+
+
+def _paper_table(systems, metrics, fmt: str, legend: str) -> str:
+    if fmt == "markdown":
+        lines = ["| system | " + " | ".join(metrics) + " |", "|---" * (len(metrics) + 1) + "|"]
+        lines += ["| " + s.name.replace("|", "\\|") + " | " + " | ".join(_cell(s.metrics[m], fmt) for m in metrics)
+                  + " |" for s in systems]
+        tail = [""] + ([legend] if legend else [])
+        return "\n".join(lines + tail) + "\n"
+    lines = [r"\begin{tabular}{l" + "r" * len(metrics) + "}", r"\hline",
+             "system & " + " & ".join(_latex_escape(m) for m in metrics) + r" \\", r"\hline"]
+    lines += [_latex_escape(s.name) + " & " + " & ".join(_cell(s.metrics[m], fmt) for m in metrics) + r" \\"
+              for s in systems]
+    lines += [r"\hline", r"\end{tabular}"]
+    if legend:
+        lines.append("% " + legend)
+    return "\n".join(lines) + "\n"
+
+
+def legend(args, baseline: str) -> str:
+    """The line that says what a mark means and how the p-values were computed."""
+    if args.paired_bs:
+        how = f"paired bootstrap, {args.paired_bs_n} resamples of the items"
+    elif args.paired_ar:
+        how = f"approximate randomization, {args.paired_ar_n} trials"
+    else:
+        return "intervals: 95% bootstrap percentile intervals" if args.confidence else ""
+    return f"{MARK} p < {ALPHA} against the baseline {baseline} ({how}, seed {args.seed})"
+
+
+# -- inputs that look different from the references ------------------------------------------
+
+_DETACHED = re.compile(r"(^|\s)([.,!?;:]|n't|'s|'m|'re|'ll|'ve|'d)(\s|$)")
+_ATTACHED = re.compile(r"\w([.,!?;:]|n't|'s|'m|'re|'ll|'ve|'d)(\s|$)")
+
+
+def _share(texts, test) -> float:
+    return sum(1 for t in texts if test(t)) / len(texts) if texts else 0.0
+
+
+def style_warnings(items, lowercase: bool, tokenizer: str) -> list:
+    """Warnings (as sacrebleu gives) when hypotheses and references look differently cased or
+    tokenized: such a mismatch lowers every n-gram metric for no fault of the system."""
+    hyps = [h for item in items for h in item.hypotheses if h.strip()][:STYLE_SAMPLE]
+    refs = [r for item in items for r in item.references if r.strip()][:STYLE_SAMPLE]
+    if not hyps or not refs:
+        return []
+    out = []
+    if not lowercase:
+        cased_h, cased_r = (_share(t, lambda s: s != s.lower()) for t in (hyps, refs))
+        if cased_r < 0.01 and cased_h > 0.2:
+            out.append(f"the references look lowercased but {cased_h:.0%} of the hypotheses have capitals; "
+                       "lowercase the hypotheses or pass --lowercase")
+        elif cased_h < 0.01 and cased_r > 0.2:
+            out.append(f"the hypotheses look lowercased but {cased_r:.0%} of the references have capitals; "
+                       "pass --lowercase")
+    if tokenizer == "whitespace":
+        det_h, det_r = (_share(t, _DETACHED.search) for t in (hyps, refs))
+        att_h, att_r = (_share(t, _ATTACHED.search) for t in (hyps, refs))
+        if det_r > 0.3 and att_r < 0.05 and att_h > 0.2:
+            out.append(f"the references look tokenized (\"do n't\", \"word .\") but {att_h:.0%} of the hypotheses "
+                       "have punctuation attached to words; tokenize them the same way or pass --tokenizer treebank")
+        elif det_h > 0.3 and att_h < 0.05 and att_r > 0.2:
+            out.append(f"the hypotheses look tokenized but {att_r:.0%} of the references have punctuation attached "
+                       "to words; pass --tokenizer treebank or tokenize both the same way")
+    return out
