@@ -102,13 +102,15 @@ def build_stats(options: Mapping, input_names, counts: Mapping, vocabulary: Mapp
     splits = {c: {s: 0 for s in SPLITS} for c in CONFIGS}
     rpq: dict = {}
     counts = dict(counts)
+    written = set()
     for config, split, _, rows, extra in shards:
         splits[config][split] += rows
+        written.add((config, split))
         for k, v in (extra or {}).items():
             rpq[int(k)] = rpq.get(int(k), 0) + v
     for config in CONFIGS:
         for split in SPLITS:
-            if any(s[0] == config and s[1] == split for s in shards):
+            if (config, split) in written:
                 counts[f"kept-{config.replace('_', '-')}-{split}"] = splits[config][split]
     noise = dict(vocabulary.get("noise", {"vocabulary_types": 0, "vocabulary_tokens": 0}))
     for key in ("over_long", "non_ascii"):

@@ -16,6 +16,9 @@ counters, for a runner's monitoring page.
 
 - :class:`WriteShards`: ``(config, split, shard_key, row)`` -> parquet shards; outputs one
   :class:`ShardSummary` per shard.
+- :class:`TupleRowCoder` (:func:`register_row_coder`): a deterministic coder for a job's
+  NamedTuple rows, as compact as a plain tuple (Beam's default coder pickles the type of a
+  NamedTuple with every element).
 - :func:`write_file`: one whole file through FileSystems, temporary name then rename
   (:func:`write_card`: a folder's ``dataset_meta.json`` and README card, the same way);
   :func:`read_file`, :func:`matching`, :func:`parquet_data_bytes`: reading back, local or remote.
@@ -29,6 +32,9 @@ from collections import Counter
 from typing import Callable, Mapping, NamedTuple, Sequence
 
 import apache_beam as beam
+from apache_beam import typehints
+from apache_beam.coders import coder_impl
+from apache_beam.coders.coders import FastCoder
 from apache_beam.io.filesystems import CompressionTypes, FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
@@ -85,6 +91,54 @@ def write_card(folder: str, meta) -> None:
     title = folder.rstrip("/").rsplit("/", 1)[-1] if "://" in folder else os.path.basename(os.path.abspath(folder))
     write_file(join(folder, hfdata.META_FILE), hfdata.meta_text(meta).encode("utf-8"))
     write_file(join(folder, "README.md"), hfdata.card_text(meta, title).encode("utf-8"))
+
+
+class _TupleRowImpl(coder_impl.StreamCoderImpl):
+    def __init__(self, row_type):
+        self._make = row_type._make
+        self._fields = beam.coders.FastPrimitivesCoder().get_impl()
+
+    def encode_to_stream(self, value, stream, nested):
+        self._fields.encode_to_stream(tuple(value), stream, nested)
+
+    def decode_from_stream(self, stream, nested):
+        return self._make(self._fields.decode_from_stream(stream, nested))
+
+
+class TupleRowCoder(FastCoder):
+    """A NamedTuple row type's coder: the row is encoded as the plain tuple of its fields
+    (Beam's primitive encoding) and decoded back into the row type. Deterministic for rows
+    whose fields are strings, integers, None and lists or tuples of those (every row type
+    of this project), so rows can be keys and accumulators as well as values."""
+
+    def __init__(self, row_type):
+        self.row_type = row_type
+
+    def _create_impl(self):
+        return _TupleRowImpl(self.row_type)
+
+    def is_deterministic(self) -> bool:
+        return True
+
+    def to_type_hint(self):
+        return self.row_type
+
+    @classmethod
+    def from_type_hint(cls, typehint, registry):
+        return cls(typehint)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.row_type is other.row_type
+
+    def __hash__(self):
+        return hash((type(self), self.row_type))
+
+
+def register_row_coder(*row_types) -> None:
+    """Register :class:`TupleRowCoder` for each NamedTuple ``row_types``: a PCollection whose
+    element type (``with_output_types``) names one is then encoded compactly."""
+    for row_type in row_types:
+        beam.coders.registry.register_coder(row_type, TupleRowCoder)
 
 
 class CountingDoFn(beam.DoFn):
@@ -190,7 +244,7 @@ class _WriteEmptyShards(_WriteShard):
         self.every = every
 
     def process(self, _, written):
-        done = {(s[0], s[1], s[2]) for s in written}
+        done = {(config, split, shard) for config, split, shard, *_ in written}
         for config, split, shard in self.every:
             if (config, split, shard) not in done:
                 yield self.write(config, split, shard, [])
@@ -253,7 +307,11 @@ class _WriteLane(beam.PTransform):
         self.args = args
 
     def expand(self, examples):
+        shard_of = beam.ParDo(_ShardOf(self.num_shards))
+        hint = examples.element_type
+        if isinstance(hint, typehints.typehints.TupleConstraint) and len(hint.tuple_types) == 4:  # keep the row's coder
+            shard_of = shard_of.with_output_types(typehints.Tuple[typehints.Tuple[str, str, int], hint.tuple_types[3]])
         return (examples
-                | "ShardOf" >> beam.ParDo(_ShardOf(self.num_shards))
+                | "ShardOf" >> shard_of
                 | "GroupByShard" >> beam.GroupByKey()
                 | "WriteShard" >> beam.ParDo(_WriteShard(*self.args)))
