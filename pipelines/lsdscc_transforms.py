@@ -31,18 +31,17 @@ from collections import Counter
 from typing import Any, Tuple
 
 import apache_beam as beam
-from apache_beam import typehints
 from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc.corpus import sources, threads
 from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post, dead_letter, normalize
-from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow
+from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
 from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, register_row_coder
 
 NAMESPACE = "lsdscc"
 REJECTED = "rejected"
-register_row_coder(Post, Node, SingleTurnRow, MultiTurnRow)
+register_row_coder(Post, Node, Thread, SingleTurnRow, MultiTurnRow)
 
 
 class _Counting(CountingDoFn):
@@ -165,19 +164,14 @@ class Clean(beam.PTransform):
     def expand(self, thread_posts):
         config = self.config
         return thread_posts | "CleanAndTokenize" >> beam.MapTuple(
-            lambda link_id, posts: (link_id, threads.clean_thread(posts, config))).with_output_types(_THREAD)
-
-
-#: A thread as it crosses stages: ``(link_id, its Nodes)``, each Node by the registered row coder
-#: (an iterable: Beam has no coder for a homogeneous tuple of any length; it arrives as a list).
-_THREAD = typehints.Tuple[str, typehints.Iterable[Node]]
+            lambda link_id, posts: Thread(link_id, threads.clean_thread(posts, config))).with_output_types(Thread)
 
 
 class CountWords(SumCounts):
     """The corpus's token counts from ``(link_id, nodes)`` threads (each post counted once)."""
 
     def add_input(self, acc, thread):
-        for node in thread[1]:
+        for node in thread.nodes:
             acc.update(node.text.split())
         return acc
 
@@ -200,8 +194,7 @@ def _summarize_vocabulary(raw_counts, config):
 
 
 def _apply_vocabulary(thread, vocabulary):
-    link_id, nodes = thread
-    return link_id, threads.apply_vocabulary(nodes, vocabulary)
+    return Thread(thread.link_id, threads.apply_vocabulary(thread.nodes, vocabulary))
 
 
 class Vocabulary(beam.PTransform):
@@ -219,7 +212,7 @@ class Vocabulary(beam.PTransform):
         vocabulary = raw | "BuildVocabulary" >> beam.Map(_build_vocabulary, config)
         summary = raw | "SummarizeVocabulary" >> beam.Map(_summarize_vocabulary, config)
         final = cleaned | "SegmentAndTruncate" >> beam.Map(
-            _apply_vocabulary, beam.pvalue.AsSingleton(vocabulary)).with_output_types(_THREAD)
+            _apply_vocabulary, beam.pvalue.AsSingleton(vocabulary)).with_output_types(Thread)
         return {"threads": final, "summary": summary}
 
 

@@ -4,6 +4,7 @@ import os
 from typing import NamedTuple
 
 import apache_beam as beam
+import pytest
 import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
@@ -92,7 +93,7 @@ def test_empty_table_has_no_row_group(tmp_path):
 
 class _Row(NamedTuple):
     id: str
-    parts: list
+    parts: list[str]
     n: int | None = None
 
 
@@ -140,3 +141,24 @@ def _graph_nodes(pipeline):
 
     visit(pipeline._root_transform())
     return out
+
+
+class _Holder(NamedTuple):
+    key: str
+    rows: list[_Row]
+
+
+def test_tuple_row_coder_sends_a_list_of_rows_as_tuples_and_refuses_other_fields():
+    from multiref.output.beam_writer import TupleRowCoder
+
+    coder = TupleRowCoder(_Holder)
+    holder = _Holder("k", [_Row("a", ["x"], 1), _Row("b", [])])
+    back = coder.decode(coder.encode(holder))
+    assert back == holder and all(type(r) is _Row for r in back.rows)
+    assert coder.encode(holder) == beam.coders.FastPrimitivesCoder().encode(("k", (("a", ["x"], 1), ("b", [], None))))
+
+    class Loose(NamedTuple):
+        value: float
+
+    with pytest.raises(TypeError, match="Loose: no deterministic row encoding"):
+        TupleRowCoder(Loose)

@@ -8,7 +8,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.records import Post
-from lsdscc.corpus.threads import MultiTurnRow, Node, SingleTurnRow
+from lsdscc.corpus.threads import MultiTurnRow, Node, SingleTurnRow, Thread
 from multiref.output.beam_utils import pipeline_options
 from multiref.output.beam_writer import SumCounts
 from pipelines import lsdscc_transforms as t
@@ -86,7 +86,7 @@ def test_vocabulary_counts_once_and_applies_as_side_input():
     config = CorpusConfig(vocab_size=2, rare_max_count=1, piece_min_count=2)
     nodes = (Node("t1_a", "t3_s", 1, "great movie great movie"), Node("t1_b", "t1_a", 2, "greatmovie é ok"))
     with _pipeline() as p:
-        out = p | beam.Create([("t3_s", nodes)]) | t.Vocabulary(config)
+        out = p | beam.Create([Thread("t3_s", nodes)]) | t.Vocabulary(config)
         assert_that(out["threads"] | beam.MapTuple(lambda k, ns: [n.text for n in ns]),
                     equal_to([["great movie great movie", "great movie <unk>"]]), label="threads")
         assert_that(out["summary"] | beam.Map(lambda s: (s["split_words"], s["vocabulary_kept"],
@@ -95,7 +95,7 @@ def test_vocabulary_counts_once_and_applies_as_side_input():
 
 
 def _final_thread():
-    return ("t3_s", (Node("t1_c1", "t3_s", 101, "inception happy"), Node("t1_c2", "t1_c1", 102, "agreed !"),
+    return Thread("t3_s", (Node("t1_c1", "t3_s", 101, "inception happy"), Node("t1_c2", "t1_c1", 102, "agreed !"),
                      Node("t1_c3", "t1_gone", 103, "orphan"), Node("t3_s", "", 100, "best movie ?")))
 
 
@@ -191,7 +191,7 @@ def test_rows_cross_every_shuffle_with_the_registered_row_coder():
     convs = (final["threads"] | t.Conversations(CONFIG))["rows"]
     split = ({"single_turn": pairs, "multi_turn": convs} | t.Dedup())["rows"] | t.Split(0.1)
     assert registry.get_coder(posts.element_type).coders()[1] == TupleRowCoder(Post)
-    assert registry.get_coder(final["threads"].element_type).coders()[1] == beam.coders.IterableCoder(TupleRowCoder(Node))
+    assert registry.get_coder(final["threads"].element_type) == TupleRowCoder(Thread)
     assert registry.get_coder(pairs.element_type) == TupleRowCoder(SingleTurnRow)
     assert registry.get_coder(split["multi_turn"].element_type).coders()[3] == TupleRowCoder(MultiTurnRow)
     row, count = t.KeepSmallestId(SingleTurnRow).get_accumulator_coder().coders()

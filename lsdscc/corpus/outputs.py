@@ -194,26 +194,34 @@ def plot_all(folder: str, stats: dict) -> list[str]:
 
     plt.rcParams["svg.hashsalt"] = "multiref"
     paths = []
-
-    def save(fig, name):
+    for name, size, draw in (("vocabulary_noise.png", (6, 3.5), _plot_noise),
+                             ("length_coverage.png", (6, 3.5), _plot_length_coverage),
+                             ("responses_per_query.png", (6, 3.5), _plot_responses_per_query),
+                             ("survival.png", (7, 4), _plot_survival)):
+        fig, ax = plt.subplots(figsize=size)
+        draw(ax, stats)
+        fig.tight_layout()
         path = join(folder, "plots", name)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
         plt.close(fig)
         write_bytes(path, buf.getvalue())
         paths.append(path)
+    return paths
 
+
+def _plot_noise(ax, stats: dict) -> None:
+    """Bars: the over-long and non-ASCII shares of the raw vocabulary, by type and by token."""
     noise = stats["vocabulary_noise"]
-    fig, ax = plt.subplots(figsize=(6, 3.5))
     kinds = ["over_long", "non_ascii"]
     ax.bar([k.replace("_", "-") + " (types)" for k in kinds], [100 * noise[f"{k}_type_share"] for k in kinds], color="#c44")
     ax.bar([k.replace("_", "-") + " (tokens)" for k in kinds], [100 * noise[f"{k}_token_share"] for k in kinds], color="#48c")
     ax.set_ylabel("% of raw vocabulary")
     ax.set_title(f"Vocabulary noise (raw vocabulary: {noise['vocabulary_types']:,} words)")
-    fig.tight_layout()
-    save(fig, "vocabulary_noise.png")
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+
+def _plot_length_coverage(ax, stats: dict) -> None:
+    """Steps: the cumulative share of pairs by query and response length, with the limits."""
     for name, hist, limit, color in (
         ("query", stats["lengths"]["query_histogram"], stats["options"]["max_query_tokens"], "#c44"),
         ("response", stats["lengths"]["response_histogram"], stats["options"]["max_response_tokens"], "#48c"),
@@ -231,28 +239,25 @@ def plot_all(folder: str, stats: dict) -> list[str]:
     ax.set_ylabel("% of pairs with at most x tokens")
     ax.set_title("Length coverage (before pruning)")
     ax.legend()
-    fig.tight_layout()
-    save(fig, "length_coverage.png")
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+
+def _plot_responses_per_query(ax, stats: dict) -> None:
+    """Bars: queries by their number of kept responses."""
     items = _histogram_items(stats["responses_per_query"]["histogram"])
     ax.bar([k for k, _ in items], [v for _, v in items], color="#4a4")
     ax.set_xlabel("responses per query (response number)")
     ax.set_ylabel("queries")
     ax.set_title("Responses per query (single_turn, all splits)")
-    fig.tight_layout()
-    save(fig, "responses_per_query.png")
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+
+def _plot_survival(ax, stats: dict) -> None:
+    """Horizontal bars: records and pairs remaining after each stage."""
     stages = stats["survival"]
     ax.barh([s["stage"] for s in stages][::-1], [s["remaining"] for s in stages][::-1], color="#888")
     for i, s in enumerate(stages[::-1]):
         ax.text(s["remaining"], i, f" {s['remaining']:,}", va="center", fontsize=8)
     ax.set_xlabel("records / pairs remaining")
     ax.set_title("Survival by stage")
-    fig.tight_layout()
-    save(fig, "survival.png")
-    return paths
 
 
 DESCRIPTIONS = {

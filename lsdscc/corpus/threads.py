@@ -43,6 +43,13 @@ class Node(NamedTuple):
     text: str
 
 
+class Thread(NamedTuple):
+    """A thread between the job's stages: its id and its :class:`Node` s, sorted by id."""
+
+    link_id: str
+    nodes: list[Node]
+
+
 def resolve_thread(thread_id: str, posts: Iterable[Post]) -> tuple[tuple, Counter, tuple]:
     """The posts of one thread (the records sharing a ``link_id``), one per fullname, sorted by
     id, as a tree.
@@ -174,8 +181,8 @@ class MultiTurnRow(NamedTuple):
 
     id: str
     thread_id: str
-    comment_ids: list
-    turns: list
+    comment_ids: list[str]
+    turns: list[str]
     created_utc: int
 
     config = "multi_turn"
@@ -289,4 +296,5 @@ def add_response_numbers(rows: list) -> list:
     (how many kept responses share the row's query_id), sorted by id. Rows of one query
     always share a shard (shards hash the thread id), so this is exact."""
     per_query = Counter(r.query_id for r in rows)
-    return sorted((r._replace(response_number=per_query[r.query_id]) for r in rows), key=lambda r: r.id)
+    numbered = (SingleTurnRow(*r[:-1], per_query[r.query_id]) for r in rows)  # response_number is the last field
+    return sorted(numbered, key=lambda r: r.id)

@@ -155,18 +155,10 @@ def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
     max_parts = []  # per order: (groups, columns, max counts) of the group_max entries
     codes = ids
     for n in range(k):
-        ref_codes, ref_groups, ref_counts = [], [], []
-        for g, per_order in enumerate(maxima):
-            table = per_order[n]
-            ref_codes += table
-            ref_counts += table.values()
-            ref_groups += [g] * len(table)
         offset = bounds[-1]
-        if ref_codes:
-            known, column = np.unique(np.array(ref_codes, dtype=np.int64), return_inverse=True)
-            max_parts.append((ref_groups, column + offset, ref_counts))
-        else:
-            known = np.zeros(0, dtype=np.int64)
+        known, part = _order_columns(maxima, n, offset)
+        if part is not None:
+            max_parts.append(part)
         bounds.append(offset + len(known))
         if n:
             start = max(0, len(owner) - n)
@@ -201,6 +193,24 @@ def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
     return result.reshape(n_hyps, n_groups, k).tolist()
 
 
+def _order_columns(maxima, n, offset):
+    """The columns of order ``n`` (0-based) for :func:`_matches_numpy`: the sorted distinct
+    reference n-gram codes, and ``(groups, columns + offset, max counts)`` of their
+    ``group_max`` entries (None when no reference has an n-gram of this order)."""
+    import numpy as np
+
+    ref_codes, ref_groups, ref_counts = [], [], []
+    for g, per_order in enumerate(maxima):
+        table = per_order[n]
+        ref_codes += table
+        ref_counts += table.values()
+        ref_groups += [g] * len(table)
+    if not ref_codes:
+        return np.zeros(0, dtype=np.int64), None
+    known, column = np.unique(np.array(ref_codes, dtype=np.int64), return_inverse=True)
+    return known, (ref_groups, column + offset, ref_counts)
+
+
 #: from this many hypotheses per query on, clipped matches are counted with numpy
 NUMPY_MIN_HYPOTHESES = 8
 #: hypotheses per numpy pass, and cells per (hypotheses, groups, n-grams) block: bounds memory
@@ -229,21 +239,10 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
     if not groups:
         raise ValueError("lsdscc: a query has no reference groups")
     k = stat_order(len(weights), smoothing)
-    if ties == "lsdscc":
-        check_public_bleu(smoothing, brevity_penalty)
-        score = public_scorer(weights)
-    else:
-        score = sentence_scorer(weights, smoothing, False)  # times the brevity penalty below
+    score = _scorer(weights, smoothing, brevity_penalty, ties)  # times the brevity penalty below
     vocab, base, maxima, group_lengths = _reference_tables(groups, k)
     hypotheses = [list(h) for h in hypotheses]
-    if use_numpy is None:
-        use_numpy = len(hypotheses) >= NUMPY_MIN_HYPOTHESES
-    if use_numpy and base ** k < 2 ** 62:  # codes must fit in int64
-        all_matches = []
-        for lo in range(0, len(hypotheses), _NUMPY_BATCH):
-            all_matches += _matches_numpy(hypotheses[lo:lo + _NUMPY_BATCH], vocab, base, maxima, k)
-    else:
-        all_matches = _matches_sets(hypotheses, vocab, base, maxima, k)
+    all_matches = _all_matches(hypotheses, vocab, base, maxima, k, use_numpy)
     closest: dict = {}  # hyp_len -> closest reference length in each group
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
     memo = _values_memo((tuple(weights), smoothing, ties))  # BLEU without the brevity penalty
@@ -277,6 +276,29 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
     if len(memo) > _MEMO_LIMIT:
         memo.clear()
     return result
+
+
+def _scorer(weights, smoothing: str, brevity_penalty: bool, ties: str):
+    """BLEU from clipped matches without the brevity penalty: the public scorer's sum for
+    ``ties="lsdscc"``, else :func:`multiref.metrics.bleu.sentence_scorer`."""
+    if ties == "lsdscc":
+        check_public_bleu(smoothing, brevity_penalty)
+        return public_scorer(weights)
+    return sentence_scorer(weights, smoothing, False)
+
+
+def _all_matches(hypotheses, vocab, base, maxima, k, use_numpy) -> list:
+    """Clipped matches ``[hyp][group][order]``: :func:`_matches_numpy` in batches when
+    ``use_numpy`` (None: for :data:`NUMPY_MIN_HYPOTHESES` hypotheses or more) and the codes
+    fit in int64, else :func:`_matches_sets`."""
+    if use_numpy is None:
+        use_numpy = len(hypotheses) >= NUMPY_MIN_HYPOTHESES
+    if use_numpy and base ** k < 2 ** 62:  # codes must fit in int64
+        all_matches = []
+        for lo in range(0, len(hypotheses), _NUMPY_BATCH):
+            all_matches += _matches_numpy(hypotheses[lo:lo + _NUMPY_BATCH], vocab, base, maxima, k)
+        return all_matches
+    return _matches_sets(hypotheses, vocab, base, maxima, k)
 
 
 #: BLEU values remembered per configuration (entries), beyond which the memo starts afresh

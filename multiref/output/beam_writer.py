@@ -26,6 +26,7 @@ counters, for a runner's monitoring page.
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 from collections import Counter
@@ -94,28 +95,74 @@ def write_card(folder: str, meta) -> None:
 
 
 class _TupleRowImpl(coder_impl.StreamCoderImpl):
-    def __init__(self, row_type):
-        self._make = row_type._make
-        self._fields = beam.coders.FastPrimitivesCoder().get_impl()
+    """A row as the plain tuple of its fields in Beam's compiled primitive encoding (a field
+    holding a list of rows as a tuple of tuples); decoding makes the row types again."""
+
+    def __init__(self, row_type, row_lists):
+        primitives = beam.coders.FastPrimitivesCoder().get_impl()
+        self._encode, self._decode = primitives.encode_to_stream, primitives.decode_from_stream
+        self._new = functools.partial(tuple.__new__, row_type)  # what _make does, without its checks
+        self._row_lists = {i: functools.partial(tuple.__new__, t) for i, t in row_lists.items()}
 
     def encode_to_stream(self, value, stream, nested):
-        self._fields.encode_to_stream(tuple(value), stream, nested)
+        if self._row_lists:
+            value = list(value)
+            for i in self._row_lists:
+                value[i] = tuple(map(tuple, value[i]))
+        self._encode(tuple(value), stream, nested)
 
     def decode_from_stream(self, stream, nested):
-        return self._make(self._fields.decode_from_stream(stream, nested))
+        fields = self._decode(stream, nested)
+        if self._row_lists:
+            fields = list(fields)
+            for i, new in self._row_lists.items():
+                fields[i] = list(map(new, fields[i]))
+        return self._new(fields)
+
+
+def _is_row_type(hint) -> bool:
+    return isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields")
+
+
+def _check_field(hint, row_type) -> type | None:
+    """None for a field :class:`TupleRowCoder` encodes as a primitive (``str``, ``int``,
+    ``X | None``, ``list[X]``), the row type of a ``list[RowType]`` field; else TypeError."""
+    import types
+    import typing
+
+    args = typing.get_args(hint)
+    if hint in (str, int):
+        return None
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        if all(a in (str, int, type(None)) for a in args):
+            return None
+    elif typing.get_origin(hint) is list and len(args) == 1:
+        if args[0] in (str, int):
+            return None
+        if _is_row_type(args[0]) and all(_check_field(h, args[0]) is None
+                                         for h in typing.get_type_hints(args[0]).values()):
+            return args[0]
+    raise TypeError(f"{row_type.__name__}: no deterministic row encoding for a field of type {hint!r}")
 
 
 class TupleRowCoder(FastCoder):
-    """A NamedTuple row type's coder: the row is encoded as the plain tuple of its fields
-    (Beam's primitive encoding) and decoded back into the row type. Deterministic for rows
-    whose fields are strings, integers, None and lists or tuples of those (every row type
-    of this project), so rows can be keys and accumulators as well as values."""
+    """A NamedTuple row type's coder: the plain tuple of its fields in Beam's compiled
+    primitive encoding, decoded back into the row type (Beam's default coder pickles the
+    type with every NamedTuple). Fields are annotated ``str``, ``int``, ``X | None``,
+    ``list[str]`` or ``list[RowType]`` (a list of rows goes as one tuple of tuples: one call
+    per element, however many rows it holds); any other annotation is a TypeError, so the
+    encoding is deterministic and rows can be keys and accumulators too."""
 
     def __init__(self, row_type):
+        import typing
+
         self.row_type = row_type
+        hints = typing.get_type_hints(row_type)
+        fields = [_check_field(hints[name], row_type) for name in row_type._fields]
+        self._row_lists = {i: t for i, t in enumerate(fields) if t is not None}
 
     def _create_impl(self):
-        return _TupleRowImpl(self.row_type)
+        return _TupleRowImpl(self.row_type, self._row_lists)
 
     def is_deterministic(self) -> bool:
         return True
