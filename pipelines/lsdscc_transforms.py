@@ -15,17 +15,14 @@ functions of the ``lsdscc`` package:
 - :class:`Dedup`: exact duplicates by content key (``CombinePerKey``; the smallest id wins);
 - :class:`Split`: train/validation by a hash of the thread id.
 
-Writing is :class:`multiref.output.beam_writer.WriteShards`. Posts, nodes and rows travel as
-their NamedTuples (:class:`lsdscc.corpus.records.Post`, :class:`lsdscc.corpus.threads.Node`,
-:class:`~lsdscc.corpus.threads.SingleTurnRow`, :class:`~lsdscc.corpus.threads.MultiTurnRow`),
-declared with ``with_output_types`` and encoded by a registered deterministic coder
-(:func:`multiref.output.beam_writer.register_row_coder`) as compactly as plain tuples. Every
-DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.CountingDoFn`).
+Writing is :class:`multiref.output.beam_writer.WriteShards`. Posts, threads and rows travel as
+NamedTuples (``Post``, ``Thread``, ``SingleTurnRow``, ``MultiTurnRow``) declared with
+``with_output_types``, encoded by a registered deterministic coder (:func:`~multiref.output.beam_writer.register_row_coder`).
+Every DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.CountingDoFn`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from typing import Any, Tuple
@@ -35,6 +32,7 @@ from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc.corpus import sources, threads
 from lsdscc.corpus.outcomes import Dropped, Kept
+from lsdscc.corpus.outputs import finish_shard, rejected_jsonl, summarize_shard  # noqa: F401 (the graph's file hooks)
 from lsdscc.corpus.records import Post, dead_letter, normalize
 from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
 from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, register_row_coder
@@ -420,24 +418,3 @@ class Split(beam.PTransform):
 
     def expand(self, examples):
         return _lanes(examples, lambda: _SplitLane(self.validation_fraction))
-
-
-def finish_shard(config, rows):
-    """Writer hook: single-turn rows get their ``response_number`` (and stay sorted by id)."""
-    return threads.add_response_numbers(rows) if config == "single_turn" else rows
-
-
-def summarize_shard(config, rows):
-    """Writer hook: queries by response number in a single-turn shard."""
-    if config != "single_turn":
-        return None
-    per_query = {r.query_id: r.response_number for r in rows}
-    return dict(Counter(per_query.values()))
-
-
-def rejected_jsonl(letters) -> bytes:
-    """The dead-letter file: one JSON object a line, sorted by file, line and reason (the
-    thread stage's letters, without a file, first). Anything not UTF-8 is escaped."""
-    letters = sorted(letters, key=lambda r: (r["file"] or "", r["line"] or 0, r["reason"], r["detail"]))
-    text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in letters)
-    return text.encode("utf-8", "backslashreplace")

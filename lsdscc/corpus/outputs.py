@@ -9,8 +9,10 @@ runner); the driver then draws the plots (:func:`plot_all`) and writes the datas
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
+from collections import Counter
 from typing import Mapping
 
 CONFIGS = ("single_turn", "multi_turn")
@@ -340,3 +342,26 @@ def _statistics_section(stats: Mapping) -> str:
         f"- queries by response number: { {k: strata[k] for k in ('lt3', '3to5', 'gt5')} }",
         "- plots: `plots/*.png`; full numbers: `stats.json`; rejected records: `rejected/rejected.jsonl`",
     ])
+
+
+def finish_shard(config, rows):
+    """Writer hook: single-turn rows get their ``response_number`` (and stay sorted by id)."""
+    from lsdscc.corpus.threads import add_response_numbers
+
+    return add_response_numbers(rows) if config == "single_turn" else rows
+
+
+def summarize_shard(config, rows):
+    """Writer hook: queries by response number in a single-turn shard."""
+    if config != "single_turn":
+        return None
+    per_query = {r.query_id: r.response_number for r in rows}
+    return dict(Counter(per_query.values()))
+
+
+def rejected_jsonl(letters) -> bytes:
+    """The dead-letter file: one JSON object a line, sorted by file, line and reason (the
+    thread stage's letters, without a file, first). Anything not UTF-8 is escaped."""
+    letters = sorted(letters, key=lambda r: (r["file"] or "", r["line"] or 0, r["reason"], r["detail"]))
+    text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in letters)
+    return text.encode("utf-8", "backslashreplace")
