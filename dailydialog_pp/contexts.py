@@ -168,15 +168,6 @@ def dialogue_order(dialogue: Dialogue) -> tuple:
     return (SPLIT_ORDER.get(dialogue.split, len(SPLIT_ORDER)), dialogue.split, dialogue.index)
 
 
-def pick_representative(dialogues) -> tuple[Dialogue, list[Dialogue]]:
-    """Of dialogues sharing a duplicate key, keep the first in :func:`dialogue_order`.
-
-    Returns (kept, removed).
-    """
-    ordered = sorted(dialogues, key=dialogue_order)
-    return ordered[0], ordered[1:]
-
-
 def near_duplicate_block(dialogue: Dialogue) -> str:
     """Blocking key for near-duplicate search: the first and last utterances' canonical text."""
     return canonical_text(dialogue.turns[0]) + "|" + canonical_text(dialogue.turns[-1])

@@ -84,11 +84,6 @@ def match_key(text: str) -> str:
     return _NON_ALNUM.sub("", text.lower())
 
 
-def context_key(turns) -> str:
-    """Join key of a context (a sequence of utterances): the turns' match keys joined by '|'."""
-    return "|".join(match_key(t) for t in turns)
-
-
 # --- numbers to words (a small converter; num2words is not a dependency) ------------------
 
 _ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "

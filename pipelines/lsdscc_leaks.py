@@ -127,10 +127,9 @@ def classify_leaks(single: Mapping, multi: Mapping, used: Mapping, beam_args: Se
                 for line in fh:
                     split, file_index, row_group, rows = json.loads(line)
                     first = offsets[(split, file_index, row_group)]
-                    for row in rows:
-                        if label == "single":
-                            marks[split][first + row[0]] = row[1]
-                        else:
-                            marks[split][first + row] = True
+                    if label == "single":  # [row offset, reason] of each removed pair
+                        marks[split].update((first + offset, reason) for offset, reason in rows)
+                    else:  # row offsets of the leaking conversations
+                        marks[split].update((first + offset, True) for offset in rows)
             found[label] = marks
         return found["single"], found["multi"], counters(result)

@@ -192,9 +192,6 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     build cache (default :func:`lsdscc.testset.build_cache.cache_for` of ``folder``; a staging folder
     passes its target's)."""
     from lsdscc.testset.build_cache import cache_for
-
-    from multiref.output import hfdata
-
     from lsdscc.testset import doc2vec
 
     counts: dict = {}
@@ -228,6 +225,29 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     vectors = doc2vec.QueryVectors(model, query_texts)
     del cols, model
 
+    candidates, short, dropped, kept_neighbours = _rerank_and_assemble(to_expand, queries, hits, vectors, d2v, sampling)
+    rows = ts.candidate_rows(sample, queries, candidates)
+    seconds["doc2vec_rerank_and_assembly"] = time.perf_counter() - start
+    counts.update(test_queries=len(rows), short_queries=short, dropped_short_queries=dropped,
+                  retrieved_neighbours=sum(len(h) for h in hits.values()), kept_neighbours=kept_neighbours,
+                  candidates=sum(len(r["candidates"]) for r in rows),
+                  own_candidates=sum(c["own"] for r in rows for c in r["candidates"]))
+
+    options = {"retrieval": retrieval.options(), "doc2vec": d2v.options(), "sampling": sampling.options(),
+               "corpus_sha256": state["original"]}
+    _write_candidates(folder, rows, options, sampling.references, counts)
+
+    start = time.perf_counter()
+    counts.update(_remove_leaks(folder, files, single, multi, ts.used_pairs(rows), state, cache, beam_args))
+    seconds["leak_removal"] = time.perf_counter() - start
+    seconds["total"] = time.perf_counter() - clock
+    counts["seconds"] = {k: round(v, 2) for k, v in seconds.items()}  # not in the card: not reproducible
+    return counts
+
+
+def _rerank_and_assemble(to_expand, queries, hits, vectors, d2v: Doc2VecConfig, sampling) -> tuple:
+    """Each sampled query's Lucene hits reranked by Doc2Vec and assembled into candidates.
+    Returns ``(candidates by query id, short queries, dropped short queries, kept neighbours)``."""
     candidates, short, dropped, kept_neighbours = {}, 0, 0, 0
     for qid, text in to_expand:
         ranked = vectors.rerank(text, hits[qid], lambda h: queries[h.query_id].text, d2v.threshold)
@@ -240,35 +260,27 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
                 dropped += 1
                 continue
         candidates[qid] = found
-    rows = ts.candidate_rows(sample, queries, candidates)
-    seconds["doc2vec_rerank_and_assembly"] = time.perf_counter() - start
-    counts.update(test_queries=len(rows), short_queries=short, dropped_short_queries=dropped,
-                  retrieved_neighbours=sum(len(h) for h in hits.values()), kept_neighbours=kept_neighbours,
-                  candidates=sum(len(r["candidates"]) for r in rows),
-                  own_candidates=sum(c["own"] for r in rows for c in r["candidates"]))
+    return candidates, short, dropped, kept_neighbours
+
+
+def _write_candidates(folder: str, rows: list, options: dict, references: int, counts: dict) -> None:
+    """The ``test_candidates`` parquet file and its card entry (``counts`` loses its
+    ``small_corpus_note``, which goes into the description)."""
+    from multiref.output import hfdata
 
     small_corpus_note = counts.pop("small_corpus_note", "")
     path = hfdata.shard_path(folder, ts.CANDIDATES_CONFIG, "test")
     hfdata.write_parquet(path, rows, ts.candidates_schema())
-    options = {"retrieval": retrieval.options(), "doc2vec": d2v.options(), "sampling": sampling.options(),
-               "corpus_sha256": state["original"]}
     hfdata.add_config(folder, hfdata.ConfigInfo(
         name=ts.CANDIDATES_CONFIG,
         description=("LSDSCC test-set candidates (ALGORITHMS.md section 2): per sampled query, up to "
-                     f"{sampling.references} candidate references with their provenance (source pair id, "
+                     f"{references} candidate references with their provenance (source pair id, "
                      "source query, Lucene score, Doc2Vec cosine; own responses first). Annotate them with "
                      "`multiref lsdscc annotate export/import` to get `test_grouped`." + small_corpus_note),
         splits={"test": len(rows)}, features=ts.candidates_schema(), options=options,
         counts={k: v for k, v in counts.items() if not k.endswith("_reused")}),
         sections={"LSDSCC test set": CARD_SECTION})
     _progress(f"wrote {len(rows)} test queries -> {path}")
-
-    start = time.perf_counter()
-    counts.update(_remove_leaks(folder, files, single, multi, ts.used_pairs(rows), state, cache, beam_args))
-    seconds["leak_removal"] = time.perf_counter() - start
-    seconds["total"] = time.perf_counter() - clock
-    counts["seconds"] = {k: round(v, 2) for k, v in seconds.items()}  # not in the card: not reproducible
-    return counts
 
 
 def _remove_leaks(folder, files, single, multi, used, state, cache, beam_args) -> dict:

@@ -3,7 +3,7 @@
 Each composite is labelled after a step of the paper and is a thin wrapper over pure
 functions of the ``lsdscc`` package:
 
-- :class:`Read`: dump files -> kept posts ``(link_id, Post tuple)``, dead letters, counts
+- :class:`Read`: dump files -> kept posts ``(link_id, Post)``, dead letters, counts
   (:func:`lsdscc.corpus.sources.read_items`, :func:`lsdscc.corpus.records.normalize`);
 - :class:`Threads`: ``GroupByKey`` on the link id, one record per fullname
   (:func:`lsdscc.corpus.threads.resolve_thread`);
@@ -15,31 +15,33 @@ functions of the ``lsdscc`` package:
 - :class:`Dedup`: exact duplicates by content key (``CombinePerKey``; the smallest id wins);
 - :class:`Split`: train/validation by a hash of the thread id.
 
-Writing is :class:`multiref.output.beam_writer.WriteShards`. Rows travel as tuples in
-:data:`lsdscc.corpus.threads.SINGLE_FIELDS` / :data:`~lsdscc.corpus.threads.MULTI_FIELDS` order. Every
-DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.CountingDoFn`).
+Writing is :class:`multiref.output.beam_writer.WriteShards`. Posts, threads and rows travel as
+NamedTuples (``Post``, ``Thread``, ``SingleTurnRow``, ``MultiTurnRow``) declared with
+``with_output_types``, encoded by a registered deterministic coder (:func:`~multiref.output.beam_writer.register_row_coder`).
+Every DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.CountingDoFn`).
 """
 
 from __future__ import annotations
 
-import json
-import operator
 import os
 from collections import Counter
+from typing import Any, Tuple
 
 import apache_beam as beam
 from apache_beam.transforms.window import GlobalWindows
 
-from lsdscc.corpus import records, sources, threads
-from lsdscc.corpus.records import dead_letter
-from lsdscc.corpus.threads import MULTI_FIELDS, SINGLE_FIELDS
-from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts
+from lsdscc.corpus import sources, threads
+from lsdscc.corpus.outcomes import Dropped, Kept
+from lsdscc.corpus.outputs import finish_shard, rejected_jsonl, summarize_shard  # noqa: F401 (the graph's file hooks)
+from lsdscc.corpus.records import Post, dead_letter, normalize
+from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
+from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, register_row_coder
 from lsdscc.corpus import provenance
 from pipelines.lsdscc_releases import FILES, SCHEMA, SchemaTallying
 
 NAMESPACE = "lsdscc"
-_SINGLE_ROW, _MULTI_ROW = operator.itemgetter(*SINGLE_FIELDS), operator.itemgetter(*MULTI_FIELDS)  # dict -> row tuple
 REJECTED = "rejected"
+register_row_coder(Post, Node, Thread, SingleTurnRow, MultiTurnRow)
 
 
 class _Counting(CountingDoFn):
@@ -47,7 +49,7 @@ class _Counting(CountingDoFn):
 
 
 class ReadPosts(SchemaTallying, _Counting):
-    """A dump file, or an injected ``(source name, line, record)`` -> ``(link_id, post tuple)``;
+    """A dump file, or an injected ``(source name, line, record)`` -> ``(link_id, Post)``;
     malformed records go to the ``rejected`` output."""
 
     def __init__(self, config):
@@ -62,20 +64,19 @@ class ReadPosts(SchemaTallying, _Counting):
 
     def _normalize(self, path, line, record, offset=None, file_tally=None):
         self.count("records-read")
-        try:
-            result = records.normalize(record, self.config)
-            if result != "other-subreddit":  # records of the wanted subreddits, by month and era
-                self.tally_schema(record, file_tally)
-        except records.Rejected as exc:
-            self.count(f"rejected-{exc.reason}")
-            letter = dead_letter(path, line, exc.reason, exc.detail, record, offset)
+        outcome = normalize(record, self.config)
+        if isinstance(outcome, Kept) or (isinstance(outcome, Dropped) and outcome.reason != "other-subreddit"):
+            self.tally_schema(record, file_tally)  # records of the wanted subreddits, by month and era
+        if isinstance(outcome, Kept):
+            post = outcome.value
+            self.count("posts-kept-submissions" if post.kind == "t3" else "posts-kept-comments")
+            yield post.link_id, post
+        elif isinstance(outcome, Dropped):
+            self.count(f"dropped-{outcome.reason}")
+        else:
+            self.count(f"rejected-{outcome.reason}")
+            letter = dead_letter(path, line, outcome.reason, outcome.detail, record, offset)
             yield beam.pvalue.TaggedOutput(REJECTED, letter)
-            return
-        if isinstance(result, str):
-            self.count(f"dropped-{result}")
-            return
-        self.count("posts-kept-submissions" if result.kind == "t3" else "posts-kept-comments")
-        yield (result.link_id, tuple(result))
 
     def process(self, element):
         if isinstance(element, tuple):
@@ -113,8 +114,8 @@ class Read(beam.PTransform):
             start = pbegin | "InjectRecords" >> beam.Create(items)
         else:
             start = self._files(pbegin) | "SpreadFiles" >> beam.Reshuffle()
-        out = start | "ReadAndNormalize" >> beam.ParDo(ReadPosts(self.config)).with_outputs(
-            REJECTED, COUNTS, FILES, SCHEMA, main="posts")
+        read = beam.ParDo(ReadPosts(self.config)).with_output_types(Tuple[str, Post])
+        out = start | "ReadAndNormalize" >> read.with_outputs(REJECTED, COUNTS, FILES, SCHEMA, main="posts")
         return {"posts": out.posts, "rejected": out[REJECTED], "counts": out[COUNTS],
                 "files": out[FILES], "schema": out[SCHEMA]}
 
@@ -140,7 +141,7 @@ class ResolveThread(_Counting):
 
     def process(self, element):
         link_id, posts = element
-        resolved, counts, cyclic = threads.resolve_thread(link_id, (records.Post(*p) for p in posts))
+        resolved, counts, cyclic = threads.resolve_thread(link_id, posts)
         self.count("threads")
         for name, n in counts.items():
             self.count(name, n)
@@ -170,21 +171,16 @@ class Clean(beam.PTransform):
 
     def expand(self, thread_posts):
         config = self.config
-        # Plain tuples cross the stage boundary: Beam's coder pickles a NamedTuple's type with
-        # every element (8x the cost of a plain tuple); _apply_vocabulary makes Nodes again.
         return thread_posts | "CleanAndTokenize" >> beam.MapTuple(
-            lambda link_id, posts: (link_id, tuple(map(tuple, threads.clean_thread(posts, config)))))
-
-
-_TEXT = threads.Node._fields.index("text")
+            lambda link_id, posts: Thread(link_id, threads.clean_thread(posts, config))).with_output_types(Thread)
 
 
 class CountWords(SumCounts):
     """The corpus's token counts from ``(link_id, nodes)`` threads (each post counted once)."""
 
     def add_input(self, acc, thread):
-        for node in thread[1]:
-            acc.update(node[_TEXT].split())
+        for node in thread.nodes:
+            acc.update(node.text.split())
         return acc
 
     def extract_output(self, acc):
@@ -206,7 +202,7 @@ def _summarize_vocabulary(raw_counts, config):
 
 
 def _apply_vocabulary(thread, vocabulary):
-    return thread[0], threads.apply_vocabulary(map(threads.Node._make, thread[1]), vocabulary)
+    return Thread(thread.link_id, threads.apply_vocabulary(thread.nodes, vocabulary))
 
 
 class Vocabulary(beam.PTransform):
@@ -223,13 +219,14 @@ class Vocabulary(beam.PTransform):
         raw = cleaned | "CountWords" >> beam.CombineGlobally(CountWords())
         vocabulary = raw | "BuildVocabulary" >> beam.Map(_build_vocabulary, config)
         summary = raw | "SummarizeVocabulary" >> beam.Map(_summarize_vocabulary, config)
-        final = cleaned | "SegmentAndTruncate" >> beam.Map(_apply_vocabulary, beam.pvalue.AsSingleton(vocabulary))
+        final = cleaned | "SegmentAndTruncate" >> beam.Map(
+            _apply_vocabulary, beam.pvalue.AsSingleton(vocabulary)).with_output_types(Thread)
         return {"threads": final, "summary": summary}
 
 
 class MakePairs(_Counting):
-    """``(link_id, final nodes)`` -> ``("single_turn", thread_id, row tuple)``; the pairs' lengths
-    before pruning leave on the ``lengths`` output once per bundle."""
+    """``(link_id, final nodes)`` -> :class:`~lsdscc.corpus.threads.SingleTurnRow`; the pairs'
+    lengths before pruning leave on the ``lengths`` output once per bundle."""
 
     def __init__(self, config):
         self.config = config
@@ -240,15 +237,15 @@ class MakePairs(_Counting):
 
     def process(self, element):
         link_id, nodes = element
-        for kind, value in threads.thread_pairs(link_id, nodes, self.config):
-            if kind == "drop":
-                self.count(value)
-            elif kind == "lengths":
+        for outcome in threads.thread_pairs(link_id, nodes, self.config):
+            if isinstance(outcome, Kept):
+                yield outcome.value
+            elif isinstance(outcome, PairLengths):
                 self.count("pairs-candidate")
-                self.query_lengths[value[0]] += 1
-                self.response_lengths[value[1]] += 1
+                self.query_lengths[outcome.query] += 1
+                self.response_lengths[outcome.response] += 1
             else:
-                yield kind, link_id, _SINGLE_ROW(value)
+                self.count(outcome.reason)
 
     def finish_bundle(self):
         if self.query_lengths:
@@ -287,24 +284,26 @@ class Pairs(beam.PTransform):
         self.config = config
 
     def expand(self, final_threads):
-        out = final_threads | "MakePairs" >> beam.ParDo(MakePairs(self.config)).with_outputs(
-            "lengths", COUNTS, main="rows")
+        make = beam.ParDo(MakePairs(self.config)).with_output_types(SingleTurnRow)
+        out = final_threads | "MakePairs" >> make.with_outputs("lengths", COUNTS, main="rows")
         lengths = out.lengths | "SumLengths" >> beam.CombineGlobally(SumLengths())
         return {"rows": out.rows, "lengths": lengths, "counts": out[COUNTS]}
 
 
 class MakeConversations(_Counting):
+    """``(link_id, final nodes)`` -> :class:`~lsdscc.corpus.threads.MultiTurnRow`."""
+
     def __init__(self, config):
         self.config = config
 
     def process(self, element):
         link_id, nodes = element
-        for kind, value in threads.thread_conversations(link_id, nodes, self.config):
-            if kind == "drop":
-                self.count(value)
-            else:
+        for outcome in threads.thread_conversations(link_id, nodes, self.config):
+            if isinstance(outcome, Kept):
                 self.count("multi-turn-candidate")
-                yield kind, link_id, _MULTI_ROW(value)
+                yield outcome.value
+            else:
+                self.count(outcome.reason)
 
 
 class Conversations(beam.PTransform):
@@ -315,49 +314,71 @@ class Conversations(beam.PTransform):
         self.config = config
 
     def expand(self, final_threads):
-        out = final_threads | "MakeConversations" >> beam.ParDo(MakeConversations(self.config)).with_outputs(
-            COUNTS, main="rows")
+        make = beam.ParDo(MakeConversations(self.config)).with_output_types(MultiTurnRow)
+        out = final_threads | "MakeConversations" >> make.with_outputs(COUNTS, main="rows")
         return {"rows": out.rows, "counts": out[COUNTS]}
 
 
 class KeepSmallestId(beam.CombineFn):
-    """Of the examples sharing a content key, the one with the smallest id (the rule of
-    :func:`lsdscc.corpus.threads.duplicate_losers`), and how many there were."""
+    """Of the rows sharing a content key, the one :func:`lsdscc.corpus.threads.smallest_id`
+    keeps, and how many there were. ``row_type``: the rows' NamedTuple, for the
+    accumulator's coder (None: Beam's default)."""
+
+    def __init__(self, row_type=None):
+        self.row_type = row_type
 
     def create_accumulator(self):
         return (None, 0)
 
-    def add_input(self, acc, example):
-        best, n = acc
-        return (example if best is None or example[2][0] < best[2][0] else best, n + 1)
+    def add_input(self, acc, row):
+        return (threads.smallest_id(acc[0], row), acc[1] + 1)
 
     def merge_accumulators(self, accs):
         best, n = None, 0
         for b, m in accs:
-            if b is not None and (best is None or b[2][0] < best[2][0]):
-                best = b
-            n += m
+            best, n = threads.smallest_id(best, b), n + m
         return (best, n)
 
     def extract_output(self, acc):
         return acc
 
+    def get_accumulator_coder(self):
+        if self.row_type is None:
+            return super().get_accumulator_coder()
+        row = beam.coders.NullableCoder(beam.coders.registry.get_coder(self.row_type))
+        return beam.coders.TupleCoder([row, beam.coders.VarIntCoder()])
+
 
 class DropDuplicates(_Counting):
+    """``(content key, (kept row, rows with that key))`` -> the kept row; the others count as
+    duplicates."""
+
     def process(self, element):
         _, (best, n) = element
         if n > 1:
-            self.count("dropped-duplicate" if best[0] == "single_turn" else "multi-turn-dropped-duplicate", n - 1)
+            self.count("dropped-duplicate" if best.config == "single_turn" else "multi-turn-dropped-duplicate", n - 1)
         yield best
 
 
+def _keyed(row):
+    return threads.dedup_key(row), row
+
+
 class _DedupLane(beam.PTransform):
-    def expand(self, examples):
-        out = (examples
-               | "ContentKey" >> beam.Map(lambda e: (threads.dedup_key(e[0], e[2]), e))
-               | "KeepSmallestId" >> beam.CombinePerKey(KeepSmallestId())
-               | "DropDuplicates" >> beam.ParDo(DropDuplicates()).with_outputs(COUNTS, main="rows"))
+    def expand(self, rows):
+        row_type = _row_type(rows)
+        out = (rows
+               | "ContentKey" >> beam.Map(_keyed).with_output_types(Tuple[bytes, row_type])
+               | "KeepSmallestId" >> beam.CombinePerKey(KeepSmallestId(None if row_type is Any else row_type))
+               | "DropDuplicates" >> beam.ParDo(DropDuplicates()).with_output_types(row_type).with_outputs(
+                   COUNTS, main="rows"))
         return {"rows": out.rows, "counts": out[COUNTS]}
+
+
+def _row_type(rows):
+    """The NamedTuple type of a PCollection of rows, or ``Any`` when it is not declared."""
+    hint = rows.element_type
+    return hint if isinstance(hint, type) and issubclass(hint, tuple) else Any
 
 
 def _lanes(examples, make):
@@ -370,9 +391,10 @@ def _lanes(examples, make):
 
 
 class Dedup(beam.PTransform):
-    """Dedup: ``(kind, thread_id, row)`` examples -> ``{"rows": the same without exact
-    duplicates, "counts"}``. ``examples``: one PCollection, or ``{config: PCollection}`` (then
-    ``rows`` is a dict too: duplicates never cross configs, the content key holds the kind)."""
+    """Dedup: rows (:class:`~lsdscc.corpus.threads.SingleTurnRow`, :class:`~lsdscc.corpus.threads.MultiTurnRow`)
+    -> ``{"rows": the same without exact duplicates, "counts"}``. ``examples``: one PCollection,
+    or ``{config: PCollection}`` (then ``rows`` is a dict too: duplicates never cross configs,
+    the content key holds the config)."""
 
     def expand(self, examples):
         out = _lanes(examples, _DedupLane)
@@ -387,14 +409,15 @@ class _SplitLane(beam.PTransform):
         super().__init__()
         self.validation_fraction = validation_fraction
 
-    def expand(self, examples):
+    def expand(self, rows):
         fraction = self.validation_fraction
-        return examples | "HashThreadId" >> beam.MapTuple(
-            lambda kind, thread_id, row: (kind, threads.split_of(thread_id, fraction), thread_id, row))
+        return rows | "HashThreadId" >> beam.Map(
+            lambda row: (row.config, threads.split_of(row.thread_id, fraction), row.thread_id, row)
+        ).with_output_types(Tuple[str, str, str, _row_type(rows)])
 
 
 class Split(beam.PTransform):
-    """Split: ``(kind, thread_id, row)`` -> ``(config, split, shard key, row)`` for the writer;
+    """Split: rows -> ``(config, split, shard key, row)`` for the writer;
     the split is a hash of the thread id, which is also the shard key (a query's responses
     share a shard, so ``response_number`` is computed per shard). One PCollection, or
     ``{config: PCollection}`` lane by lane."""
@@ -405,24 +428,3 @@ class Split(beam.PTransform):
 
     def expand(self, examples):
         return _lanes(examples, lambda: _SplitLane(self.validation_fraction))
-
-
-def finish_shard(config, rows):
-    """Writer hook: single-turn rows get their ``response_number`` (and stay sorted by id)."""
-    return threads.add_response_numbers(rows) if config == "single_turn" else rows
-
-
-def summarize_shard(config, rows):
-    """Writer hook: queries by response number in a single-turn shard."""
-    if config != "single_turn":
-        return None
-    per_query = {r[2]: r[-1] for r in rows}
-    return dict(Counter(per_query.values()))
-
-
-def rejected_jsonl(letters) -> bytes:
-    """The dead-letter file: one JSON object a line, sorted by file, line and reason (the
-    thread stage's letters, without a file, first). Anything not UTF-8 is escaped."""
-    letters = sorted(letters, key=lambda r: (r["file"] or "", r["line"] or 0, r["reason"], r["detail"]))
-    text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in letters)
-    return text.encode("utf-8", "backslashreplace")

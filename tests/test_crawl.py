@@ -498,7 +498,8 @@ def test_records_have_the_dump_schema_fields_and_types(env, threads):
 def test_output_reads_through_the_corpus_dump_reader(env, threads):
     """H2's reader (lsdscc.corpus.sources / lsdscc.corpus.records) takes the crawl folder as a dump input."""
     from lsdscc.corpus.config import CorpusConfig
-    from lsdscc.corpus.records import Post, normalize
+    from lsdscc.corpus.outcomes import Kept
+    from lsdscc.corpus.records import normalize
     from lsdscc.corpus.sources import read_items, resolve_inputs
 
     out = env / "out"
@@ -510,8 +511,11 @@ def test_output_reads_through_the_corpus_dump_reader(env, threads):
     for f in files:
         for item in read_items(f):
             assert item[0] == "ok", item
-            result = normalize(item[2], CorpusConfig())
-            (posts if isinstance(result, Post) else dropped).append(result)
+            outcome = normalize(item[2], CorpusConfig())
+            if isinstance(outcome, Kept):
+                posts.append(outcome.value)
+            else:
+                dropped.append(outcome.reason)
     comments = [c for t in threads for c in t.comments]
     deleted = [c for c in comments if c["body"] in ("[deleted]", "[removed]")]
     assert sorted(dropped) == sorted("removed" if c["body"] == "[removed]" else "deleted" for c in deleted)

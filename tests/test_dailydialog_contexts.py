@@ -3,7 +3,7 @@
 import pytest
 
 from dailydialog_pp.contexts import (
-    ChunkOptions, chunk_spans, cluster_duplicates, ddpp_contexts, multiref_contexts, multiref_matches, pick_released, pick_representative)
+    ChunkOptions, chunk_spans, cluster_duplicates, ddpp_contexts, multiref_contexts, multiref_matches, pick_released)
 from dailydialog_pp.normalize import TextOptions
 from dailydialog_pp.readers import Dialogue, MultirefDialogue, ReleasedContext
 
@@ -83,7 +83,7 @@ def test_ddpp_contexts_one_per_chunk():
 
 def test_pick_representative_keeps_first_in_release_order():
     a, b, c = _dialogue(["x"], "test", 0), _dialogue(["x"], "train", 5), _dialogue(["x"], "train", 2)
-    kept, removed = pick_representative([a, b, c])
+    ((kept, removed),) = cluster_duplicates([a, b, c])  # one group: the same key
     assert kept.dialogue_id == "train_2"
     assert [d.dialogue_id for d in removed] == ["train_5", "test_0"]
 

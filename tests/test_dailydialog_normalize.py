@@ -3,7 +3,7 @@
 import pytest
 
 from dailydialog_pp.normalize import (
-    TextOptions, canonical_text, context_key, dialogue_key, match_key, normalize_text, number_words, spell_numbers)
+    TextOptions, canonical_text, dialogue_key, match_key, normalize_text, number_words, spell_numbers)
 
 # Expected strings written by hand from the conventions described in the PROVENANCE files:
 # DailyDialog "I ’ ll" / "weed ?", multi-reference "i 'll", DD++ "I'll"/"weed?".
@@ -65,6 +65,5 @@ def test_dialogue_key(a, b, same):
     assert (dialogue_key(a) == dialogue_key(b)) is same
 
 
-def test_context_key_keeps_turn_boundaries():
-    assert context_key(["a b", "c"]) == "ab|c"
+def test_canonical_text_spells_numbers():
     assert canonical_text("Colour 2") == "colortwo"

@@ -28,6 +28,7 @@ import zstandard
 
 from lsdscc.corpus import threads
 from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post
 from lsdscc.corpus.sample_gen import generate
 from lsdscc.corpus.vocab import build_vocabulary
@@ -163,8 +164,11 @@ def _threads_and_examples(posts: list) -> Counter:
     vocabulary = build_vocabulary(words, vocab_size=CONFIG.vocab_size, rare_max_count=CONFIG.rare_max_count,
                                   piece_min_count=CONFIG.piece_min_count, min_split_length=CONFIG.min_split_length)
     for link_id, nodes in resolved_threads:
-        for kind, value in threads.thread_examples(link_id, nodes, vocabulary, CONFIG):
-            counts[kind if kind != "drop" else value] += 1
+        for outcome in threads.thread_examples(link_id, nodes, vocabulary, CONFIG):
+            if isinstance(outcome, Kept):
+                counts[outcome.value.config] += 1
+            else:
+                counts[outcome.reason if isinstance(outcome, Dropped) else "lengths"] += 1
     return counts
 
 

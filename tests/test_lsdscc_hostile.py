@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from lsdscc.corpus import sources
 from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post
 from lsdscc.corpus.threads import prepare_thread, thread_examples
 from lsdscc.corpus.vocab import build_vocabulary
@@ -95,9 +96,9 @@ def test_cycles_and_self_parents_are_taken_out_the_rest_is_kept():
     nodes, counts, out = _examples("t3_s", posts)
     assert [n.id for n in nodes] == ["t1_a", "t1_a2", "t3_s"]
     assert counts["rejected-parent-cycle"] == 3 and counts["dropped-below-parent-cycle"] == 3
-    convs = [r["comment_ids"] for k, r in out if k == "multi_turn"]
+    convs = [o.value.comment_ids for o in out if isinstance(o, Kept) and o.value.config == "multi_turn"]
     assert convs == [["t3_s", "t1_a", "t1_a2"]]
-    assert {r["id"] for k, r in out if k == "single_turn"} == {"t1_a", "t1_a2"}
+    assert {o.value.id for o in out if isinstance(o, Kept) and o.value.config == "single_turn"} == {"t1_a", "t1_a2"}
 
 
 def test_a_10k_deep_chain_and_a_10k_long_cycle_finish_quickly():
@@ -107,8 +108,8 @@ def test_a_10k_deep_chain_and_a_10k_long_cycle_finish_quickly():
     nodes, counts, out = _examples("t3_s", chain + loop + replies, seconds=60)
     assert len(nodes) == 10_001
     assert counts["rejected-parent-cycle"] == 10_000 and counts["dropped-below-parent-cycle"] == 1000
-    (conv,) = [r for k, r in out if k == "multi_turn"]
-    assert len(conv["comment_ids"]) == 10_001 and conv["comment_ids"][-1] == "t1_c9999"
+    (conv,) = [o.value for o in out if isinstance(o, Kept) and o.value.config == "multi_turn"]
+    assert len(conv.comment_ids) == 10_001 and conv.comment_ids[-1] == "t1_c9999"
 
 
 def _on_cycle(parents: dict, node: str) -> bool:
@@ -154,9 +155,9 @@ def test_random_parent_graphs_always_finish_as_trees(posts):
         while current.parent_id in by_id:
             current, steps = by_id[current.parent_id], steps + 1
             assert steps <= len(kept)
-    for kind, row in out:
-        if kind == "multi_turn":
-            ids = row["comment_ids"]
+    for outcome in out:
+        if isinstance(outcome, Kept) and outcome.value.config == "multi_turn":
+            ids = outcome.value.comment_ids
             assert ids[0] == "t3_s" and len(set(ids)) == len(ids)
             assert all(by_id[child].parent_id == parent for parent, child in zip(ids, ids[1:]))
 

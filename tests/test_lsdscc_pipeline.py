@@ -195,13 +195,17 @@ def test_cli_build_prints_counts(capsys, tmp_path):
 
 
 def test_duplicate_losers():
-    from lsdscc.corpus.threads import duplicate_losers
+    from functools import reduce
 
-    # the smallest id wins; the others are reported as duplicates (extra fields ride along)
-    entries, lost = duplicate_losers([("single_turn", "t1_c", 2), ("single_turn", "t1_a", 0), ("single_turn", "t1_b", 1)])
-    assert entries[0] == ("single_turn", "t1_a", 0)
-    assert lost == {("single_turn", "t1_b"), ("single_turn", "t1_c")}
-    assert duplicate_losers([("multi_turn", "t1_a", 0)])[1] == set()
+    from lsdscc.corpus.threads import MultiTurnRow, SingleTurnRow, smallest_id
+
+    # the smallest id wins; the others are reported as duplicates (the other fields ride along)
+    rows = [SingleTurnRow(i, "t3_s", "t3_s", i, "q", "r", n) for i, n in (("t1_c", 2), ("t1_a", 0), ("t1_b", 1))]
+    kept = reduce(smallest_id, rows, None)
+    assert kept == rows[1]
+    assert {r.id for r in rows if r is not kept} == {"t1_b", "t1_c"}
+    one = MultiTurnRow("t1_a", "t3_s", ["t3_s", "t1_a"], ["q", "r"], 0)
+    assert reduce(smallest_id, [one], None) is one
 
 
 def _rows(folder, config):

@@ -78,11 +78,10 @@ def _write(path, lines, compress="plain", newline_at_end=True):
 def _outcome(item, config=MOVIES) -> str:
     if item[0] == "rejected":
         return "rejected-" + item[2]
-    try:
-        result = records.normalize(item[2], config)
-    except records.Rejected as exc:
-        return "rejected-" + exc.reason
-    return "kept" if isinstance(result, records.Post) else "dropped-" + result
+    outcome = records.normalize(item[2], config)
+    if isinstance(outcome, records.Rejected):
+        return "rejected-" + outcome.reason
+    return "kept" if isinstance(outcome, records.Kept) else "dropped-" + outcome.reason
 
 
 def tally(path, subreddits=None, config=MOVIES) -> tuple[Counter, list]:
@@ -100,7 +99,7 @@ def tally(path, subreddits=None, config=MOVIES) -> tuple[Counter, list]:
         outcome = _outcome(item, config)
         counts[outcome] += 1
         if outcome == "kept":
-            kept.append((item[1], records.normalize(item[2], config)))
+            kept.append((item[1], records.normalize(item[2], config).value))
     return counts, kept
 
 

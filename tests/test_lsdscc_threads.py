@@ -3,8 +3,9 @@
 import pytest
 
 from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post
-from lsdscc.corpus.threads import add_response_numbers, prepare_thread, shard_of, split_of, thread_examples
+from lsdscc.corpus.threads import SingleTurnRow, add_response_numbers, prepare_thread, shard_of, split_of, thread_examples
 from lsdscc.corpus.vocab import build_vocabulary
 
 CONFIG = CorpusConfig(max_query_tokens=8, max_response_tokens=5, min_turns=3)
@@ -46,9 +47,9 @@ def test_missing_submission_is_counted():
 def test_pairs_and_conversations():
     nodes, _ = prepare_thread("t3_s", _posts(), CONFIG)
     out = list(thread_examples("t3_s", nodes, _vocab(nodes), CONFIG))
-    pairs = {r["id"]: r for k, r in out if k == "single_turn"}
-    convs = {r["id"]: r for k, r in out if k == "multi_turn"}
-    drops = sorted(v for k, v in out if k == "drop")
+    pairs = {o.value.id: o.value._asdict() for o in out if isinstance(o, Kept) and o.value.config == "single_turn"}
+    convs = {o.value.id: o.value._asdict() for o in out if isinstance(o, Kept) and o.value.config == "multi_turn"}
+    drops = sorted(o.reason for o in out if isinstance(o, Dropped))
     # query = parent text; top-level comments answer the submission's title
     assert pairs["t1_c1"]["query"] == "best movie ?" and pairs["t1_c1"]["response"] == "inception happy"
     assert pairs["t1_c2"]["query_id"] == "t1_c1" and pairs["t1_c2"]["response"] == "agreed !"
@@ -71,8 +72,8 @@ def test_empty_after_cleaning_is_dropped():
     posts = [Post("t3", "t3_s", "t3_s", "", 1, "Title"), Post("t1", "t1_a", "t3_s", "t3_s", 2, "**   **")]
     nodes, _ = prepare_thread("t3_s", posts, CONFIG)
     out = list(thread_examples("t3_s", nodes, _vocab(nodes), CONFIG))
-    assert ("drop", "dropped-empty-after-cleaning") in out
-    assert not [r for k, r in out if k == "single_turn"]
+    assert Dropped("dropped-empty-after-cleaning") in out
+    assert not [o for o in out if isinstance(o, Kept) and o.value.config == "single_turn"]
 
 
 def test_query_too_long():
@@ -80,15 +81,13 @@ def test_query_too_long():
              Post("t1", "t1_a", "t3_s", "t3_s", 2, "short")]
     nodes, _ = prepare_thread("t3_s", posts, CONFIG)
     out = list(thread_examples("t3_s", nodes, _vocab(nodes), CONFIG))
-    assert ("drop", "dropped-query-too-long") in out
+    assert Dropped("dropped-query-too-long") in out
 
 
 def test_response_numbers_count_kept_responses_per_query():
-    rows = [
-        {"id": "t1_b", "query_id": "t3_s"}, {"id": "t1_a", "query_id": "t3_s"}, {"id": "t1_c", "query_id": "t1_a"},
-    ]
+    rows = [SingleTurnRow(i, "t3_s", q, i, "q", "r", 1) for i, q in (("t1_b", "t3_s"), ("t1_a", "t3_s"), ("t1_c", "t1_a"))]
     out = add_response_numbers(rows)
-    assert [(r["id"], r["response_number"]) for r in out] == [("t1_a", 2), ("t1_b", 2), ("t1_c", 1)]
+    assert [(r.id, r.response_number) for r in out] == [("t1_a", 2), ("t1_b", 2), ("t1_c", 1)]
 
 
 def test_split_and_shard_hash_the_thread_id():

@@ -9,8 +9,10 @@ runner); the driver then draws the plots (:func:`plot_all`) and writes the datas
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
+from collections import Counter
 from typing import Mapping
 
 CONFIGS = ("single_turn", "multi_turn")
@@ -110,13 +112,15 @@ def build_stats(options: Mapping, input_names, counts: Mapping, vocabulary: Mapp
     splits = {c: {s: 0 for s in SPLITS} for c in CONFIGS}
     rpq: dict = {}
     counts = dict(counts)
+    written = set()
     for config, split, _, rows, extra in shards:
         splits[config][split] += rows
+        written.add((config, split))
         for k, v in (extra or {}).items():
             rpq[int(k)] = rpq.get(int(k), 0) + v
     for config in CONFIGS:
         for split in SPLITS:
-            if any(s[0] == config and s[1] == split for s in shards):
+            if (config, split) in written:
                 counts[f"kept-{config.replace('_', '-')}-{split}"] = splits[config][split]
     noise = dict(vocabulary.get("noise", {"vocabulary_types": 0, "vocabulary_tokens": 0}))
     for key in ("over_long", "non_ascii"):
@@ -207,26 +211,34 @@ def plot_all(folder: str, stats: dict) -> list[str]:
 
     plt.rcParams["svg.hashsalt"] = "multiref"
     paths = []
-
-    def save(fig, name):
+    for name, size, draw in (("vocabulary_noise.png", (6, 3.5), _plot_noise),
+                             ("length_coverage.png", (6, 3.5), _plot_length_coverage),
+                             ("responses_per_query.png", (6, 3.5), _plot_responses_per_query),
+                             ("survival.png", (7, 4), _plot_survival)):
+        fig, ax = plt.subplots(figsize=size)
+        draw(ax, stats)
+        fig.tight_layout()
         path = join(folder, "plots", name)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
         plt.close(fig)
         write_bytes(path, buf.getvalue())
         paths.append(path)
+    return paths
 
+
+def _plot_noise(ax, stats: dict) -> None:
+    """Bars: the over-long and non-ASCII shares of the raw vocabulary, by type and by token."""
     noise = stats["vocabulary_noise"]
-    fig, ax = plt.subplots(figsize=(6, 3.5))
     kinds = ["over_long", "non_ascii"]
     ax.bar([k.replace("_", "-") + " (types)" for k in kinds], [100 * noise[f"{k}_type_share"] for k in kinds], color="#c44")
     ax.bar([k.replace("_", "-") + " (tokens)" for k in kinds], [100 * noise[f"{k}_token_share"] for k in kinds], color="#48c")
     ax.set_ylabel("% of raw vocabulary")
     ax.set_title(f"Vocabulary noise (raw vocabulary: {noise['vocabulary_types']:,} words)")
-    fig.tight_layout()
-    save(fig, "vocabulary_noise.png")
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+
+def _plot_length_coverage(ax, stats: dict) -> None:
+    """Steps: the cumulative share of pairs by query and response length, with the limits."""
     for name, hist, limit, color in (
         ("query", stats["lengths"]["query_histogram"], stats["options"]["max_query_tokens"], "#c44"),
         ("response", stats["lengths"]["response_histogram"], stats["options"]["max_response_tokens"], "#48c"),
@@ -244,28 +256,25 @@ def plot_all(folder: str, stats: dict) -> list[str]:
     ax.set_ylabel("% of pairs with at most x tokens")
     ax.set_title("Length coverage (before pruning)")
     ax.legend()
-    fig.tight_layout()
-    save(fig, "length_coverage.png")
 
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+
+def _plot_responses_per_query(ax, stats: dict) -> None:
+    """Bars: queries by their number of kept responses."""
     items = _histogram_items(stats["responses_per_query"]["histogram"])
     ax.bar([k for k, _ in items], [v for _, v in items], color="#4a4")
     ax.set_xlabel("responses per query (response number)")
     ax.set_ylabel("queries")
     ax.set_title("Responses per query (single_turn, all splits)")
-    fig.tight_layout()
-    save(fig, "responses_per_query.png")
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+
+def _plot_survival(ax, stats: dict) -> None:
+    """Horizontal bars: records and pairs remaining after each stage."""
     stages = stats["survival"]
     ax.barh([s["stage"] for s in stages][::-1], [s["remaining"] for s in stages][::-1], color="#888")
     for i, s in enumerate(stages[::-1]):
         ax.text(s["remaining"], i, f" {s['remaining']:,}", va="center", fontsize=8)
     ax.set_xlabel("records / pairs remaining")
     ax.set_title("Survival by stage")
-    fig.tight_layout()
-    save(fig, "survival.png")
-    return paths
 
 
 DESCRIPTIONS = {
@@ -350,3 +359,26 @@ def _statistics_section(stats: Mapping) -> str:
         f"- queries by response number: { {k: strata[k] for k in ('lt3', '3to5', 'gt5')} }",
         "- plots: `plots/*.png`; full numbers: `stats.json`; rejected records: `rejected/rejected.jsonl`",
     ])
+
+
+def finish_shard(config, rows):
+    """Writer hook: single-turn rows get their ``response_number`` (and stay sorted by id)."""
+    from lsdscc.corpus.threads import add_response_numbers
+
+    return add_response_numbers(rows) if config == "single_turn" else rows
+
+
+def summarize_shard(config, rows):
+    """Writer hook: queries by response number in a single-turn shard."""
+    if config != "single_turn":
+        return None
+    per_query = {r.query_id: r.response_number for r in rows}
+    return dict(Counter(per_query.values()))
+
+
+def rejected_jsonl(letters) -> bytes:
+    """The dead-letter file: one JSON object a line, sorted by file, line and reason (the
+    thread stage's letters, without a file, first). Anything not UTF-8 is escaped."""
+    letters = sorted(letters, key=lambda r: (r["file"] or "", r["line"] or 0, r["reason"], r["detail"]))
+    text = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in letters)
+    return text.encode("utf-8", "backslashreplace")

@@ -6,10 +6,11 @@ reddit samples): ``created_utc`` as number or string, ``retrieved_on`` or ``retr
 ``parent_id`` / ``link_id`` with or without their ``t1_`` / ``t3_`` prefixes, the BigQuery
 export where every value is a string, and the Reddit API's ``{"kind", "data"}`` wrapper.
 
-:func:`normalize` returns a :class:`Post` (a small tuple: what the pipeline carries), a drop
-reason (``other-subreddit``, ``deleted``, ``removed``, ``bot``, or a ``_meta`` reason of
-:mod:`lsdscc.corpus.deletions`), or raises
-:class:`Rejected` for a malformed record. The subreddit is checked first: a record with a
+:func:`normalize` returns an outcome (:mod:`lsdscc.corpus.outcomes`): ``Kept(post)`` with a
+:class:`Post` (a small tuple: what the pipeline carries), ``Dropped(reason)`` (``other-subreddit``,
+``deleted``, ``removed``, ``bot``, or a ``_meta`` reason of
+:mod:`lsdscc.corpus.deletions`), or ``Rejected(reason, detail)`` for a
+malformed record. The subreddit is checked first: a record with a
 string ``subreddit`` outside ``CorpusConfig.subreddits`` is ``other-subreddit`` whatever else
 it holds, as the reader's byte prefilter (:func:`lsdscc.corpus.sources.read_items`) assumes. Usernames are read only to recognise bots; they
 never leave this module.
@@ -29,10 +30,12 @@ from typing import NamedTuple
 from lsdscc.corpus.cleaning import DELETED_BODIES
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.deletions import meta_drop_reason
+from lsdscc.corpus.outcomes import Dropped, Kept, Rejected
 
 
-class Rejected(Exception):
-    """A record that cannot be used; ``reason`` names the dead-letter counter."""
+class Malformed(Exception):
+    """Raised inside :func:`normalize` for a record that cannot be used (``reason`` names the
+    dead-letter counter); :func:`normalize` returns it as a :class:`Rejected` outcome."""
 
     def __init__(self, reason: str, detail: str):
         super().__init__(f"{reason}: {detail}")
@@ -63,10 +66,10 @@ def _get_str(record: dict, key: str, required: bool = True) -> str | None:
     value = record.get(key)
     if value is None:
         if required:
-            raise Rejected("missing-field", f"no {key!r}")
+            raise Malformed("missing-field", f"no {key!r}")
         return None
     if not isinstance(value, str):
-        raise Rejected("wrong-type", f"{key!r} should be a string, got {type(value).__name__}")
+        raise Malformed("wrong-type", f"{key!r} should be a string, got {type(value).__name__}")
     return value
 
 
@@ -74,10 +77,10 @@ def _fullname(value: str, prefix: str, key: str) -> str:
     value = value.strip()
     if value.startswith(("t1_", "t3_")):
         if prefix != "any" and not value.startswith(prefix):
-            raise Rejected("wrong-type", f"{key!r} should start with {prefix}, got {value!r}")
+            raise Malformed("wrong-type", f"{key!r} should start with {prefix}, got {value!r}")
         return value
     if not _BASE36.match(value):
-        raise Rejected("wrong-type", f"{key!r} is not a reddit id: {value!r}")
+        raise Malformed("wrong-type", f"{key!r} is not a reddit id: {value!r}")
     return (prefix if prefix != "any" else "t1_") + value
 
 
@@ -96,20 +99,20 @@ def _created(record: dict) -> int:
     """The record's ``created_utc`` (or ``created``) as whole seconds in :data:`CREATED_RANGE`."""
     value = record.get("created_utc", record.get("created"))
     if value is None:
-        raise Rejected("missing-field", "no 'created_utc'")
+        raise Malformed("missing-field", "no 'created_utc'")
     if isinstance(value, bool):
-        raise Rejected("wrong-type", "'created_utc' is a boolean")
+        raise Malformed("wrong-type", "'created_utc' is a boolean")
     if isinstance(value, str):
         try:
             value = float(value)
         except ValueError:
-            raise Rejected("wrong-type", f"'created_utc' is not a number: {value[:40]!r}") from None
+            raise Malformed("wrong-type", f"'created_utc' is not a number: {value[:40]!r}") from None
     if not isinstance(value, (int, float)):
-        raise Rejected("wrong-type", f"'created_utc' should be a number, got {type(value).__name__}")
+        raise Malformed("wrong-type", f"'created_utc' should be a number, got {type(value).__name__}")
     low, high = CREATED_RANGE
     if not low <= value < high:  # False for NaN too
         shown = repr(value) if isinstance(value, float) or value.bit_length() < 100 else f"an integer of {value.bit_length()} bits"
-        raise Rejected("out-of-range", f"'created_utc' is not a time between 1970 and 2100 in seconds: {shown}")
+        raise Malformed("out-of-range", f"'created_utc' is not a time between 1970 and 2100 in seconds: {shown}")
     return int(value)
 
 
@@ -118,9 +121,9 @@ def _own_id(record: dict, prefix: str) -> str:
     if raw is None:
         raw = record.get("name")
     if raw is None:
-        raise Rejected("missing-field", "no 'id' or 'name'")
+        raise Malformed("missing-field", "no 'id' or 'name'")
     if not isinstance(raw, str):
-        raise Rejected("wrong-type", f"'id' should be a string, got {type(raw).__name__}")
+        raise Malformed("wrong-type", f"'id' should be a string, got {type(raw).__name__}")
     return _fullname(raw, prefix, "id")
 
 
@@ -130,7 +133,7 @@ def record_kind(record: dict) -> str:
         return "t1"
     if "title" in record or "selftext" in record:
         return "t3"
-    raise Rejected("unknown-kind", "neither a comment (body, parent_id) nor a submission (title)")
+    raise Malformed("unknown-kind", "neither a comment (body, parent_id) nor a submission (title)")
 
 
 def is_bot(author: str | None, config: CorpusConfig) -> bool:
@@ -167,55 +170,70 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def normalize(record: dict, config: CorpusConfig) -> Post | str:
-    """One parsed dump record -> a :class:`Post`, or the reason it is dropped (a str).
+def normalize(record: dict, config: CorpusConfig) -> Kept | Dropped | Rejected:
+    """One parsed dump record -> ``Kept(post)`` (a :class:`Post`), ``Dropped(reason)``, or
+    ``Rejected(reason, detail)``.
 
-    Raises :class:`Rejected` (reasons ``unknown-kind``, ``missing-field``, ``wrong-type``,
-    ``out-of-range`` for a ``created_utc`` outside :data:`CREATED_RANGE`, ``too-long`` for a
-    text over :data:`MAX_TEXT_CHARS`, ``not-utf8`` for a text with a lone surrogate); any
-    other exception is a bug.
+    Rejection reasons: ``unknown-kind``, ``missing-field``, ``wrong-type``, ``out-of-range``
+    for a ``created_utc`` outside :data:`CREATED_RANGE`, ``too-long`` for a text over
+    :data:`MAX_TEXT_CHARS`, ``not-utf8`` for a text with a lone surrogate; any exception is a bug.
     """
+    try:
+        return _normalize(record, config)
+    except Malformed as exc:
+        return Rejected(exc.reason, exc.detail)
+
+
+def _normalize(record: dict, config: CorpusConfig) -> Kept | Dropped:
+    """:func:`normalize`, raising :class:`Malformed` for a malformed record."""
     if "data" in record and "kind" in record and isinstance(record["data"], dict):
         record = record["data"]  # Reddit API listing child
     subreddit = _get_str(record, "subreddit")
     if subreddit.lower() not in _lowered(config.subreddits):
-        return "other-subreddit"  # first, so the reader's byte prefilter agrees (lsdscc.corpus.sources)
+        return Dropped("other-subreddit")  # first, so the reader's byte prefilter agrees (lsdscc.corpus.sources)
     kind = record_kind(record)
     created = _created(record)
-    if kind == "t1":
-        post_id = _own_id(record, "t1_")
-        body = _get_str(record, "body")
-        link_id = _fullname(_get_str(record, "link_id"), "t3_", "link_id")
-        raw_parent = _get_str(record, "parent_id").strip()
-        if raw_parent.startswith(("t1_", "t3_")):
-            parent_id = raw_parent
-        else:  # a bare id: the thread's own id means a top-level comment
-            parent_id = link_id if "t3_" + raw_parent == link_id else _fullname(raw_parent, "t1_", "parent_id")
-        text = body
-    else:
-        post_id = _own_id(record, "t3_")
-        link_id = post_id
-        parent_id = ""
-        title = _get_str(record, "title")
-        selftext = _get_str(record, "selftext", required=False) or ""
-        text = title if selftext.strip() in DELETED_BODIES or not selftext.strip() else f"{title}\n\n{selftext}"
+    post_id, link_id, parent_id, text = _comment_fields(record) if kind == "t1" else _submission_fields(record)
     if len(text) > MAX_TEXT_CHARS:
-        raise Rejected("too-long", f"the text has {len(text):,} characters; Reddit allows at most {MAX_TEXT_CHARS:,}")
+        raise Malformed("too-long", f"the text has {len(text):,} characters; Reddit allows at most {MAX_TEXT_CHARS:,}")
     if not (text.isascii() or _is_unicode(text)):
-        raise Rejected("not-utf8", "the text holds a lone surrogate (an escape such as \\ud800), not a character")
+        raise Malformed("not-utf8", "the text holds a lone surrogate (an escape such as \\ud800), not a character")
     author = record.get("author")
     if author is not None and not isinstance(author, str):
-        raise Rejected("wrong-type", f"'author' should be a string, got {type(author).__name__}")
+        raise Malformed("wrong-type", f"'author' should be a string, got {type(author).__name__}")
     if kind == "t1":
-        stripped = body.strip()
+        stripped = text.strip()
         if stripped in DELETED_BODIES:
-            return "removed" if "removed" in stripped else "deleted"
+            return Dropped("removed" if "removed" in stripped else "deleted")
         if is_bot(author, config):
-            return "bot"
+            return Dropped("bot")
     dropped = meta_drop_reason(record.get("_meta"), keep_later=not config.drop_deleted_later)
     if dropped is not None:  # lsdscc.corpus.deletions: removed or deleted after the first retrieval
-        return dropped
-    return Post(kind, post_id, link_id, parent_id, created, text)
+        return Dropped(dropped)
+    return Kept(Post(kind, post_id, link_id, parent_id, created, text))
+
+
+def _comment_fields(record: dict) -> tuple[str, str, str, str]:
+    """A comment's ``(fullname, link_id, parent_id, body)``; a bare parent id equal to the
+    thread's own id means a top-level comment."""
+    post_id = _own_id(record, "t1_")
+    body = _get_str(record, "body")
+    link_id = _fullname(_get_str(record, "link_id"), "t3_", "link_id")
+    raw_parent = _get_str(record, "parent_id").strip()
+    if raw_parent.startswith(("t1_", "t3_")):
+        parent_id = raw_parent
+    else:
+        parent_id = link_id if "t3_" + raw_parent == link_id else _fullname(raw_parent, "t1_", "parent_id")
+    return post_id, link_id, parent_id, body
+
+
+def _submission_fields(record: dict) -> tuple[str, str, str, str]:
+    """A submission's ``(fullname, link_id = its fullname, "", title [+ blank line + self-text])``."""
+    post_id = _own_id(record, "t3_")
+    title = _get_str(record, "title")
+    selftext = _get_str(record, "selftext", required=False) or ""
+    text = title if selftext.strip() in DELETED_BODIES or not selftext.strip() else f"{title}\n\n{selftext}"
+    return post_id, post_id, "", text
 
 
 # Dead letters are published: an excerpt keeps no author, author_* or flair field, no u/name

@@ -11,7 +11,11 @@ share a ``link_id``. Pure functions over :class:`lsdscc.corpus.records.Post` and
   pair per comment whose parent is present (query = parent, the submission's title + body for
   a top-level comment; response = the comment) and :func:`thread_conversations` one
   conversation per root-to-leaf chain, both pruned by length (step 7)
-  (:func:`thread_examples`: all three). Every example not kept is reported with its reason.
+  (:func:`thread_examples`: all three). They yield outcomes (:mod:`lsdscc.corpus.outcomes`):
+  ``Kept(row)`` with a :class:`SingleTurnRow` or :class:`MultiTurnRow`, ``Dropped(reason)``
+  for every example not kept, and for pairs a :class:`PairLengths` before length pruning.
+- :func:`dedup_key` and :func:`smallest_id` are the exact-duplicate rule (the smallest id of
+  the rows sharing a content key is kept); :func:`add_response_numbers` numbers a shard's pairs.
 - :func:`split_of` / :func:`shard_of` hash the thread id, so reruns agree.
 """
 
@@ -24,6 +28,7 @@ from typing import Iterable, Iterator, NamedTuple
 
 from lsdscc.corpus.cleaning import clean_and_tokenize
 from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post
 
 
@@ -36,6 +41,13 @@ class Node(NamedTuple):
     parent_id: str
     created_utc: int
     text: str
+
+
+class Thread(NamedTuple):
+    """A thread between the job's stages: its id and its :class:`Node` s, sorted by id."""
+
+    link_id: str
+    nodes: list[Node]
 
 
 def resolve_thread(thread_id: str, posts: Iterable[Post]) -> tuple[tuple, Counter, tuple]:
@@ -148,21 +160,55 @@ def apply_vocabulary(nodes: Iterable[Node], vocabulary) -> tuple:
     return tuple(node._replace(text=" ".join(vocabulary.apply(node.text.split()))) for node in nodes)
 
 
+class SingleTurnRow(NamedTuple):
+    """A single-turn pair, its fields in the ``single_turn`` config's column order.
+    ``response_number`` is None until the writer sets it (:func:`add_response_numbers`)."""
+
+    id: str
+    thread_id: str
+    query_id: str
+    response_id: str
+    query: str
+    response: str
+    created_utc: int
+    response_number: int | None = None
+
+    config = "single_turn"  # the dataset config (and exact-duplicate lane) of this row type
+
+
+class MultiTurnRow(NamedTuple):
+    """A root-to-leaf conversation, its fields in the ``multi_turn`` config's column order."""
+
+    id: str
+    thread_id: str
+    comment_ids: list[str]
+    turns: list[str]
+    created_utc: int
+
+    config = "multi_turn"
+
+
+class PairLengths(NamedTuple):
+    """The token lengths of a candidate pair's query and response, before length pruning."""
+
+    query: int
+    response: int
+
+
 def thread_examples(thread_id: str, nodes: tuple, vocabulary, config: CorpusConfig) -> Iterator[tuple]:
     """Pairs and conversations of one thread after steps 5-7 (:func:`apply_vocabulary`, then
-    :func:`thread_pairs` and :func:`thread_conversations`)."""
+    :func:`thread_pairs` and :func:`thread_conversations`): their outcomes, pairs first."""
     nodes = apply_vocabulary(nodes, vocabulary)
     yield from thread_pairs(thread_id, nodes, config)
     yield from thread_conversations(thread_id, nodes, config)
 
 
-def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[tuple]:
+def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[Kept | Dropped | PairLengths]:
     """Single-turn pairs of one thread whose texts are final (after :func:`apply_vocabulary`).
 
     One pair per comment whose parent is present (query = parent, response = the comment),
-    pruned by length (step 7). Yields ``("single_turn", row)``, ``("drop", counter_name)``,
-    and ``("lengths", (query_len, response_len))`` for every pair before length pruning.
-    Rows follow the CONTRACTS.md columns (``response_number`` is added when writing).
+    pruned by length (step 7). Yields ``Kept(SingleTurnRow)``, ``Dropped(counter name)``, and
+    a :class:`PairLengths` for every pair before length pruning.
     """
     text = {node.id: node.text for node in nodes}
     length = {node.id: len(node.text.split()) for node in nodes}
@@ -172,120 +218,83 @@ def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator
             continue
         parent = node.parent_id
         if parent not in text:
-            yield ("drop", "dropped-missing-parent")
+            yield Dropped("dropped-missing-parent")
             continue
         q_len, r_len = length[parent], length[node.id]
-        yield ("lengths", (q_len, r_len))
+        yield PairLengths(q_len, r_len)
         if q_len == 0 or r_len == 0:
-            yield ("drop", "dropped-empty-after-cleaning")
+            yield Dropped("dropped-empty-after-cleaning")
         elif q_len > max_q:
-            yield ("drop", "dropped-query-too-long")
+            yield Dropped("dropped-query-too-long")
         elif r_len > max_r:
-            yield ("drop", "dropped-response-too-long")
+            yield Dropped("dropped-response-too-long")
         else:
-            yield (
-                "single_turn",
-                {
-                    "id": node.id,
-                    "thread_id": thread_id,
-                    "query_id": parent,
-                    "response_id": node.id,
-                    "query": text[parent],
-                    "response": text[node.id],
-                    "created_utc": node.created_utc,
-                },
-            )
+            yield Kept(SingleTurnRow(node.id, thread_id, parent, node.id, text[parent], text[node.id], node.created_utc))
 
 
-def thread_conversations(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[tuple]:
+def thread_conversations(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[Kept | Dropped]:
     """Root-to-leaf conversations of one thread whose texts are final; yields
-    ``("multi_turn", row)`` and ``("drop", counter_name)``. ``nodes`` should form a tree
+    ``Kept(MultiTurnRow)`` and ``Dropped(counter name)``. ``nodes`` should form a tree
     (:func:`resolve_thread` makes it one); a chain that loops anyway is dropped as broken."""
     text = {node.id: node.text for node in nodes}
     length = {node.id: len(node.text.split()) for node in nodes}
     by_id = {node.id: node for node in nodes}
-    children: dict[str, list] = {}
-    for node in nodes:
-        if node.parent_id:
-            children.setdefault(node.parent_id, []).append(node.id)
-    yield from _conversations(thread_id, nodes, by_id, children, text, length, config)
-
-
-def _conversations(thread_id, nodes, by_id, children, text, length, config) -> Iterator[tuple]:
+    children: set = {node.parent_id for node in nodes if node.parent_id}
     for leaf in nodes:
         if not leaf.parent_id or leaf.id in children:
             continue
-        chain = [leaf.id]
-        current = leaf
-        broken = False
-        while current.parent_id:
-            parent = by_id.get(current.parent_id)
-            if parent is None or len(chain) > len(nodes):  # missing, or a loop
-                broken = True
-                break
-            chain.append(parent.id)
-            current = parent
-        if broken or current.id != thread_id:
-            yield ("drop", "multi-turn-dropped-broken-chain")
-            continue
-        chain.reverse()
-        if len(chain) < config.min_turns:
-            yield ("drop", "multi-turn-dropped-too-few-turns")
-            continue
-        if any(length[c] == 0 for c in chain):
-            yield ("drop", "multi-turn-dropped-empty-turn")
-            continue
-        if any(length[c] > config.max_query_tokens for c in chain[:-1]) or length[chain[-1]] > config.max_response_tokens:
-            yield ("drop", "multi-turn-dropped-too-long")
-            continue
-        yield (
-            "multi_turn",
-            {
-                "id": leaf.id,
-                "thread_id": thread_id,
-                "comment_ids": chain,
-                "turns": [text[c] for c in chain],
-                "created_utc": leaf.created_utc,
-            },
-        )
+        chain = _root_chain(leaf, by_id, len(nodes))
+        if chain is None or chain[0] != thread_id:
+            yield Dropped("multi-turn-dropped-broken-chain")
+        elif len(chain) < config.min_turns:
+            yield Dropped("multi-turn-dropped-too-few-turns")
+        elif any(length[c] == 0 for c in chain):
+            yield Dropped("multi-turn-dropped-empty-turn")
+        elif any(length[c] > config.max_query_tokens for c in chain[:-1]) or length[chain[-1]] > config.max_response_tokens:
+            yield Dropped("multi-turn-dropped-too-long")
+        else:
+            yield Kept(MultiTurnRow(leaf.id, thread_id, chain, [text[c] for c in chain], leaf.created_utc))
 
 
-#: Column order of the rows the pipeline carries as tuples (``response_number`` comes last, at writing).
-SINGLE_FIELDS = ("id", "thread_id", "query_id", "response_id", "query", "response", "created_utc")
-MULTI_FIELDS = ("id", "thread_id", "comment_ids", "turns", "created_utc")
+def _root_chain(leaf: Node, by_id: dict, limit: int) -> list | None:
+    """The ids from the root down to ``leaf``, or None when a parent is missing or the chain
+    is longer than the thread (a loop)."""
+    chain = [leaf.id]
+    current = leaf
+    while current.parent_id:
+        parent = by_id.get(current.parent_id)
+        if parent is None or len(chain) > limit:
+            return None
+        chain.append(parent.id)
+        current = parent
+    chain.reverse()
+    return chain
 
 
-def dedup_key(kind: str, row) -> bytes:
-    """The exact-duplicate key of a row (a digest of query and response, or of all turns);
-    ``row``: a dict, or a tuple in ``SINGLE_FIELDS`` / ``MULTI_FIELDS`` order."""
-    if kind == "single_turn":
-        content = row[4] + "\n" + row[5] if isinstance(row, tuple) else row["query"] + "\n" + row["response"]
+def dedup_key(row: SingleTurnRow | MultiTurnRow) -> bytes:
+    """The exact-duplicate key of a row: a digest of its config and its query and response,
+    or of all its turns."""
+    if isinstance(row, SingleTurnRow):
+        content = row.query + "\n" + row.response
     else:
-        content = "\n".join(row[3] if isinstance(row, tuple) else row["turns"])
-    return hashlib.sha1(f"{kind}\n{content}".encode("utf-8")).digest()
+        content = "\n".join(row.turns)
+    return hashlib.sha1(f"{row.config}\n{content}".encode("utf-8")).digest()
+
+
+def smallest_id(a, b):
+    """Of two rows sharing a content key (or None: no row yet), the one kept: the smaller id
+    (then the smaller row, so the choice never depends on arrival order)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return b if (b.id, b) < (a.id, a) else a
 
 
 def add_response_numbers(rows: list) -> list:
-    """Set ``response_number`` (how many kept responses share the row's query_id); sort by id.
-
-    ``rows``: dicts, or tuples in ``SINGLE_FIELDS`` order (the number is appended). Rows of
-    one query always share a shard (shards hash the thread id), so this is exact.
-    """
-    if rows and isinstance(rows[0], tuple):
-        per_query = Counter(r[2] for r in rows)
-        return sorted((r + (per_query[r[2]],) for r in rows), key=lambda r: r[0])
-    per_query = Counter(r["query_id"] for r in rows)
-    out = [dict(r, response_number=per_query[r["query_id"]]) for r in rows]
-    out.sort(key=lambda r: r["id"])
-    return out
-
-
-def duplicate_losers(entries: Iterable[tuple]) -> tuple[list, set]:
-    """Exact-duplicate resolution for the rows that share one content digest.
-
-    ``entries``: ``(kind, id, ...)`` tuples (extra fields, e.g. the row itself, ride along).
-    Every ``(kind, id)`` but the smallest loses. Returns ``(sorted entries, losing (kind, id)
-    pairs)``; ``len(entries) - 1`` rows are dropped as duplicates.
-    """
-    entries = sorted(entries)
-    return entries, {tuple(e[:2]) for e in entries[1:]}
+    """``rows``: the :class:`SingleTurnRow` of one shard -> the same with ``response_number``
+    (how many kept responses share the row's query_id), sorted by id. Rows of one query
+    always share a shard (shards hash the thread id), so this is exact."""
+    per_query = Counter(r.query_id for r in rows)
+    numbered = (SingleTurnRow(*r[:-1], per_query[r.query_id]) for r in rows)  # response_number is the last field
+    return sorted(numbered, key=lambda r: r.id)

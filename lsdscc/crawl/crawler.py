@@ -41,7 +41,7 @@ an exhausted rate-limit window, and logs each wait. Credentials come only from p
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
 import os
 import random
@@ -49,7 +49,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 from lsdscc.crawl.files import (
     SUBMISSION_FIELDS, COMMENT_FIELDS, SKIPPED_FILE, RUNS_FILE, submission_record,
@@ -319,8 +319,6 @@ def crawl(config: CrawlConfig, *, reddit=None, site: str | None = None, retry_po
     resumable. ``pacer``: the client-side request limit (default: Reddit's 100 requests per
     minute, :class:`lsdscc.crawl.pace.RequestPacer`, sleeping with ``sleep``).
     """
-    import prawcore
-
     stats = CrawlStats()
     if reddit is None:
         reddit = make_reddit(site=site, retry_policy=retry_policy, reddit_url=reddit_url, oauth_url=oauth_url,
@@ -328,18 +326,9 @@ def crawl(config: CrawlConfig, *, reddit=None, site: str | None = None, retry_po
     state = CrawlState(config.output).open()
     _record_run(state, config, retry_policy, clock)
     say = progress or (lambda message: None)
-    where_from = (f"{len(config.ids)} submission ids" if config.ids is not None else
-                  f"r/{config.subreddit}/{config.listing}"
-                  + (f" ({config.time_filter})" if config.time_filter else "")
-                  + (f", limit {config.limit}" if config.limit else ""))
-    try:
-        try:
-            ids = select_ids(reddit, config)
-        except prawcore.exceptions.ResponseException as exc:
-            if _is_auth_failure(exc):
-                raise
-            raise UserError(f"could not list {where_from}: HTTP {_http_status(exc)} "
-                            f"(is r/{config.subreddit} a public subreddit?)") from None
+    where_from = _source_label(config)
+    with _reddit_errors():
+        ids = _list_ids(reddit, config, where_from)
         stats.threads_selected = len(ids)
         todo = [sid for sid in ids if sid not in state.done]
         stats.threads_already_done = len(ids) - len(todo)
@@ -347,27 +336,71 @@ def crawl(config: CrawlConfig, *, reddit=None, site: str | None = None, retry_po
             f"{len(todo)} to fetch into {config.output}")
         n_done = stats.threads_already_done
         for sid in todo:
-            try:
-                submission, comments = fetch_thread(reddit, sid, int(clock()), config.comment_sort)
-            except (prawcore.exceptions.NotFound, prawcore.exceptions.Forbidden,
-                    prawcore.exceptions.Redirect, prawcore.exceptions.UnavailableForLegalReasons) as exc:
-                reason = f"http-{_http_status(exc)}"
-                log.warning("skipping thread t3_%s: %s", sid, reason)
-                skipped = {"id": sid, "reason": reason}
-                state.append_thread(sid, None, [], skipped)
-                stats.threads_skipped += 1
-                stats.skipped.append(skipped)
-                outcome = f"skipped ({reason})"
-            else:
-                state.append_thread(sid, submission, comments)
-                stats.threads_crawled += 1
-                stats.comments += len(comments)
-                outcome = f"{len(comments)} comments"
+            outcome = _crawl_thread(reddit, state, stats, sid, int(clock()), config.comment_sort)
             n_done += 1
             say(f"crawl: [{n_done}/{len(ids)}] t3_{sid}: {outcome} "
                 f"(this run: {stats.threads_crawled} threads, {stats.comments} comments)")
             if on_thread_done is not None:
                 on_thread_done(sid, n_done)
+    stats.total_threads, stats.total_comments = state.threads, state.comments
+    skipped_note = f" (listed in {state.path(SKIPPED_FILE)})" if stats.threads_skipped else ""
+    say(f"crawl: done: {stats.threads_crawled} threads and {stats.comments} comments fetched, "
+        f"{stats.threads_skipped} skipped{skipped_note}, {stats.retries} retries; folder holds "
+        f"{state.threads} threads, {state.comments} comments")
+    return stats
+
+
+def _source_label(config: CrawlConfig) -> str:
+    """What is crawled, for messages: the ids, or the subreddit's listing and its options."""
+    if config.ids is not None:
+        return f"{len(config.ids)} submission ids"
+    return (f"r/{config.subreddit}/{config.listing}" + (f" ({config.time_filter})" if config.time_filter else "")
+            + (f", limit {config.limit}" if config.limit else ""))
+
+
+def _list_ids(reddit, config: CrawlConfig, where_from: str) -> list:
+    """:func:`select_ids`; an HTTP error other than an authentication failure -> UserError."""
+    import prawcore
+
+    try:
+        return select_ids(reddit, config)
+    except prawcore.exceptions.ResponseException as exc:
+        if _is_auth_failure(exc):
+            raise
+        raise UserError(f"could not list {where_from}: HTTP {_http_status(exc)} "
+                        f"(is r/{config.subreddit} a public subreddit?)") from None
+
+
+def _crawl_thread(reddit, state: CrawlState, stats: CrawlStats, sid: str, now: int, comment_sort: str) -> str:
+    """Fetch thread ``sid`` and commit it to ``state`` (a thread Reddit will not serve is
+    committed as skipped); count it in ``stats``; return what happened, for the progress line."""
+    import prawcore
+
+    try:
+        submission, comments = fetch_thread(reddit, sid, now, comment_sort)
+    except (prawcore.exceptions.NotFound, prawcore.exceptions.Forbidden,
+            prawcore.exceptions.Redirect, prawcore.exceptions.UnavailableForLegalReasons) as exc:
+        reason = f"http-{_http_status(exc)}"
+        log.warning("skipping thread t3_%s: %s", sid, reason)
+        skipped = {"id": sid, "reason": reason}
+        state.append_thread(sid, None, [], skipped)
+        stats.threads_skipped += 1
+        stats.skipped.append(skipped)
+        return f"skipped ({reason})"
+    state.append_thread(sid, submission, comments)
+    stats.threads_crawled += 1
+    stats.comments += len(comments)
+    return f"{len(comments)} comments"
+
+
+@contextlib.contextmanager
+def _reddit_errors():
+    """Network, API and credential failures inside the block -> one-line UserErrors (the
+    crawl folder stays resumable)."""
+    import prawcore
+
+    try:
+        yield
     except RetriesExhausted as exc:
         raise UserError(f"gave up: {exc}; rerun the same command to resume (finished threads are kept)") from None
     except prawcore.exceptions.OAuthException:
@@ -380,12 +413,6 @@ def crawl(config: CrawlConfig, *, reddit=None, site: str | None = None, retry_po
     except prawcore.exceptions.RequestException as exc:
         raise UserError(f"could not reach Reddit ({type(exc.original_exception).__name__}); "
                         "rerun the same command to resume") from None
-    stats.total_threads, stats.total_comments = state.threads, state.comments
-    skipped_note = f" (listed in {state.path(SKIPPED_FILE)})" if stats.threads_skipped else ""
-    say(f"crawl: done: {stats.threads_crawled} threads and {stats.comments} comments fetched, "
-        f"{stats.threads_skipped} skipped{skipped_note}, {stats.retries} retries; folder holds "
-        f"{state.threads} threads, {state.comments} comments")
-    return stats
 
 
 def _record_run(state: CrawlState, config: CrawlConfig, policy: RetryPolicy, clock: Callable[[], float]) -> None:
@@ -407,14 +434,6 @@ def _is_auth_failure(exc: BaseException) -> bool:
     response = getattr(exc, "response", None)
     url = getattr(getattr(response, "request", None), "url", "") or getattr(response, "url", "") or ""
     return _http_status(exc) in (400, 401, 403) and "/api/v1/access_token" in url
-
-
-def iter_records(path: str) -> Iterator[dict]:
-    """The records of a crawl output file (for tests and quick checks)."""
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)
 
 
 __all__ = [

@@ -161,18 +161,10 @@ def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
     max_parts = []  # per order: (groups, columns, max counts) of the group_max entries
     codes = ids
     for n in range(k):
-        ref_codes, ref_groups, ref_counts = [], [], []
-        for g, per_order in enumerate(maxima):
-            table = per_order[n]
-            ref_codes += table
-            ref_counts += table.values()
-            ref_groups += [g] * len(table)
         offset = bounds[-1]
-        if ref_codes:
-            known, column = np.unique(np.array(ref_codes, dtype=np.int64), return_inverse=True)
-            max_parts.append((ref_groups, column + offset, ref_counts))
-        else:
-            known = np.zeros(0, dtype=np.int64)
+        known, part = _order_columns(maxima, n, offset)
+        if part is not None:
+            max_parts.append(part)
         bounds.append(offset + len(known))
         if n:
             start = max(0, len(owner) - n)
@@ -207,6 +199,24 @@ def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
     return result.reshape(n_hyps, n_groups, k).tolist()
 
 
+def _order_columns(maxima, n, offset):
+    """The columns of order ``n`` (0-based) for :func:`_matches_numpy`: the sorted distinct
+    reference n-gram codes, and ``(groups, columns + offset, max counts)`` of their
+    ``group_max`` entries (None when no reference has an n-gram of this order)."""
+    import numpy as np
+
+    ref_codes, ref_groups, ref_counts = [], [], []
+    for g, per_order in enumerate(maxima):
+        table = per_order[n]
+        ref_codes += table
+        ref_counts += table.values()
+        ref_groups += [g] * len(table)
+    if not ref_codes:
+        return np.zeros(0, dtype=np.int64), None
+    known, column = np.unique(np.array(ref_codes, dtype=np.int64), return_inverse=True)
+    return known, (ref_groups, column + offset, ref_counts)
+
+
 #: from this many hypotheses per query on, clipped matches are counted with numpy
 NUMPY_MIN_HYPOTHESES = 8
 #: hypotheses per numpy pass, and cells per (hypotheses, groups, n-grams) block: bounds memory
@@ -235,24 +245,11 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
     if not groups:
         raise ValueError("lsdscc: a query has no reference groups")
     k = stat_order(len(weights), smoothing)
-    if ties == "lsdscc":
-        check_public_bleu(smoothing, brevity_penalty)
-        score = public_scorer(weights)
-    else:
-        score = _scorer(tuple(weights), smoothing)  # times the brevity penalty below
+    score = _bleu_scorer(weights, smoothing, brevity_penalty, ties)  # times the brevity penalty below
     # tables: the groups' _reference_tables plus _reference_sets, precounted (groups then need not be tokenized)
     vocab, base, maxima, group_lengths = tables[:4] if tables is not None else _reference_tables(groups, k)
     hypotheses = [list(h) for h in hypotheses]
-    if use_numpy is None:
-        use_numpy = len(hypotheses) >= NUMPY_MIN_HYPOTHESES
-    if use_numpy and base ** k < 2 ** 62:  # codes must fit in int64
-        all_matches = []
-        for lo in range(0, len(hypotheses), _NUMPY_BATCH):
-            all_matches += _matches_numpy(hypotheses[lo:lo + _NUMPY_BATCH], vocab, base, maxima, k)
-    else:
-        if tables is not None and tables[4] is None:
-            tables[4] = _reference_sets(maxima, k)
-        all_matches = _matches_sets(hypotheses, vocab, base, maxima, k, tables[4] if tables is not None else None)
+    all_matches = _all_matches(hypotheses, vocab, base, maxima, k, use_numpy, tables)
     closest: dict = {}  # hyp_len -> closest reference length in each group
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
     memo = _values_memo((tuple(weights), smoothing, ties))  # BLEU without the brevity penalty
@@ -286,6 +283,33 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
     if len(memo) > _MEMO_LIMIT:
         memo.clear()
     return result
+
+
+def _bleu_scorer(weights, smoothing: str, brevity_penalty: bool, ties: str):
+    """BLEU from clipped matches without the brevity penalty: the public scorer's sum for
+    ``ties="lsdscc"``, else :func:`multiref.metrics.bleu.sentence_scorer` (built once per
+    configuration, :func:`_scorer`)."""
+    if ties == "lsdscc":
+        check_public_bleu(smoothing, brevity_penalty)
+        return public_scorer(weights)
+    return _scorer(tuple(weights), smoothing)
+
+
+def _all_matches(hypotheses, vocab, base, maxima, k, use_numpy, tables=None) -> list:
+    """Clipped matches ``[hyp][group][order]``: :func:`_matches_numpy` in batches when
+    ``use_numpy`` (None: for :data:`NUMPY_MIN_HYPOTHESES` hypotheses or more) and the codes
+    fit in int64, else :func:`_matches_sets` (with the query's precounted reference sets,
+    ``tables[4]``, made once when ``tables`` is given)."""
+    if use_numpy is None:
+        use_numpy = len(hypotheses) >= NUMPY_MIN_HYPOTHESES
+    if use_numpy and base ** k < 2 ** 62:  # codes must fit in int64
+        all_matches = []
+        for lo in range(0, len(hypotheses), _NUMPY_BATCH):
+            all_matches += _matches_numpy(hypotheses[lo:lo + _NUMPY_BATCH], vocab, base, maxima, k)
+        return all_matches
+    if tables is not None and tables[4] is None:
+        tables[4] = _reference_sets(maxima, k)
+    return _matches_sets(hypotheses, vocab, base, maxima, k, tables[4] if tables is not None else None)
 
 
 #: BLEU values remembered per configuration (entries), beyond which the memo starts afresh

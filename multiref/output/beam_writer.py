@@ -16,6 +16,9 @@ counters, for a runner's monitoring page.
 
 - :class:`WriteShards`: ``(config, split, shard_key, row)`` -> parquet shards; outputs one
   :class:`ShardSummary` per shard.
+- :class:`TupleRowCoder` (:func:`register_row_coder`): a deterministic coder for a job's
+  NamedTuple rows, as compact as a plain tuple (Beam's default coder pickles the type of a
+  NamedTuple with every element).
 - :func:`write_file`: one whole file through FileSystems, temporary name then rename
   (:func:`write_card`: a folder's ``dataset_meta.json`` and README card, the same way);
   :func:`read_file`, :func:`matching`, :func:`parquet_data_bytes`: reading back, local or remote.
@@ -23,12 +26,16 @@ counters, for a runner's monitoring page.
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 from collections import Counter
 from typing import Callable, Mapping, NamedTuple, Sequence
 
 import apache_beam as beam
+from apache_beam import typehints
+from apache_beam.coders import coder_impl
+from apache_beam.coders.coders import FastCoder
 from apache_beam.io.filesystems import CompressionTypes, FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
@@ -85,6 +92,100 @@ def write_card(folder: str, meta) -> None:
     title = folder.rstrip("/").rsplit("/", 1)[-1] if "://" in folder else os.path.basename(os.path.abspath(folder))
     write_file(join(folder, hfdata.META_FILE), hfdata.meta_text(meta).encode("utf-8"))
     write_file(join(folder, "README.md"), hfdata.card_text(meta, title).encode("utf-8"))
+
+
+class _TupleRowImpl(coder_impl.StreamCoderImpl):
+    """A row as the plain tuple of its fields in Beam's compiled primitive encoding (a field
+    holding a list of rows as a tuple of tuples); decoding makes the row types again."""
+
+    def __init__(self, row_type, row_lists):
+        primitives = beam.coders.FastPrimitivesCoder().get_impl()
+        self._encode, self._decode = primitives.encode_to_stream, primitives.decode_from_stream
+        self._new = functools.partial(tuple.__new__, row_type)  # what _make does, without its checks
+        self._row_lists = {i: functools.partial(tuple.__new__, t) for i, t in row_lists.items()}
+
+    def encode_to_stream(self, value, stream, nested):
+        if self._row_lists:
+            value = list(value)
+            for i in self._row_lists:
+                value[i] = tuple(map(tuple, value[i]))
+        self._encode(tuple(value), stream, nested)
+
+    def decode_from_stream(self, stream, nested):
+        fields = self._decode(stream, nested)
+        if self._row_lists:
+            fields = list(fields)
+            for i, new in self._row_lists.items():
+                fields[i] = list(map(new, fields[i]))
+        return self._new(fields)
+
+
+def _is_row_type(hint) -> bool:
+    return isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields")
+
+
+def _check_field(hint, row_type) -> type | None:
+    """None for a field :class:`TupleRowCoder` encodes as a primitive (``str``, ``int``,
+    ``X | None``, ``list[X]``), the row type of a ``list[RowType]`` field; else TypeError."""
+    import types
+    import typing
+
+    args = typing.get_args(hint)
+    if hint in (str, int):
+        return None
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        if all(a in (str, int, type(None)) for a in args):
+            return None
+    elif typing.get_origin(hint) is list and len(args) == 1:
+        if args[0] in (str, int):
+            return None
+        if _is_row_type(args[0]) and all(_check_field(h, args[0]) is None
+                                         for h in typing.get_type_hints(args[0]).values()):
+            return args[0]
+    raise TypeError(f"{row_type.__name__}: no deterministic row encoding for a field of type {hint!r}")
+
+
+class TupleRowCoder(FastCoder):
+    """A NamedTuple row type's coder: the plain tuple of its fields in Beam's compiled
+    primitive encoding, decoded back into the row type (Beam's default coder pickles the
+    type with every NamedTuple). Fields are annotated ``str``, ``int``, ``X | None``,
+    ``list[str]`` or ``list[RowType]`` (a list of rows goes as one tuple of tuples: one call
+    per element, however many rows it holds); any other annotation is a TypeError, so the
+    encoding is deterministic and rows can be keys and accumulators too."""
+
+    def __init__(self, row_type):
+        import typing
+
+        self.row_type = row_type
+        hints = typing.get_type_hints(row_type)
+        fields = [_check_field(hints[name], row_type) for name in row_type._fields]
+        self._row_lists = {i: t for i, t in enumerate(fields) if t is not None}
+
+    def _create_impl(self):
+        return _TupleRowImpl(self.row_type, self._row_lists)
+
+    def is_deterministic(self) -> bool:
+        return True
+
+    def to_type_hint(self):
+        return self.row_type
+
+    @classmethod
+    def from_type_hint(cls, typehint, registry):
+        return cls(typehint)
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.row_type is other.row_type
+
+    def __hash__(self):
+        return hash((type(self), self.row_type))
+
+
+def register_row_coder(*row_types) -> None:
+    """Register :class:`TupleRowCoder` for each NamedTuple ``row_types``: a PCollection whose
+    element type (``with_output_types``) names one is then encoded compactly."""
+    for row_type in row_types:
+        beam.coders.registry.register_coder(row_type, TupleRowCoder)
 
 
 class CountingDoFn(beam.DoFn):
@@ -190,7 +291,7 @@ class _WriteEmptyShards(_WriteShard):
         self.every = every
 
     def process(self, _, written):
-        done = {(s[0], s[1], s[2]) for s in written}
+        done = {(config, split, shard) for config, split, shard, *_ in written}
         for config, split, shard in self.every:
             if (config, split, shard) not in done:
                 yield self.write(config, split, shard, [])
@@ -253,7 +354,11 @@ class _WriteLane(beam.PTransform):
         self.args = args
 
     def expand(self, examples):
+        shard_of = beam.ParDo(_ShardOf(self.num_shards))
+        hint = examples.element_type
+        if isinstance(hint, typehints.typehints.TupleConstraint) and len(hint.tuple_types) == 4:  # keep the row's coder
+            shard_of = shard_of.with_output_types(typehints.Tuple[typehints.Tuple[str, str, int], hint.tuple_types[3]])
         return (examples
-                | "ShardOf" >> beam.ParDo(_ShardOf(self.num_shards))
+                | "ShardOf" >> shard_of
                 | "GroupByShard" >> beam.GroupByKey()
                 | "WriteShard" >> beam.ParDo(_WriteShard(*self.args)))
