@@ -116,45 +116,72 @@ def _log(message: str, quiet: bool) -> None:
 
 
 def run(argv=None, *, source=None, quiet: bool = False) -> dict:
-    """Build the corpus. ``argv``: our flags (:class:`pipelines.lsdscc_options.LsdsccCorpusOptions`)
-    plus any Beam flags; ``source``: in-memory records instead of files.
-
-    Returns ``{"output", "counts", "splits", "stats"}`` (``{"output", "dry_run": True}`` when
-    the runner only builds or draws the graph). Raises UserError for a missing input, an
-    empty glob, a bad option or an unwritable output folder.
-    """
+    """Build the corpus and publish it whole: :func:`build` without the test set (what
+    ``multiref lsdscc build --skip-testset`` does). ``argv``: our flags
+    (:class:`pipelines.lsdscc_options.LsdsccCorpusOptions`) plus any Beam flags; ``source``:
+    in-memory records instead of files. Returns :func:`build`'s summary."""
     from multiref.output.beam_utils import pipeline_options
     from pipelines.lsdscc_options import LsdsccCorpusOptions
 
-    from multiref.output.beam_utils import runner_does_not_execute
-
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
-    values = options.view_as(LsdsccCorpusOptions)
-    if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
-        return run_parsed(values, None, source=source, quiet=quiet, options=options)
-    return _published(values, options, source, quiet)
+    return build(options.view_as(LsdsccCorpusOptions), options=options, source=source, quiet=quiet)
 
 
-def _published(values, options, source, quiet: bool) -> dict:
-    """:func:`run_parsed` into a staging folder beside ``--output``, swapped in whole when it
-    succeeds (:mod:`multiref.output.publish`, as ``multiref lsdscc build`` does)."""
+def build(values, beam_args=(), *, options=None, testset=None, source=None, quiet: bool = False,
+          command: str = "python -m pipelines.lsdscc_corpus") -> dict:
+    """The whole LSDSCC build (``multiref lsdscc build`` and ``python -m pipelines.lsdscc_corpus``):
+    the corpus (:func:`run_parsed`) into a staging folder beside ``values.output``, checked,
+    then the test set when ``testset`` holds its options (:func:`pipelines.lsdscc_publish.testset_into`),
+    the previous dataset's annotations carried over, and the folder published whole
+    (:mod:`multiref.output.publish`: a foreign folder or one holding an input is refused,
+    the old dataset kept on any failure). ``values``: our flags, parsed (the CLI's namespace
+    or the options view); Beam's as ``beam_args`` or ready ``options``.
+
+    Returns ``{"output", "counts", "splits", "stats"}`` plus ``"testset"`` (the stage's
+    counts) when it ran; ``{"output", "dry_run": True, ...}`` when the runner only builds or
+    draws the graph (nothing written, no lock). UserError for a bad option, input or output.
+    """
+    from multiref.output import publish, publish_target
+    from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
+    from multiref.util.errors import UserError
+
     from lsdscc.corpus.sources import default_inputs
-    from multiref.output import publish
 
+    options = options if options is not None else pipeline_options(list(beam_args))
     target = values.output
+    if "://" in target and testset is not None:
+        raise UserError(f"the test-set stage needs a local corpus folder, not {target}: build with --skip-testset, "
+                        "copy the folder locally and run `multiref lsdscc testset --dataset FOLDER`")
     inputs = [] if source is not None else list(values.input or default_inputs())
-    with publish.publishing(target, command="python -m pipelines.lsdscc_corpus", inputs=inputs) as pub:
-        values.output = pub.staging
-        try:
-            summary = run_parsed(values, None, source=source, quiet=quiet, options=options)
-        finally:
-            values.output = target
+    if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
+        if "://" not in target:
+            publish_target.check_local(target, inputs)
+        return run_parsed(values, None, source=source, quiet=quiet, options=options)
+    with publish.publishing(target, command=command, inputs=inputs) as pub:
+        summary = _build_into(pub, values, options, testset, source, quiet)
     return dict(summary, output=target)
 
 
-def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=None) -> dict:
-    """:func:`run` for flags already parsed (the ``multiref`` CLI's namespace, or the
-    options view) and Beam's flags (``beam_args``, or ready ``options``)."""
+def _build_into(pub, values, options, testset, source, quiet: bool) -> dict:
+    """:func:`build` inside the publication ``pub``: the corpus, its checks, the test set."""
+    from pipelines import lsdscc_publish
+
+    summary = run_parsed(values, None, source=source, quiet=quiet, options=options, folder=pub.staging)
+    if "://" in pub.target:  # a remote dataset: no test set, checked by its manifest
+        return summary
+    from multiref.output import published
+
+    published.check_dataset(pub.staging, required=list(lsdscc_publish.REQUIRED))  # before the stage starts
+    if testset is not None:
+        summary["testset"] = lsdscc_publish.testset_into(pub, testset)
+    summary["splits"] = lsdscc_publish.finish(pub)
+    return summary
+
+
+def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=None, folder=None) -> dict:
+    """The corpus job, written in place into ``folder`` (default ``values.output``; no
+    publishing: :func:`build` publishes), for flags already parsed (the ``multiref`` CLI's
+    namespace, or the options view) and Beam's flags (``beam_args``, or ready ``options``)."""
     import logging
 
     import apache_beam as beam
@@ -164,7 +191,7 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
-    folder = values.output
+    folder = folder or values.output
     inputs = [] if source is not None else sources.resolve_inputs(values.input or sources.default_inputs())
     executes = not runner_does_not_execute(options)
     # --num-shards auto sizes remote inputs by listing them, except in a dry run (no network)
