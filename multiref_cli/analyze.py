@@ -79,10 +79,18 @@ def _add_ratings_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from multiref.analysis.paper_defaults import GUPTA_2019, SAI_2020, SUGIYAMA  # stdlib-only module
+    """``multiref analyze correlation|refcount|discrimination|regression``."""
     from multiref_cli import group
 
     sub = group(parser)
+    _register_correlation(sub)
+    _register_refcount(sub)
+    _register_discrimination(sub)
+    _register_regression(sub)
+
+
+def _register_correlation(sub) -> None:
+    from multiref.analysis.paper_defaults import GUPTA_2019  # stdlib-only module
 
     p = sub.add_parser("correlation", help="metric scores against human ratings, one reference against all",
                        description="Correlate metric scores with human ratings, with the single original reference "
@@ -100,6 +108,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     _add_output_options(p)
     p.set_defaults(func=run_correlation)
 
+
+def _register_refcount(sub) -> None:
+    from multiref.analysis.paper_defaults import GUPTA_2019  # stdlib-only module
+
     p = sub.add_parser("refcount", help="correlation as the number of references grows",
                        description="Correlation of metrics with human ratings for 1..all references, averaged over "
                                    f"seeded random orders of the references. Defaults follow {GUPTA_2019.paper}.")
@@ -112,6 +124,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the bands (default: 0.95)")
     _add_output_options(p)
     p.set_defaults(func=run_refcount)
+
+
+def _register_discrimination(sub) -> None:
+    from multiref.analysis.paper_defaults import SAI_2020  # stdlib-only module
 
     p = sub.add_parser("discrimination", help="positives against negatives (DailyDialog++)",
                        description="Score DailyDialog++ candidates against the other positives; report the "
@@ -137,6 +153,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                         "(default: 0.95)")
     _add_output_options(p)
     p.set_defaults(func=run_discrimination)
+
+
+def _register_regression(sub) -> None:
+    from multiref.analysis.paper_defaults import SUGIYAMA  # stdlib-only module
 
     p = sub.add_parser("regression", help="Sugiyama's regression evaluator (AM, WS, SVR), leave-one-out",
                        description="Leave-one-out evaluation of the AM, WS and SVR evaluators on references scored "
