@@ -115,27 +115,30 @@ def _log(message: str, quiet: bool) -> None:
         print(f"[lsdscc] {message}", file=sys.stderr, flush=True)
 
 
-def run(argv=None, *, source=None, quiet: bool = False) -> dict:
-    """Build the corpus and publish it whole: :func:`build` without the test set (what
-    ``multiref lsdscc build --skip-testset`` does). ``argv``: our flags
-    (:class:`pipelines.lsdscc_options.LsdsccCorpusOptions`) plus any Beam flags; ``source``:
-    in-memory records instead of files. Returns :func:`build`'s summary."""
+def run(argv=None, *, source=None, quiet: bool = False, check: bool = False) -> dict:
+    """Build the corpus and publish it whole: :func:`build` without the test set. ``argv``: our
+    flags (:class:`pipelines.lsdscc_options.LsdsccCorpusOptions`) plus any Beam flags;
+    ``source``: in-memory records instead of files. ``check=True`` (``python -m``) checks the
+    folder as ``multiref lsdscc build --skip-testset`` does, which it then equals byte for
+    byte; ``False`` publishes whatever the job wrote, an empty corpus included. Returns
+    :func:`build`'s summary."""
     from multiref.output.beam_utils import pipeline_options
     from pipelines.lsdscc_options import LsdsccCorpusOptions
 
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
-    return build(options.view_as(LsdsccCorpusOptions), options=options, source=source, quiet=quiet)
+    return build(options.view_as(LsdsccCorpusOptions), options=options, source=source, quiet=quiet, check=check)
 
 
 def build(values, beam_args=(), *, options=None, testset=None, source=None, quiet: bool = False,
-          command: str = "python -m pipelines.lsdscc_corpus") -> dict:
+          check: bool = True, command: str = "python -m pipelines.lsdscc_corpus") -> dict:
     """The whole LSDSCC build (``multiref lsdscc build`` and ``python -m pipelines.lsdscc_corpus``):
     the corpus (:func:`run_parsed`) into a staging folder beside ``values.output``, checked,
     then the test set when ``testset`` holds its options (:func:`pipelines.lsdscc_publish.testset_into`),
     the previous dataset's annotations carried over, and the folder published whole
     (:mod:`multiref.output.publish`: a foreign folder or one holding an input is refused,
     the old dataset kept on any failure). ``values``: our flags, parsed (the CLI's namespace
-    or the options view); Beam's as ``beam_args`` or ready ``options``.
+    or the options view); Beam's as ``beam_args`` or ready ``options``. ``check=False`` skips
+    the checks of :func:`pipelines.lsdscc_publish.finish` (no test set then).
 
     Returns ``{"output", "counts", "splits", "stats"}`` plus ``"testset"`` (the stage's
     counts) when it ran; ``{"output", "dry_run": True, ...}`` when the runner only builds or
@@ -149,6 +152,8 @@ def build(values, beam_args=(), *, options=None, testset=None, source=None, quie
 
     options = options if options is not None else pipeline_options(list(beam_args))
     target = values.output
+    if testset is not None and not check:
+        raise ValueError("the test set is built over a checked corpus: check=False needs testset=None")
     if "://" in target and testset is not None:
         raise UserError(f"the test-set stage needs a local corpus folder, not {target}: build with --skip-testset, "
                         "copy the folder locally and run `multiref lsdscc testset --dataset FOLDER`")
@@ -158,23 +163,27 @@ def build(values, beam_args=(), *, options=None, testset=None, source=None, quie
             publish_target.check_local(target, inputs)
         return run_parsed(values, None, source=source, quiet=quiet, options=options)
     with publish.publishing(target, command=command, inputs=inputs) as pub:
-        summary = _build_into(pub, values, options, testset, source, quiet)
+        summary = _build_into(pub, values, options, testset, source, quiet, check)
     return dict(summary, output=target)
 
 
-def _build_into(pub, values, options, testset, source, quiet: bool) -> dict:
+def _build_into(pub, values, options, testset, source, quiet: bool, check: bool) -> dict:
     """:func:`build` inside the publication ``pub``: the corpus, its checks, the test set."""
     from pipelines import lsdscc_publish
 
     summary = run_parsed(values, None, source=source, quiet=quiet, options=options, folder=pub.staging)
     if "://" in pub.target:  # a remote dataset: no test set, checked by its manifest
         return summary
-    from multiref.output import published
+    if check:  # before the stage starts
+        from multiref.output import published
 
-    published.check_dataset(pub.staging, required=list(lsdscc_publish.REQUIRED))  # before the stage starts
+        published.check_dataset(pub.staging, required=list(lsdscc_publish.REQUIRED))
     if testset is not None:
+        _log("building the multi-reference test set", quiet)
         summary["testset"] = lsdscc_publish.testset_into(pub, testset)
-    summary["splits"] = lsdscc_publish.finish(pub)
+    splits = lsdscc_publish.finish(pub, check=check)
+    if splits is not None:
+        summary["splits"] = splits
     return summary
 
 
@@ -237,7 +246,7 @@ def main(argv=None) -> int:
     try:
         mode = progress.configured(quiet=flags["--quiet"], force=flags["--progress"]) if any(flags.values()) else None
         with mode or contextlib.nullcontext():
-            summary = run(argv)
+            summary = run(argv, check=True)
     except UserError as exc:
         print(f"multiref: error: {exc}", file=sys.stderr)
         return 1

@@ -16,7 +16,6 @@ code: UserError for a user's mistake, progress notes on stderr through
 from __future__ import annotations
 
 import os
-import sys
 
 from multiref.util.errors import UserError
 
@@ -31,25 +30,23 @@ REQUIRED = (("single_turn", "train"),)
 def testset_into(pub, args) -> dict:
     """Run the test-set stage (options ``args``) over the corpus in ``pub.staging``; its cache
     is brought first. Returns the stage's counts."""
-    from multiref.util import progress
     from pipelines.lsdscc_testset import run_testset_stage
 
     pub.bring(TESTSET_CACHE)
-    if not progress.quiet():
-        print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
     return run_testset_stage(pub.staging, args)
 
 
-def finish(pub) -> dict:
+def finish(pub, *, check: bool = True) -> dict | None:
     """Check the dataset in ``pub.staging`` (:func:`multiref.output.published.check_dataset`:
-    UserError, nothing published, when single_turn train has no rows); carry the previous
-    dataset's annotations over (a note for the user in ``pub.notes``). Returns its rows
-    ``{config: {split: rows}}``."""
+    the card made to agree with the files; UserError, nothing published, when single_turn
+    train has no rows), unless ``check`` is False; carry the previous dataset's annotations
+    over (a note for the user in ``pub.notes``). Returns its rows ``{config: {split: rows}}``
+    (None when not checked)."""
     from multiref.output import published
 
     from lsdscc.annotation import roundtrip as annotation
 
-    splits = published.check_dataset(pub.staging, required=list(REQUIRED))
+    splits = published.check_dataset(pub.staging, required=list(REQUIRED)) if check else None
     pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
     return splits
 

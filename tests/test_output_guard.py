@@ -62,11 +62,11 @@ def _commands(folder, tmp_path):
     csv = tmp_path / "annotator.csv"
     csv.write_text("id,relevant,group\n")
     return {
-        "lsdscc-build": ("multiref", ["lsdscc", "build", "--output", str(folder), *SKIP_TESTSET]),
-        "lsdscc-testset": ("multiref", ["lsdscc", "testset", "--dataset", str(folder)]),
-        "annotate-import": ("multiref", ["lsdscc", "annotate", "import", "--dataset", str(folder), "--annotations",
-                                         str(csv), "--output", str(tmp_path / "public")]),
-        "dailydialog-build": ("multiref", ["dailydialog", "build", "--output", str(folder)]),
+        "lsdscc-build": ("multiref_cli", ["lsdscc", "build", "--output", str(folder), *SKIP_TESTSET]),
+        "lsdscc-testset": ("multiref_cli", ["lsdscc", "testset", "--dataset", str(folder)]),
+        "annotate-import": ("multiref_cli", ["lsdscc", "annotate", "import", "--dataset", str(folder), "--annotations",
+                                             str(csv), "--output", str(tmp_path / "public")]),
+        "dailydialog-build": ("multiref_cli", ["dailydialog", "build", "--output", str(folder)]),
         "module-lsdscc-corpus": ("pipelines.lsdscc_corpus", ["--output", str(folder)]),
         "module-dailydialog": ("pipelines.dailydialog", ["--output", str(folder)]),
         "module-lsdscc-testset": ("pipelines.lsdscc_testset", ["--dataset", str(folder)]),
