@@ -1,6 +1,8 @@
 """``multiref analyze``: evaluate the evaluators (correlation, discrimination, refcount, regression).
 
-Only the standard library is imported here; each handler imports what it needs.
+The options are declared here; each handler makes one call to :mod:`multiref.analysis.commands`
+(which runs the analysis and writes the reports) and prints what it returns. Only the
+standard library is imported at module level.
 
 Examples::
 
@@ -14,14 +16,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-
-EMBEDDING_METRICS = ("embedding_average", "vector_extrema", "greedy_matching")
-
-
-def _separator(text: str) -> str:
-    return text.encode("utf-8").decode("unicode_escape") if "\\" in text else text
 
 
 def _add_metric_options(p: argparse.ArgumentParser, paper) -> None:
@@ -84,10 +79,18 @@ def _add_ratings_options(p: argparse.ArgumentParser) -> None:
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from multiref.analysis.paper_defaults import GUPTA_2019, SAI_2020, SUGIYAMA  # stdlib-only module
+    """``multiref analyze correlation|refcount|discrimination|regression``."""
     from multiref_cli import group
 
     sub = group(parser)
+    _register_correlation(sub)
+    _register_refcount(sub)
+    _register_discrimination(sub)
+    _register_regression(sub)
+
+
+def _register_correlation(sub) -> None:
+    from multiref.analysis.paper_defaults import GUPTA_2019  # stdlib-only module
 
     p = sub.add_parser("correlation", help="metric scores against human ratings, one reference against all",
                        description="Correlate metric scores with human ratings, with the single original reference "
@@ -105,6 +108,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     _add_output_options(p)
     p.set_defaults(func=run_correlation)
 
+
+def _register_refcount(sub) -> None:
+    from multiref.analysis.paper_defaults import GUPTA_2019  # stdlib-only module
+
     p = sub.add_parser("refcount", help="correlation as the number of references grows",
                        description="Correlation of metrics with human ratings for 1..all references, averaged over "
                                    f"seeded random orders of the references. Defaults follow {GUPTA_2019.paper}.")
@@ -117,6 +124,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the bands (default: 0.95)")
     _add_output_options(p)
     p.set_defaults(func=run_refcount)
+
+
+def _register_discrimination(sub) -> None:
+    from multiref.analysis.paper_defaults import SAI_2020  # stdlib-only module
 
     p = sub.add_parser("discrimination", help="positives against negatives (DailyDialog++)",
                        description="Score DailyDialog++ candidates against the other positives; report the "
@@ -142,6 +153,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                         "(default: 0.95)")
     _add_output_options(p)
     p.set_defaults(func=run_discrimination)
+
+
+def _register_regression(sub) -> None:
+    from multiref.analysis.paper_defaults import SUGIYAMA  # stdlib-only module
 
     p = sub.add_parser("regression", help="Sugiyama's regression evaluator (AM, WS, SVR), leave-one-out",
                        description="Leave-one-out evaluation of the AM, WS and SVR evaluators on references scored "
@@ -173,273 +188,37 @@ def register(parser: argparse.ArgumentParser) -> None:
     p.set_defaults(func=run_regression)
 
 
-# -- shared ------------------------------------------------------------------------------
+# -- handlers: parse (above), one call (multiref.analysis.commands), print -------------------
 
-def _specs(args, defaults):
-    from multiref.analysis.scoring import parse_metric_spec
-
-    specs = [parse_metric_spec(s) for s in (args.metric or defaults)]
-    labels = [s.label for s in specs]
-    dupes = sorted({x for x in labels if labels.count(x) > 1})
-    if dupes:
-        from multiref.util.errors import UserError
-
-        raise UserError(f"--metric given twice: {', '.join(dupes)}")
-    return specs
-
-
-def _common_options(args, specs) -> tuple:
-    """Options passed to every metric that accepts them, and a description for the report."""
-    from multiref.util.errors import UserError
-
-    common = {"tokenizer": args.tokenizer, "lowercase": args.lowercase, "smoothing": args.bleu_smoothing}
-    info = {}
-    if any(s.name in EMBEDDING_METRICS and "vectors" not in s.option_dict for s in specs):
-        from multiref.analysis import vectors as vec
-
-        if args.vectors:
-            common["vectors"] = vec.load_vectors(args.vectors)
-            info = {"vectors": os.path.abspath(args.vectors)}
-        elif args.train_vectors_from:
-            config = vec.VectorConfig(seed=args.vector_seed, tokenizer=args.tokenizer, lowercase=args.lowercase)
-            out = os.path.join(args.output_dir, "word2vec.kv") if args.output_dir else None
-            common["vectors"] = vec.train_dailydialog_vectors(args.train_vectors_from, out, config)
-            info = {"vectors_trained_on": os.path.abspath(args.train_vectors_from), "word2vec": config.to_dict(),
-                    "vocabulary": len(common["vectors"])}
-        else:
-            raise UserError("embedding metrics need word vectors: give --vectors PATH or --train-vectors-from "
-                            "DAILYDIALOG_DIALOGUES_FILE")
-    return common, info
-
-
-def _per_metric(args) -> dict:
-    """Options fixed per metric name (ROUGE-L's beta), from the command's paper defaults."""
-    if not args.rouge_beta > 0:
-        from multiref.util.errors import UserError
-
-        raise UserError(f"--rouge-beta must be positive, got {args.rouge_beta}")
-    return {"rouge_l": {"beta": args.rouge_beta}}
-
-
-def _metric_options_report(args, paper) -> dict:
-    return {"paper_defaults": paper.paper, "bleu_smoothing": args.bleu_smoothing, "rouge_beta": args.rouge_beta}
-
-
-def _scorers(args, specs, common, token_caches=None):
-    from multiref.analysis.scoring import make_scorers
-
-    return make_scorers(specs, common, token_caches, _per_metric(args))
-
-
-def _check_statistics(args) -> None:
-    """--bootstrap, --permutations (where the command has them) and --confidence."""
-    from multiref.util.errors import UserError
-
-    for flag in ("bootstrap", "permutations"):
-        if getattr(args, flag, 0) < 0:
-            raise UserError(f"--{flag} must be 0 or more, got {getattr(args, flag)}")
-    if not 0 < args.confidence < 1:
-        raise UserError(f"--confidence must be between 0 and 1, got {args.confidence}")
-
-
-def _warn(report: dict) -> None:
-    for message in report.get("warnings", ()):
-        print(f"multiref analyze: warning: {message}", file=sys.stderr)
-
-
-def _emit(args, text: str, payload) -> None:
+def _show(args, outcome) -> int:
+    """Print an analysis' notes on stderr and its table (or ``--format json``, its payload)."""
     from multiref.analysis import reports
 
-    sys.stdout.write(reports.dumps(payload) if args.format == "json" else text)
+    for note in outcome.notes:
+        print(f"multiref analyze: {note}", file=sys.stderr)
+    sys.stdout.write(reports.dumps(outcome.payload) if args.format == "json" else outcome.text)
+    return 0
 
-
-def _rows(args):
-    from multiref.analysis.ratings import RatingColumns, load_multiref_test, load_ratings
-
-    columns = RatingColumns(response=args.response_column, rating=args.rating_column, system=args.system_column,
-                            reference=args.reference_column, references=args.references_column or None,
-                            references_separator=_separator(args.references_separator), id=args.id_column)
-    join = load_multiref_test(args.multiref_test) if args.multiref_test else None
-    rows, stats = load_ratings(args.ratings, columns, join=join, exclude_systems=args.exclude_system)
-    if stats.blank_ratings_dropped and not getattr(args, "quiet", False):
-        print(f"multiref analyze: note: {stats.blank_ratings_dropped} row(s) without a rating left out "
-              f"(first at {stats.first_blank_rating})", file=sys.stderr)
-    return rows, stats
-
-
-def _ratings_options(args) -> dict:
-    return {"ratings": os.path.abspath(args.ratings), "multiref_test": args.multiref_test and os.path.abspath(args.multiref_test),
-            "exclude_system": args.exclude_system, "aggregate": args.aggregate, "tokenizer": args.tokenizer,
-            "lowercase": args.lowercase, "reference_column": args.reference_column,
-            "references_column": args.references_column}
-
-
-# -- handlers ------------------------------------------------------------------------------
 
 def run_correlation(args) -> int:
-    from multiref.analysis import reports
-    from multiref.analysis.paper_defaults import GUPTA_2019
-    from multiref.analysis.correlation import CorrelationOptions, analyze_correlation, correlation_report, public_json
-    from multiref.analysis.ratings import ratings_summary
-    from multiref.analysis.report_text import correlation_markdown, correlation_tables, scatter_title
+    from multiref.analysis import commands
 
-    _check_statistics(args)
-    specs = _specs(args, GUPTA_2019.metrics)
-    rows, load_stats = _rows(args)
-    common, vector_info = _common_options(args, specs)
-    options = CorrelationOptions(aggregate=args.aggregate, bootstrap=args.bootstrap, seed=args.seed,
-                                 confidence=args.confidence, permutations=args.permutations)
-    from multiref.util import progress
-
-    with progress.step(f"correlation: {len(specs)} metrics x {len(rows):,} responses, {args.bootstrap} resamples, "
-                       f"{args.permutations} permutations"):
-        results, scores = analyze_correlation(_scorers(args, specs, common), rows, options)
-    report = correlation_report({**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
-                                 "bootstrap": args.bootstrap, "seed": args.seed, "confidence": args.confidence,
-                                 "permutations": args.permutations, **vector_info},
-                                {**load_stats.to_dict(), **ratings_summary(rows)}, results)
-    _warn(report)
-    if args.output_dir:
-        plots = {}
-        ratings, systems = [r.rating for r in rows], [r.system for r in rows]
-        for label, scored in scores.items():
-            name = f"plots/scatter_{reports.safe_name(label)}.png"
-            entry = results[label]
-            reports.scatter_plot(os.path.join(args.output_dir, name), label, ratings, systems,
-                                 {scatter_title("single reference", entry["single"]): scored["single"],
-                                  scatter_title(f"all references ({scored['aggregation']})", entry["multi"]):
-                                  scored["multi"]})
-            plots[label] = name
-        reports.write_json(os.path.join(args.output_dir, "correlation.json"), report)
-        reports.write_text(os.path.join(args.output_dir, "correlation.md"), correlation_markdown(report, plots))
-    _emit(args, correlation_tables(report), public_json(results))
-    return 0
+    return _show(args, commands.correlation(args))
 
 
 def run_refcount(args) -> int:
-    from multiref.analysis import reports
-    from multiref.analysis.paper_defaults import GUPTA_2019
-    from multiref.analysis.ratings import ratings_summary
-    from multiref.analysis.refcount import RefcountOptions, refcount_curve
-    from multiref.analysis.report_text import refcount_markdown, refcount_table
+    from multiref.analysis import commands
 
-    if args.orders < 1:
-        from multiref.util.errors import UserError
-
-        raise UserError(f"--orders must be at least 1, got {args.orders}")
-    _check_statistics(args)
-    specs = _specs(args, GUPTA_2019.metrics)
-    rows, load_stats = _rows(args)
-    common, vector_info = _common_options(args, specs)
-    options = RefcountOptions(orders=args.orders, seed=args.seed, aggregate=args.aggregate, bootstrap=args.bootstrap,
-                              confidence=args.confidence)
-    from multiref.util import progress
-
-    curves, signatures = {}, {}
-    for scorer in progress.iterate(_scorers(args, specs, common), f"refcount: {args.orders} orders", unit="metrics"):
-        curves[scorer.label] = refcount_curve(scorer, rows, options)
-        signatures[scorer.label] = scorer.signature
-    report = {"command": "refcount", "options": {**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
-                                                 "orders": args.orders, "seed": args.seed,
-                                                 "bootstrap": args.bootstrap, "confidence": args.confidence,
-                                                 **vector_info},
-              "data": {**load_stats.to_dict(), **ratings_summary(rows)}, "signatures": signatures, "curves": curves}
-    if args.output_dir:
-        for kind in ("pearson", "spearman", "kendall"):
-            reports.curve_plot(os.path.join(args.output_dir, f"plots/refcount_{kind}.png"), curves, kind)
-        reports.write_json(os.path.join(args.output_dir, "refcount.json"), report)
-        reports.write_text(os.path.join(args.output_dir, "refcount.md"), refcount_markdown(report))
-    _emit(args, refcount_table(report), curves)
-    return 0
+    return _show(args, commands.refcount(args))
 
 
 def run_discrimination(args) -> int:
-    from multiref.analysis import reports
-    from multiref.analysis.discrimination import DiscriminationOptions, analyze_discrimination, load_split
-    from multiref.analysis.paper_defaults import SAI_2020
-    from multiref.analysis.report_text import discrimination_markdown, discrimination_tables
-    from multiref.analysis.scoring import AGGREGATIONS, make_weighted_scorer
+    from multiref.analysis import commands
 
-    from multiref.util.errors import UserError
-
-    if args.threshold_step <= 0 or args.threshold_stop < args.threshold_start:
-        raise UserError(f"bad threshold grid: --threshold-start {args.threshold_start} --threshold-stop "
-                        f"{args.threshold_stop} --threshold-step {args.threshold_step}")
-    specs = _specs(args, SAI_2020.metrics)
-    plain = [s for s in specs if s.name != "delta_bleu"]
-    test = load_split(args.test, "test", args.config, name="test")  # inputs first: vectors may take a while
-    validation = load_split(args.validation, "validation", args.config, name="validation") if args.validation else None
-    common, vector_info = _common_options(args, specs)
-    token_caches: dict = {}
-    delta = [make_weighted_scorer(s, common, token_caches, _per_metric(args)) for s in specs if s.name == "delta_bleu"]
-    aggregations = tuple(a for a in AGGREGATIONS if a in (args.aggregation or AGGREGATIONS))
-    _check_statistics(args)
-    options = DiscriminationOptions(args.threshold_start, args.threshold_stop, args.threshold_step, args.confidence)
-    from multiref.util import progress
-
-    with progress.step(f"discrimination: {len(specs)} metrics, {len(test.contexts):,} test contexts"):
-        result = analyze_discrimination(_scorers(args, plain, common, token_caches), test, validation, delta,
-                                        aggregations, options)
-    splits = {s.name: {"path": os.path.abspath(s.path), "contexts": len(s.contexts), "empty_responses_dropped":
-                       s.empty_dropped, "contexts_skipped_fewer_than_2_positives": s.skipped_contexts}
-              for s in (validation, test) if s is not None}
-    report = {"command": "discrimination",
-              "options": {"tokenizer": args.tokenizer, "lowercase": args.lowercase, **_metric_options_report(args, SAI_2020),
-                          "aggregations": list(aggregations),
-                          "threshold_grid": [args.threshold_start, args.threshold_stop, args.threshold_step],
-                          "confidence": args.confidence,
-                          "config": args.config, **vector_info},
-              "data": splits, "signatures": result.signatures, "results": result.results}
-    if args.output_dir:
-        plots = {}
-        for label, kinds in result.test_scores.items():
-            groups = {}
-            for how in next(iter(kinds.values())):
-                data = kinds["random"][how]
-                boxes = {"positive": [s for s, y in zip(data["scores"], data["labels"]) if y],
-                         "random": [s for s, y in zip(data["scores"], data["labels"]) if not y]}
-                adv = kinds["adversarial"][how]
-                boxes["adversarial"] = [s for s, y in zip(adv["scores"], adv["labels"]) if not y]
-                groups[how] = boxes
-            name = f"plots/box_{reports.safe_name(label)}.png"
-            reports.box_plot(os.path.join(args.output_dir, name), label, groups)
-            plots[label] = name
-        reports.write_json(os.path.join(args.output_dir, "discrimination.json"), report)
-        reports.write_text(os.path.join(args.output_dir, "discrimination.md"), discrimination_markdown(report, plots))
-    _emit(args, discrimination_tables(report), result.results)
-    return 0
+    return _show(args, commands.discrimination(args))
 
 
 def run_regression(args) -> int:
-    from multiref.analysis import regression, reports
-    from multiref.analysis.report_text import regression_markdown, regression_table
-    from multiref.util.errors import UserError
+    from multiref.analysis import commands
 
-    if args.top_m < 1 or args.svr_c <= 0:
-        raise UserError(f"--top-m must be at least 1 and --svr-c positive (got {args.top_m}, {args.svr_c})")
-    data = regression.load_scored_references(args.data, regression.ScoredColumns(
-        input=args.input_column, reference=args.reference_column, method=args.method_column, score=args.score_column),
-        judgments=args.judgments)
-    from multiref.util import progress
-    from multiref.analysis.paper_defaults import SUGIYAMA
-
-    similarities = args.similarity or list(SUGIYAMA.similarity)
-    results = {}
-    for name in progress.iterate(similarities, "regression: leave-one-out", unit="similarities"):
-        config = regression.RegressionConfig(similarity=name, tokenizer=args.tokenizer, lowercase=args.lowercase,
-                                             top_m=args.top_m, svr_c=args.svr_c)
-        results[name] = regression.leave_one_out(data, config)
-    report = {"command": "regression", "options": {"paper_defaults": SUGIYAMA.paper, "data": os.path.abspath(args.data),
-                                                   "judgments": args.judgments,
-                                                   "tokenizer": args.tokenizer, "lowercase": args.lowercase,
-                                                   "top_m": args.top_m, "svr_c": args.svr_c},
-              "data": regression.summary(data), "results": {k: v["correlations"] for k, v in results.items()}}
-    if args.output_dir:
-        human, methods = [r.score for r in data], [r.method for r in data]
-        for name, result in results.items():  # leave-one-out prediction against the human score
-            reports.scatter_plot(os.path.join(args.output_dir, f"plots/regression_{reports.safe_name(name)}.png"),
-                                 f"{name} estimate", human, methods, result["predictions"])
-        reports.write_json(os.path.join(args.output_dir, "regression.json"), report)
-        reports.write_text(os.path.join(args.output_dir, "regression.md"), regression_markdown(report))
-    _emit(args, regression_table(report), report["results"])
-    return 0
+    return _show(args, commands.regression(args))

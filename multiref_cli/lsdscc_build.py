@@ -68,69 +68,34 @@ def format_testset_counts(counts: dict) -> str:
     return line + (f" ({total:.1f} s)" if total is not None else "")
 
 
-def _dry_run(beam_args) -> bool:
-    from apache_beam.options.pipeline_options import PipelineOptions, TestOptions
-
-    return bool(PipelineOptions(list(beam_args)).view_as(TestOptions).dry_run)
+def format_warnings(counts: dict) -> list:
+    """The warnings printed on stderr after a build: input files cut short or undecodable."""
+    lines = []
+    truncated = counts.get("rejected-truncated-file", 0)
+    if truncated:
+        lines.append(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl")
+    corrupt = counts.get("rejected-corrupt-file", 0)
+    if corrupt:
+        lines.append(f"warning: {corrupt} input file(s) could not be decoded to the end (corrupt data; the lines "
+                     "before it were kept); see rejected/rejected.jsonl")
+    return lines
 
 
 def handle(args) -> int:
-    """Build into a staging folder beside ``--output``; publish it whole (multiref.output.publish)."""
-    from pipelines.lsdscc_corpus import run_parsed
-
+    """Parse, build and publish (:func:`pipelines.lsdscc_corpus.build`), print the summary."""
     from multiref.util.errors import UserError
+    from pipelines.lsdscc_corpus import build
 
     beam_args = list(args.beam_args or [])
     if beam_args and not beam_args[0].startswith("-"):
         raise UserError(f"unexpected argument {beam_args[0]!r} (Beam options start with --)")
-    # ---- publish: everything below writes into pub.staging; the target changes only at the swap
-    from multiref.output import publish, published
-
-    from lsdscc.annotation import roundtrip as annotation
-
-    target = args.output
-    if "://" in target and not args.skip_testset:
-        raise UserError(f"the test-set stage needs a local corpus folder, not {target}: build with --skip-testset, "
-                        "copy the folder locally and run `multiref lsdscc testset --dataset FOLDER`")
-    if "://" in target and _dry_run(beam_args):  # builds the job graph only: no lock, nothing written
-        run_parsed(args, beam_args)
+    summary = build(args, beam_args, testset=None if args.skip_testset else args, command="multiref lsdscc build")
+    if summary.get("dry_run"):
         print("dry run: the pipeline was built, nothing was run")
         return 0
-    testset_counts = None
-    from lsdscc.corpus.sources import default_inputs
-
-    inputs = list(args.input or default_inputs())
-    with publish.publishing(target, command="multiref lsdscc build", inputs=inputs) as pub:
-        args.output = pub.staging
-        try:
-            summary = run_parsed(args, beam_args)
-        finally:
-            args.output = target
-        if summary.get("dry_run"):
-            pub.abandon()
-            print("dry run: the pipeline was built, nothing was run")
-            return 0
-        if "://" not in target:
-            published.check_dataset(pub.staging, required=[("single_turn", "train")])
-            if not args.skip_testset:
-                from lsdscc.testset.build_cache import cache_for
-                from multiref_cli.lsdscc_testset import run_testset_stage
-                from multiref.util import progress
-
-                if not progress.quiet():
-                    print("[lsdscc] building the multi-reference test set", file=sys.stderr, flush=True)
-                testset_counts = run_testset_stage(pub.staging, args, cache=cache_for(target))
-            summary["splits"] = published.check_dataset(pub.staging, required=[("single_turn", "train")])
-            pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
-    # ---- published
-    print(format_counts(dict(summary, output=target)))
-    truncated = summary["counts"].get("rejected-truncated-file", 0)
-    if truncated:
-        print(f"warning: {truncated} input file(s) were truncated; see rejected/rejected.jsonl", file=sys.stderr)
-    corrupt = summary["counts"].get("rejected-corrupt-file", 0)
-    if corrupt:
-        print(f"warning: {corrupt} input file(s) could not be decoded to the end (corrupt data; the lines before "
-              "it were kept); see rejected/rejected.jsonl", file=sys.stderr)
-    if testset_counts:
-        print(format_testset_counts(testset_counts))
+    print(format_counts(summary))
+    for line in format_warnings(summary["counts"]):
+        print(line, file=sys.stderr)
+    if summary.get("testset"):
+        print(format_testset_counts(summary["testset"]))
     return 0

@@ -4,7 +4,8 @@ Only the standard library at module level: the stage (Beam, the JVM, gensim) is 
 the handlers.
 
 - the options live with the pipeline, in :mod:`pipelines.testset_options`
-  (``add_testset_arguments``), and so does the stage (``pipelines.lsdscc_testset.run_testset_stage``);
+  (``add_testset_arguments``); the stage is ``pipelines.lsdscc_testset.run_testset_stage`` and the
+  publishing flows (``testset``, ``annotate import``) are in :mod:`pipelines.lsdscc_publish`;
 - :func:`register_testset` and :func:`register_annotate` add the subcommands.
 """
 
@@ -18,78 +19,11 @@ from multiref_cli import group
 from pipelines.testset_options import add_testset_arguments, configs_from_args  # noqa: F401  (re-exported)
 
 
-def check_corpus(folder: str) -> None:
-    """UserError if the single_turn corpus in ``folder`` has no pairs.
-
-    Checked from the parquet footers before the JVM or Doc2Vec start.
-    """
-    import glob
-    import os
-
-    from multiref.util.errors import UserError
-
-    files = sorted(glob.glob(os.path.join(folder, "single_turn", "*.parquet")))
-    if not files:
-        return  # the stage names what is missing
-    import pyarrow.parquet as pq
-
-    try:
-        rows = sum(pq.read_metadata(name).num_rows for name in files)
-    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
-        from multiref_cli import one_line
-
-        raise UserError(f"{folder}: unreadable parquet file in single_turn/ ({one_line(exc)})") from None
-    if rows == 0:
-        raise UserError(f"{folder}: the single_turn corpus has no pairs, so there is nothing to build a test set "
-                        "from (build the corpus from more input)")
-
-
-def run_testset_stage(dataset_folder: str, args, cache: str | None = None) -> dict:
-    """:func:`pipelines.lsdscc_testset.run_testset_stage` (imported here, when used: it needs Beam).
-    ``cache``: the build cache (default beside ``dataset_folder``; a staging folder passes
-    its target's, :func:`lsdscc.testset.build_cache.cache_for`)."""
-    from pipelines.lsdscc_testset import run_testset_stage as run_stage
-
-    check_corpus(dataset_folder)
-    return run_stage(dataset_folder, args, cache=cache)
-
-
-# ---- publish: the files the stage rewrites in place are copied into the staging folder (the
-# rest is hard-linked from the dataset); its cache lives beside the dataset (lsdscc.testset.build_cache).
-TESTSET_REWRITES = ("README.md", "dataset_meta.json", "test_candidates/*")
-OLD_ARTIFACTS = "artifacts"  # where builds before the cache folder kept it, inside the dataset
-
-
-def _existing_local_dataset(folder: str) -> None:
-    import os
-
-    from multiref.util.errors import UserError
-
-    if "://" in folder:
-        raise UserError(f"the test-set stage needs a local corpus folder, not {folder}: copy it locally first")
-    if not os.path.isdir(folder):
-        raise UserError(f"{folder} has no 'single_turn' config: no such folder; build the corpus first with "
-                        "`multiref lsdscc build`")
-
-
 def _testset(args) -> int:
-    from multiref.output import publish, published
+    """Parse, build the test set and publish (:func:`pipelines.lsdscc_publish.publish_testset`), print its counts."""
+    from pipelines.lsdscc_publish import publish_testset
 
-    from lsdscc.annotation import roundtrip as annotation
-
-    _existing_local_dataset(args.dataset)
-    import os
-    import shutil
-
-    from lsdscc.testset.build_cache import cache_for
-
-    with publish.publishing(args.dataset, command="multiref lsdscc testset", seed=True, copy=TESTSET_REWRITES) as pub:
-        shutil.rmtree(os.path.join(pub.staging, OLD_ARTIFACTS), ignore_errors=True)  # not part of the dataset
-        counts = run_testset_stage(pub.staging, args, cache=cache_for(pub.target))
-        published.check_dataset(pub.staging, required=[("single_turn", "train")])
-        pub.notes.append(annotation.carry_over(pub.previous, pub.staging, pub.target))
-    counts.pop("seconds", None)
-    print(json.dumps(counts, indent=2, sort_keys=True))
+    print(json.dumps(publish_testset(args.dataset, args), indent=2, sort_keys=True))
     return 0
 
 
@@ -109,27 +43,11 @@ def _export(args) -> int:
 
 
 def _import(args) -> int:
-    import os
+    """Merge the annotations and publish (:func:`pipelines.lsdscc_publish.publish_annotations`), print the counts."""
+    from pipelines.lsdscc_publish import publish_annotations
 
-    from multiref.output import publish, published
-
-    from lsdscc.annotation import roundtrip as annotation
-    from multiref.util.errors import UserError
-
-    if os.path.exists(args.output) and not os.path.isdir(args.output):
-        raise UserError(f"--output {args.output}: exists and is a file; expected a folder for test.group.json")
-
-    _existing_local_dataset(args.dataset)
-    with publish.publishing(args.dataset, command="multiref lsdscc annotate import", seed=True,
-                            copy=("README.md", "dataset_meta.json")) as pub:
-        output = args.output
-        inside = os.path.relpath(os.path.realpath(output), pub.target)  # pub.target is resolved too
-        if not inside.startswith(os.pardir):  # --output inside the dataset: published with it
-            output = os.path.normpath(os.path.join(pub.staging, inside))
-        counts, agreed = annotation.import_round(pub.staging, args.annotations, output, tie=args.tie,
-                                                 partial=args.partial)
-        published.check_dataset(pub.staging)
-    print(json.dumps({**counts, "agreement": agreed}, indent=2, sort_keys=True))
+    counts = publish_annotations(args.dataset, args.annotations, args.output, tie=args.tie, partial=args.partial)
+    print(json.dumps(counts, indent=2, sort_keys=True))
     return 0
 
 

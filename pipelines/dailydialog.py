@@ -224,7 +224,7 @@ def build(args, beam_args=(), *, source=None, options=None, folder: str | None =
     _note("inputs: " + ", ".join(f"{k} = {v}" for k, v in sorted(inputs.items()) if v))
     executes = not runner_does_not_execute(beam_options)  # a dry run or a drawing writes nothing
     if executes:
-        if "://" not in folder:  # in place (run()): only over this job's earlier output
+        if "://" not in folder:  # a direct call writes in place: only over this job's earlier output
             from multiref.output.publish_target import check_local
 
             check_local(folder, input_paths(args))
@@ -264,11 +264,14 @@ def finalize(folder: str) -> dict:
     return dict(stats, output=folder, dead_letters=letters)
 
 
-def build_published(args, beam_args=(), *, options=None, command: str = "multiref dailydialog build") -> dict:
-    """``multiref dailydialog build``: check the inputs and ``args.output``, build into a
-    staging folder beside it and publish that whole (:mod:`multiref.output.publish`: at every
-    instant the output is the complete old dataset or the complete new one). Returns
-    :func:`build`'s summary, naming the published folder."""
+def build_published(args, beam_args=(), *, options=None, source=None,
+                    command: str = "multiref dailydialog build") -> dict:
+    """The DailyDialog build (``multiref dailydialog build``, ``python -m pipelines.dailydialog``
+    and :func:`run`): check the inputs and ``args.output`` (a foreign folder or one holding an
+    input is refused: :mod:`multiref.output.publish_target`), build into a staging folder
+    beside it and publish that whole (:mod:`multiref.output.publish`: at every instant the
+    output is the complete old dataset or the complete new one). ``source`` injects raw
+    records as for :func:`build`. Returns :func:`build`'s summary, naming the published folder."""
     from multiref.output import publish, published
     from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
     from multiref.util.files import require_writable
@@ -278,21 +281,21 @@ def build_published(args, beam_args=(), *, options=None, command: str = "multire
     options = options if options is not None else pipeline_options(list(beam_args))
     target = _output_folder(args.output)
     if runner_does_not_execute(options):  # builds or draws the graph only: nothing to publish
-        return dict(build(args, options=options, folder=target), output=target)
+        return dict(build(args, options=options, source=source, folder=target), output=target)
     with publish.publishing(target, command=command, inputs=input_paths(args)) as pub:
-        summary = build(args, options=options, folder=pub.staging)
+        summary = build(args, options=options, source=source, folder=pub.staging)
         if "://" not in target:
             published.check_dataset(pub.staging)
     return dict(summary, output=target)
 
 
 def run(argv=None, *, source=None) -> dict:
-    """Build in place (no publishing): the flags of
-    :func:`pipelines.dailydialog_options.dailydialog_pipeline_options` plus Beam's; ``source`` injects
+    """Build and publish (:func:`build_published`, as the CLI and ``python -m`` do): the flags
+    of :func:`pipelines.dailydialog_options.dailydialog_pipeline_options` plus Beam's; ``source`` injects
     raw records (``{"dailydialog": [RawLine], "multiref": [...]|None, "ddpp": [...]|None}``).
     Returns :func:`build`'s summary."""
     options, values = _parse(argv)
-    return build(values, options=options, source=source)
+    return build_published(values, options=options, source=source, command="python -m pipelines.dailydialog")
 
 
 def _parse(argv):

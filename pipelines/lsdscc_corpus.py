@@ -124,46 +124,83 @@ def _log(message: str, quiet: bool) -> None:
         print(f"[lsdscc] {message}", file=sys.stderr, flush=True)
 
 
-def run(argv=None, *, source=None, quiet: bool = False) -> dict:
-    """Build the corpus. ``argv``: our flags (:func:`pipelines.lsdscc_options.corpus_pipeline_options`)
-    plus any Beam flags; ``source``: in-memory records instead of files.
-
-    Returns ``{"output", "counts", "splits", "stats"}`` (``{"output", "dry_run": True}`` when
-    the runner only builds or draws the graph). Raises UserError for a missing input, an
-    empty glob, a bad option or an unwritable output folder.
-    """
+def run(argv=None, *, source=None, quiet: bool = False, check: bool = False) -> dict:
+    """Build the corpus and publish it whole: :func:`build` without the test set. ``argv``: our
+    flags (:func:`pipelines.lsdscc_options.corpus_pipeline_options`) plus any Beam flags;
+    ``source``: in-memory records instead of files. ``check=True`` (``python -m``) checks the
+    folder as ``multiref lsdscc build --skip-testset`` does, which it then equals byte for
+    byte; ``False`` publishes whatever the job wrote, an empty corpus included. Returns
+    :func:`build`'s summary."""
     from multiref.output.beam_utils import pipeline_options
     from pipelines.lsdscc_options import corpus_pipeline_options
 
-    from multiref.output.beam_utils import runner_does_not_execute
-
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
-    values = options.view_as(corpus_pipeline_options())
-    if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
-        return run_parsed(values, None, source=source, quiet=quiet, options=options)
-    return _published(values, options, source, quiet)
+    return build(options.view_as(corpus_pipeline_options()), options=options, source=source, quiet=quiet,
+                 check=check)
 
 
-def _published(values, options, source, quiet: bool) -> dict:
-    """:func:`run_parsed` into a staging folder beside ``--output``, swapped in whole when it
-    succeeds (:mod:`multiref.output.publish`, as ``multiref lsdscc build`` does)."""
+def build(values, beam_args=(), *, options=None, testset=None, source=None, quiet: bool = False,
+          check: bool = True, command: str = "python -m pipelines.lsdscc_corpus") -> dict:
+    """The whole LSDSCC build (``multiref lsdscc build`` and ``python -m pipelines.lsdscc_corpus``):
+    the corpus (:func:`run_parsed`) into a staging folder beside ``values.output``, checked,
+    then the test set when ``testset`` holds its options (:func:`pipelines.lsdscc_publish.testset_into`),
+    the previous dataset's annotations carried over, and the folder published whole
+    (:mod:`multiref.output.publish`: a foreign folder or one holding an input is refused,
+    the old dataset kept on any failure). ``values``: our flags, parsed (the CLI's namespace
+    or the options view); Beam's as ``beam_args`` or ready ``options``. ``check=False`` skips
+    the checks of :func:`pipelines.lsdscc_publish.finish` (no test set then).
+
+    Returns ``{"output", "counts", "splits", "stats"}`` plus ``"testset"`` (the stage's
+    counts) when it ran; ``{"output", "dry_run": True, ...}`` when the runner only builds or
+    draws the graph (nothing written, no lock). UserError for a bad option, input or output.
+    """
+    from multiref.output import publish, publish_target
+    from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
+    from multiref.util.errors import UserError
+
     from lsdscc.corpus.sources import default_inputs
-    from multiref.output import publish
 
+    options = options if options is not None else pipeline_options(list(beam_args))
     target = values.output
+    if testset is not None and not check:
+        raise ValueError("the test set is built over a checked corpus: check=False needs testset=None")
+    if "://" in target and testset is not None:
+        raise UserError(f"the test-set stage needs a local corpus folder, not {target}: build with --skip-testset, "
+                        "copy the folder locally and run `multiref lsdscc testset --dataset FOLDER`")
     inputs = [] if source is not None else list(values.input or default_inputs())
-    with publish.publishing(target, command="python -m pipelines.lsdscc_corpus", inputs=inputs) as pub:
-        values.output = pub.staging
-        try:
-            summary = run_parsed(values, None, source=source, quiet=quiet, options=options)
-        finally:
-            values.output = target
+    if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
+        if "://" not in target:
+            publish_target.check_local(target, inputs)
+        return run_parsed(values, None, source=source, quiet=quiet, options=options)
+    with publish.publishing(target, command=command, inputs=inputs) as pub:
+        summary = _build_into(pub, values, options, testset, source, quiet, check)
     return dict(summary, output=target)
 
 
-def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=None) -> dict:
-    """:func:`run` for flags already parsed (the ``multiref`` CLI's namespace, or the
-    options view) and Beam's flags (``beam_args``, or ready ``options``)."""
+def _build_into(pub, values, options, testset, source, quiet: bool, check: bool) -> dict:
+    """:func:`build` inside the publication ``pub``: the corpus, its checks, the test set."""
+    from pipelines import lsdscc_publish
+
+    summary = run_parsed(values, None, source=source, quiet=quiet, options=options, folder=pub.staging)
+    if "://" in pub.target:  # a remote dataset: no test set, checked by its manifest
+        return summary
+    if check:  # before the stage starts
+        from multiref.output import published
+
+        published.check_dataset(pub.staging, required=list(lsdscc_publish.REQUIRED))
+    if testset is not None:
+        _log("building the multi-reference test set", quiet)
+        summary["testset"] = lsdscc_publish.testset_into(pub, testset)
+    splits = lsdscc_publish.finish(pub, check=check)
+    if splits is not None:
+        summary["splits"] = splits
+    return summary
+
+
+def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=None, folder=None) -> dict:
+    """The corpus job, written in place into ``folder`` (default ``values.output``; no
+    publishing: :func:`build` publishes), for flags already parsed (the ``multiref`` CLI's
+    namespace, or the options view) and Beam's flags (``beam_args``, or ready ``options``)."""
     import logging
 
     import apache_beam as beam
@@ -175,7 +212,7 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
     job = from_args(CorpusJob, values)
-    folder = job.output
+    folder = folder or job.output
     inputs = [] if source is not None else sources.resolve_inputs(list(job.input) or sources.default_inputs())
     if job.verify_hashes:  # before anything is written: a mismatch publishes nothing
         from lsdscc.corpus.provenance import verify_files
@@ -228,7 +265,7 @@ def main(argv=None) -> int:
     try:
         mode = progress.configured(quiet=flags["--quiet"], force=flags["--progress"]) if any(flags.values()) else None
         with mode or contextlib.nullcontext():
-            summary = run(argv)
+            summary = run(argv, check=True)
     except UserError as exc:
         print(f"multiref: error: {exc}", file=sys.stderr)
         return 1

@@ -329,9 +329,32 @@ def _remove_leaks(folder, files, single, multi, used, state, cache, beam_args) -
     return counts
 
 
+def check_corpus(folder: str) -> None:
+    """UserError if the single_turn corpus in ``folder`` has no pairs, read from the parquet
+    footers before the JVM or Doc2Vec start."""
+    import glob
+
+    from multiref.util.errors import UserError
+
+    files = sorted(glob.glob(os.path.join(folder, "single_turn", "*.parquet")))
+    if not files:
+        return  # the stage names what is missing
+    import pyarrow.parquet as pq
+
+    try:
+        rows = sum(pq.read_metadata(name).num_rows for name in files)
+    except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a damaged file
+        first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "unknown error")
+        raise UserError(f"{folder}: unreadable parquet file in single_turn/ ({first})") from None
+    if rows == 0:
+        raise UserError(f"{folder}: the single_turn corpus has no pairs, so there is nothing to build a test set "
+                        "from (build the corpus from more input)")
+
+
 def run_testset_stage(dataset_folder: str, args, cache: str | None = None) -> dict:
-    """Run the test-set stage on a corpus folder; return its counts (also in the card).
-    ``cache``: the build cache (default: beside ``dataset_folder``, :mod:`lsdscc.testset.build_cache`)."""
+    """Run the test-set stage on a corpus folder (options ``args``); return its counts (also
+    in the card). ``cache``: the build cache (default: beside ``dataset_folder``,
+    :mod:`lsdscc.testset.build_cache`). UserError for a remote folder or a corpus without pairs."""
     from multiref.output.beam_utils import is_local
     from multiref.util.errors import UserError
     from pipelines.testset_options import configs_from_args
@@ -339,6 +362,7 @@ def run_testset_stage(dataset_folder: str, args, cache: str | None = None) -> di
     if "://" in dataset_folder:
         raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
         "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
+    check_corpus(dataset_folder)
     retrieval, d2v, sampling = configs_from_args(args)
     beam_args = list(getattr(args, "beam_args", None) or [])
     if not is_local(beam_args):

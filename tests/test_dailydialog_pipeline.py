@@ -4,6 +4,7 @@ tests/data/dailydialog holds a tiny release (see the expected counts worked out 
 multi-reference file (3 dialogues + a malformed line) and DD++ files.
 """
 
+import glob
 import io
 import json
 import os
@@ -252,7 +253,7 @@ def test_rerun_without_corruptions_removes_the_corrupted_config(tmp_path):
     assert "dailydialog_pp_corrupted" in json.load(open(os.path.join(out, "dataset_meta.json")))["configs"]
     run(ARGS + ["--output", out])
     assert "dailydialog_pp_corrupted" not in json.load(open(os.path.join(out, "dataset_meta.json")))["configs"]
-    assert not os.listdir(os.path.join(out, "dailydialog_pp_corrupted"))
+    assert not glob.glob(os.path.join(out, "dailydialog_pp_corrupted", "*"))  # published whole: no folder at all
     assert "dailydialog_pp_corrupted" not in open(os.path.join(out, "README.md")).read()
 
 
@@ -385,6 +386,8 @@ def test_a_remote_output_gets_the_same_bytes(built):
     summary = run(ARGS + ["--output", "memtest://bucket/dd", "--corruptions", "reverse", "drop_stopwords"])
     assert summary["output"] == "memtest://bucket/dd" and summary["configs"]["multiref"] == {"test": 6}
     remote = {p[len("memtest://bucket/dd/"):]: b for p, b in MemoryFileSystem.objects.items()}
+    # run() publishes as the CLI does: the remote protocol's manifest and marker, beside the same files
+    assert remote.pop("_SUCCESS", None) is not None and json.loads(remote.pop("_MANIFEST.json"))
     local = {}
     for d, _, fs in os.walk(folder):
         for f in fs:

@@ -163,7 +163,7 @@ def stage_args(*extra):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The stage run twice on one folder: (folder, spec, first counts, second counts, mtimes, bytes)."""
-    from multiref_cli.lsdscc_testset import run_testset_stage
+    from pipelines.lsdscc_testset import run_testset_stage
 
     folder = tmp_path_factory.mktemp("testset") / "corpus"
     spec = make_corpus(folder)
@@ -329,7 +329,7 @@ def test_vectorized_leak_reasons_match_the_rule():
 
 
 def test_remote_folder_is_a_user_error():
-    from multiref_cli.lsdscc_testset import run_testset_stage
+    from pipelines.lsdscc_testset import run_testset_stage
 
     with pytest.raises(UserError, match="needs a local corpus folder"):
         run_testset_stage("gs://bucket/lsdscc", stage_args())
