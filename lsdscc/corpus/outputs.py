@@ -92,6 +92,25 @@ def prepare_folder(folder: str) -> None:
         raise UserError(f"cannot write to output folder {folder}: {exc.strerror or exc}") from None
 
 
+def _shard_totals(shards, counts: Mapping) -> tuple:
+    """From the writer's shard summaries: rows per config and split, queries by response
+    number, and ``counts`` with the ``kept-*`` counts of every split written."""
+    splits = {c: {s: 0 for s in SPLITS} for c in CONFIGS}
+    rpq: dict = {}
+    counts = dict(counts)
+    written = set()
+    for config, split, _, rows, extra in shards:
+        splits[config][split] += rows
+        written.add((config, split))
+        for k, v in (extra or {}).items():
+            rpq[int(k)] = rpq.get(int(k), 0) + v
+    for config in CONFIGS:
+        for split in SPLITS:
+            if (config, split) in written:
+                counts[f"kept-{config.replace('_', '-')}-{split}"] = splits[config][split]
+    return splits, rpq, counts
+
+
 def build_stats(options: Mapping, input_names, counts: Mapping, vocabulary: Mapping, lengths: Mapping,
                 shards, schema: Mapping | None = None, files=None) -> dict:
     """The ``stats.json`` report from what the pipeline computed.
@@ -109,19 +128,7 @@ def build_stats(options: Mapping, input_names, counts: Mapping, vocabulary: Mapp
 
     schema = dict(schema or {})
     months = dict(schema.get("months", {}))
-    splits = {c: {s: 0 for s in SPLITS} for c in CONFIGS}
-    rpq: dict = {}
-    counts = dict(counts)
-    written = set()
-    for config, split, _, rows, extra in shards:
-        splits[config][split] += rows
-        written.add((config, split))
-        for k, v in (extra or {}).items():
-            rpq[int(k)] = rpq.get(int(k), 0) + v
-    for config in CONFIGS:
-        for split in SPLITS:
-            if (config, split) in written:
-                counts[f"kept-{config.replace('_', '-')}-{split}"] = splits[config][split]
+    splits, rpq, counts = _shard_totals(shards, counts)
     noise = dict(vocabulary.get("noise", {"vocabulary_types": 0, "vocabulary_tokens": 0}))
     for key in ("over_long", "non_ascii"):
         for suffix in ("types", "tokens", "type_share", "token_share"):
