@@ -337,9 +337,15 @@ def beam_option_parser(command: argparse.ArgumentParser, beam_args: list = ()) -
 
     from multiref.util.errors import UsageError
 
+    import logging
+
     _import_runner(list(beam_args))
     parsers = []
+    root = logging.getLogger()
+    handlers = list(root.handlers)
     PipelineOptions([]).get_all_options(add_extra_args_fn=parsers.append)
+    for handler in root.handlers[len(handlers):]:  # PipelineOptions() calls logging.basicConfig(): undo it, so
+        root.removeHandler(handler)  # the command's capture of Beam's logs (multiref_cli.beam_logs) still holds
     parser = parsers[0]
 
     def error(message):

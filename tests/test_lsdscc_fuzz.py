@@ -134,7 +134,8 @@ def _read(path) -> tuple[list, list, Counter]:
     dofn.start_bundle()
     posts, letters = [], []
     for out in dofn.process(str(path)):
-        (letters.append(out.value) if getattr(out, "tag", None) == REJECTED else posts.append(out))
+        tag = getattr(out, "tag", None)  # other tags (the file's digest, the schema tallies) are not posts
+        (letters.append(out.value) if tag == REJECTED else posts.append(out) if tag is None else None)
     return posts, letters, dofn.tally
 
 

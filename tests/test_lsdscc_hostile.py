@@ -37,7 +37,8 @@ from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post
 from lsdscc.corpus.threads import prepare_thread, thread_examples
 from lsdscc.corpus.vocab import build_vocabulary
-from pipelines.lsdscc_transforms import REJECTED, ReadPosts, dead_letter
+from lsdscc.corpus.records import dead_letter
+from pipelines.lsdscc_transforms import REJECTED, ReadPosts
 
 CONFIG = CorpusConfig(min_turns=2, max_query_tokens=10**6, max_response_tokens=10**6)
 
@@ -170,9 +171,10 @@ def read_file(path, config=CorpusConfig()):
     dofn.start_bundle()
     posts, letters = [], []
     for out in dofn.process(str(path)):
-        if getattr(out, "tag", None) == REJECTED:
+        tag = getattr(out, "tag", None)
+        if tag == REJECTED:
             letters.append(out.value)
-        else:
+        elif tag is None:  # other tagged outputs (the file's digest, the schema tallies) are not posts
             posts.append(out)
     return posts, letters, dofn.tally
 

@@ -19,6 +19,7 @@ import pytest
 from lsdscc.corpus import eras
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.deletions import meta_drop_reason
+from lsdscc.corpus.outcomes import Dropped
 from lsdscc.corpus.records import normalize
 from pipelines.lsdscc_corpus import run
 from tests import era_dumps
@@ -220,7 +221,7 @@ def test_meta_drop_reasons():
 def test_deleted_text_is_never_restored_even_when_kept():
     rec = era_dumps.record(2026, "t1", "abc", 1_700_000_000, link="t3_q", parent="t3_q", text="[deleted]",
                            meta={"was_deleted_later": True})
-    assert normalize(rec, CorpusConfig(drop_deleted_later=False)) == "deleted"
+    assert normalize(rec, CorpusConfig(drop_deleted_later=False)) == Dropped("deleted")
 
 
 @pytest.fixture(scope="module")

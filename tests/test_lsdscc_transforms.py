@@ -44,7 +44,7 @@ def test_read_normalizes_rejects_and_counts():
 
 def test_read_counts_lines_the_reader_skipped(monkeypatch, tmp_path):
     # The reader may drop other subreddits' lines before parsing them: ("skipped", n) items.
-    def fake_read_items(path, subreddits=None, progress_label=None):
+    def fake_read_items(path, subreddits=None, progress_label=None, tap=None):
         yield ("ok", 1, _comment("a", "hi"))
         yield ("skipped", 40)
 

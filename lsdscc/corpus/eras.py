@@ -26,9 +26,7 @@ the dumps were cut into months. Every post of a thread out of range counts as
 
 from __future__ import annotations
 
-import calendar
 import datetime as _dt
-import re
 from collections import Counter
 
 from lsdscc.corpus.config import parse_date  # noqa: F401  (the --since/--until dates, declared with the option)

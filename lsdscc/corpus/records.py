@@ -196,8 +196,10 @@ def _normalize(record: dict, config: CorpusConfig) -> Kept | Dropped:
     post_id, link_id, parent_id, text = _comment_fields(record) if kind == "t1" else _submission_fields(record)
     if len(text) > MAX_TEXT_CHARS:
         raise Malformed("too-long", f"the text has {len(text):,} characters; Reddit allows at most {MAX_TEXT_CHARS:,}")
-    if not (text.isascii() or _is_unicode(text)):
-        raise Malformed("not-utf8", "the text holds a lone surrogate (an escape such as \\ud800), not a character")
+    for name, value in (("text", text), ("id", post_id), ("link_id", link_id), ("parent_id", parent_id)):
+        if not (value.isascii() or _is_unicode(value)):  # the row coder and the parquet writer need UTF-8
+            raise Malformed("not-utf8", f"the {name} holds a lone surrogate (an escape such as \\ud800), "
+                            "not a character")
     author = record.get("author")
     if author is not None and not isinstance(author, str):
         raise Malformed("wrong-type", f"'author' should be a string, got {type(author).__name__}")
