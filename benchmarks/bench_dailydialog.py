@@ -58,7 +58,7 @@ def baseline(argv: list[str]) -> dict:
     dialogues = kept(map(steps.parse_dialogue_line, source["dailydialog"]()))
     out: dict = defaultdict(list)
 
-    # MultiRef-DD (ALGORITHMS.md section 4)
+    # MultiRef-DD (docs/algorithms.md#4-multiref-dd)
     released = defaultdict(list)
     for key, record in kept(map(steps.parse_multiref_line, source["multiref"]() if source["multiref"] else [])):
         released[key].append(record)

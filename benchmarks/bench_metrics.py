@@ -2,7 +2,7 @@
 
 Generates N hypotheses per query (seeded: references sampled from the test set, half from the
 query's own groups, then perturbed by dropping, replacing and swapping tokens), then computes
-MaxBLEU, MDS and PDS (ALGORITHMS.md section 3)
+MaxBLEU, MDS and PDS (docs/algorithms.md#3-lsdscc-metrics)
 
 - with multiref (``get_metric("maxbleu"|"mds"|"pds", smoothing="nltk1", brevity_penalty=True)``:
   each group's clipping table counted once per query, each hypothesis once), and

@@ -1,7 +1,7 @@
-"""Benchmark of the LSDSCC test-set stage (ALGORITHMS.md section 2) on a generated corpus.
+"""Benchmark of the LSDSCC test-set stage (docs/algorithms.md#2-lsdscc-test-set) on a generated corpus.
 
 Generates a corpus folder of ``--pairs`` (default 1,000,000) single-turn pairs of templated
-movie talk, written with :mod:`multiref.output.hfdata` in the corpus columns of CONTRACTS.md, then
+movie talk, written with :mod:`multiref.output.hfdata` in the corpus columns of docs/corpus.md#output-folder-and-columns, then
 runs the whole stage and reports the time of each step (Lucene indexing, top-100 search
 for the sampled queries, Doc2Vec training, re-ranking and assembly, leak removal) and the
 peak memory of the process (the JVM runs inside it). Target: the whole stage under 15

@@ -1,6 +1,6 @@
 """Multi-reference DailyDialog and DailyDialog++, rebuilt from the DailyDialog release.
 
-ALGORITHMS.md sections 4 (MultiRef-DD) and 5 (DD++). Modules:
+docs/algorithms.md sections 4 (MultiRef-DD) and 5 (DD++). Modules:
 
 - ``readers``     the three releases' formats, with malformed lines as rejected records
 - ``normalize``   text options (curly quotes, detokenize, lowercase) and join/duplicate keys

@@ -1,4 +1,4 @@
-"""Contexts of the two DailyDialog-derived datasets (ALGORITHMS.md sections 4 and 5).
+"""Contexts of the two DailyDialog-derived datasets (docs/algorithms.md sections 4 and 5).
 
 Pure functions over :class:`dailydialog_pp.readers.Dialogue`; the Beam pipeline
 (``pipelines/dailydialog.py``) wraps them.

@@ -1,4 +1,4 @@
-"""Synthetic corruptions of positive responses, to probe metrics (ALGORITHMS.md section 5).
+"""Synthetic corruptions of positive responses, to probe metrics (docs/algorithms.md#5-dd).
 
 "Reverse the word order, shuffle it, keep only nouns, drop punctuation, drop stop words,
 replace words by synonyms." Each corruption maps one response to one string of tokens

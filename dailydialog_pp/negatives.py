@@ -1,4 +1,4 @@
-"""Random negative responses for DD++ contexts (ALGORITHMS.md section 5).
+"""Random negative responses for DD++ contexts (docs/algorithms.md#5-dd).
 
 "5 random negatives (responses of other contexts; avoid short generic ones)": each context
 draws ``count`` responses from a pool of the responses of all contexts (their original answer

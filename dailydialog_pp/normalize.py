@@ -1,6 +1,6 @@
 """Text normalization and matching keys for DailyDialog and its two derived releases.
 
-Three kinds of function live here (ALGORITHMS.md sections 4 and 5):
+Three kinds of function live here (docs/algorithms.md sections 4 and 5):
 
 - :func:`normalize_text` is an *output* option: DailyDialog text is pre-tokenized ("I ’ ll",
   "weed ?"), the multi-reference release lowercases and PTB-tokenizes its references, and

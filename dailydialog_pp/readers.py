@@ -1,4 +1,4 @@
-"""Readers for the DailyDialog release and the two releases built on it (ALGORITHMS.md 4, 5).
+"""Readers for the DailyDialog release and the two releases built on it (docs/algorithms.md sections 4, 5).
 
 Files are read line by line into small raw records (path, line number, text) so that a bad
 line becomes a *rejected record* with a reason (written to ``rejected/`` and counted by the

@@ -1,4 +1,4 @@
-"""Train/validation/test assignment by a hash of the dialogue id (ALGORITHMS.md section 5).
+"""Train/validation/test assignment by a hash of the dialogue id (docs/algorithms.md#5-dd).
 
 The paper splits DD++ 80/10/10 by context; we split by *dialogue* so that chunks of one
 dialogue never land in two splits, and by a hash so reruns and other runners agree.

@@ -1,4 +1,4 @@
-"""The DailyDialog job's per-element steps as pure functions (ALGORITHMS.md sections 4 and 5).
+"""The DailyDialog job's per-element steps as pure functions (docs/algorithms.md sections 4 and 5).
 
 Each step takes one element (a raw line, a dialogue, a group of joined records, a row) and
 returns an explicit :class:`Outcome`: the rows it keeps, the dead letters of what it drops or

@@ -160,7 +160,7 @@ def _register_regression(sub) -> None:
 
     p = sub.add_parser("regression", help="Sugiyama's regression evaluator (AM, WS, SVR), leave-one-out",
                        description="Leave-one-out evaluation of the AM, WS and SVR evaluators on references scored "
-                                   f"by people (ALGORITHMS.md section 7). Defaults follow {SUGIYAMA.paper} ({SUGIYAMA.study}).")
+                                   f"by people (docs/algorithms.md#7-sugiyama-regression). Defaults follow {SUGIYAMA.paper} ({SUGIYAMA.study}).")
     g = p.add_argument_group("data")
     g.add_argument("--ratings", dest="data", required=True, metavar="FILE",
                    help="JSON lines or CSV: one scored reference per row (input, reference, method, score)")

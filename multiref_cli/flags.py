@@ -97,7 +97,7 @@ TABLE = (
     Flag("tokenizer", "--tokenizer", ("score", "lsdscc build") + ANALYZE, default="whitespace",
          exceptions={"analyze discrimination": ("nltk", "the DailyDialog++ release (Sai et al. 2020) mixes tokenization "
                                                              "conventions; NLTK splits punctuation either way"),
-                     "lsdscc build": ("treebank", "LSDSCC (Xu et al. 2018, ALGORITHMS.md s.1) tokenizes with "
+                     "lsdscc build": ("treebank", "LSDSCC (Xu et al. 2018, docs/algorithms.md#1-lsdscc-corpus) tokenizes with "
                                                   "NLTK's Treebank tokenizer")}),
     Flag("lowercase text", "--lowercase", ("score", "lsdscc build", "dailydialog build") + ANALYZE, default=False,
          exceptions={"lsdscc build": (True, "the public LSDSCC set (Xu et al. 2018) is lowercased"),

@@ -1,4 +1,4 @@
-"""``multiref lsdscc testset`` and ``multiref lsdscc annotate export|import`` (ALGORITHMS.md s.2).
+"""``multiref lsdscc testset`` and ``multiref lsdscc annotate export|import`` (docs/algorithms.md#2-lsdscc-test-set).
 
 Only the standard library at module level: the stage (Beam, the JVM, gensim) is imported by
 the handlers.

@@ -1,6 +1,6 @@
 """Build the multi-reference DailyDialog and DailyDialog++ datasets with Apache Beam: one graph.
 
-ALGORITHMS.md sections 4 (MultiRef-DD) and 5 (DD++). Input: the DailyDialog release, and
+docs/algorithms.md sections 4 (MultiRef-DD) and 5 (DD++). Input: the DailyDialog release, and
 optionally the multi-reference test set (multireftest.json) and the DailyDialog++ files;
 with no input, the bundled sample in dailydialog_pp/sample. Output: a Hugging Face dataset
 folder with configs ``multiref``, ``dailydialog_pp`` and ``contexts`` (plus

@@ -1,4 +1,4 @@
-"""The DailyDialog job's steps as composite Beam transforms (ALGORITHMS.md sections 4 and 5).
+"""The DailyDialog job's steps as composite Beam transforms (docs/algorithms.md sections 4 and 5).
 
 Each composite is labelled after a step of the papers and is a thin wrapper over the pure
 functions of :mod:`dailydialog_pp.steps`, which return explicit outcomes (rows kept, dead

@@ -1,4 +1,4 @@
-"""The LSDSCC corpus pipeline (ALGORITHMS.md section 1): one Apache Beam graph.
+"""The LSDSCC corpus pipeline (docs/algorithms.md#1-lsdscc-corpus): one Apache Beam graph.
 
 Reddit dump files (Pushshift / Arctic Shift schema; plain, .gz or .zst JSON lines, or a
 BigQuery-style JSON array) -> a Hugging Face dataset folder with configs ``single_turn``
@@ -45,7 +45,7 @@ from lsdscc.corpus.config import CorpusConfig
 from multiref.util.options import from_args
 from pipelines.lsdscc_options import CorpusJob, config_from_values, resolve_num_shards
 
-#: The composites of the graph, in order: the steps of ALGORITHMS.md section 1.
+#: The composites of the graph, in order: the steps of docs/algorithms.md#1-lsdscc-corpus.
 STEPS = ("Read", "Threads", "Clean", "Vocabulary", "Pairs", "Conversations", "Dedup", "Split", "Write")
 
 

@@ -1,4 +1,4 @@
-"""Leak removal of the LSDSCC test-set stage as a Beam pipeline (ALGORITHMS.md section 2 step 5).
+"""Leak removal of the LSDSCC test-set stage as a Beam pipeline (docs/algorithms.md#test-set-step-5-no-leakage).
 
 The elements are the row groups of the corpus's parquet files; each DoFn reads its own row
 group (``ClassifyLeaks``, then ``DropLeakedConversations`` with the removed pair ids as a
@@ -94,7 +94,7 @@ def _offsets(files: Mapping) -> dict:
 
 def classify_leaks(single: Mapping, multi: Mapping, used: Mapping, beam_args: Sequence[str] = ()) -> tuple:
     """Run the leak-removal pipeline over parquet files: ``{split: [paths]}`` of single_turn
-    and multi_turn. Each DoFn reads its own row group (ALGORITHMS.md section 2 step 5).
+    and multi_turn. Each DoFn reads its own row group (docs/algorithms.md#test-set-step-5-no-leakage).
 
     Returns ``(single_reasons, multi_leaks, counters)``: per split, ``{row: reason}`` of the
     removed single-turn rows and the set of leaking conversation rows (row numbers in the

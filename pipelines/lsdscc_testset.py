@@ -1,4 +1,4 @@
-"""The LSDSCC test-set stage over a corpus folder (ALGORITHMS.md section 2).
+"""The LSDSCC test-set stage over a corpus folder (docs/algorithms.md#2-lsdscc-test-set).
 
 Run it after the corpus (``multiref lsdscc build`` does, unless ``--skip-testset``)::
 

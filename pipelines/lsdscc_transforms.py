@@ -1,4 +1,4 @@
-"""The LSDSCC corpus job's steps as composite Beam transforms (ALGORITHMS.md section 1).
+"""The LSDSCC corpus job's steps as composite Beam transforms (docs/algorithms.md#1-lsdscc-corpus).
 
 Each composite is labelled after a step of the paper and is a thin wrapper over pure
 functions of the ``lsdscc`` package:

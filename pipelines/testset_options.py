@@ -27,7 +27,7 @@ TESTSET_CONFIGS = (RetrievalConfig, Doc2VecConfig, SamplingConfig)
 
 def add_testset_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the test-set options (each recorded in the ``test_candidates`` card)."""
-    add_arguments(parser.add_argument_group("test set (ALGORITHMS.md section 2)"), *TESTSET_CONFIGS)
+    add_arguments(parser.add_argument_group("test set (docs/algorithms.md#2-lsdscc-test-set)"), *TESTSET_CONFIGS)
 
 
 def configs_from_args(args) -> tuple:

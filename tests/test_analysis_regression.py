@@ -1,4 +1,4 @@
-"""Sugiyama's regression evaluator (ALGORITHMS.md section 7): winning rates, similarities,
+"""Sugiyama's regression evaluator (docs/algorithms.md#7-sugiyama-regression): winning rates, similarities,
 AM/WS/SVR, leave-one-out, the Python API and ``multiref analyze regression``."""
 
 import json

@@ -1,5 +1,5 @@
 """The annotation server over real HTTP on 127.0.0.1 (lsdscc/annotation/session.py,
-lsdscc/annotation/server.py, lsdscc/annotation/browse.py; ALGORITHMS.md section 2 step 6).
+lsdscc/annotation/server.py, lsdscc/annotation/browse.py; docs/algorithms.md#test-set-step-6-annotation).
 
 Data: the hand-made ``test_candidates`` of tests/data/testset/candidates.json (three
 queries: t3_qa with 5 candidates, t1_qb with 3, t1_qc with 2), built as in

@@ -1,4 +1,4 @@
-"""Annotation round-trip (lsdscc/annotation/roundtrip.py, ALGORITHMS.md section 2 step 6).
+"""Annotation round-trip (lsdscc/annotation/roundtrip.py, docs/algorithms.md#test-set-step-6-annotation).
 
 Data: tests/data/testset/candidates.json (hand-made test_candidates rows) and three
 annotators' files under tests/data/testset/annotations/. Expected groups are worked out by

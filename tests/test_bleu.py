@@ -1,5 +1,5 @@
-"""BLEU: parity with NLTK 3.10's bleu_score (the reference implementation, ALGORITHMS.md
-section 8), Google's compute_bleu(smooth=True) formula for ``add1``, and edge cases."""
+"""BLEU: parity with NLTK 3.10's bleu_score (the reference implementation,
+docs/algorithms.md#8-metric-definitions), Google's compute_bleu(smooth=True) formula for ``add1``, and edge cases."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Context rules of MultiRef-DD and DD++ (dailydialog_pp/contexts.py; ALGORITHMS.md 4, 5)."""
+"""Context rules of MultiRef-DD and DD++ (dailydialog_pp/contexts.py; docs/algorithms.md sections 4, 5)."""
 
 import pytest
 

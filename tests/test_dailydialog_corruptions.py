@@ -1,4 +1,4 @@
-"""Synthetic corruptions (dailydialog_pp/corruptions.py; ALGORITHMS.md 5)."""
+"""Synthetic corruptions (dailydialog_pp/corruptions.py; docs/algorithms.md#5-dd)."""
 
 import os
 import subprocess

@@ -1,4 +1,4 @@
-"""Random negatives (dailydialog_pp/negatives.py) and hash splits (dailydialog_pp/splits.py); ALGORITHMS.md 5."""
+"""Random negatives (dailydialog_pp/negatives.py) and hash splits (dailydialog_pp/splits.py); docs/algorithms.md#5-dd."""
 
 from collections import Counter
 

@@ -1,4 +1,4 @@
-"""Text normalization and matching keys (dailydialog_pp/normalize.py; ALGORITHMS.md 4, 5)."""
+"""Text normalization and matching keys (dailydialog_pp/normalize.py; docs/algorithms.md sections 4, 5)."""
 
 import pytest
 

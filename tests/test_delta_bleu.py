@@ -1,4 +1,4 @@
-"""deltaBLEU (ALGORITHMS.md sections 6 and 8): equals BLEU with unit weights (required),
+"""deltaBLEU (docs/algorithms.md sections 6 and 8): equals BLEU with unit weights (required),
 hand-computed weighted examples, clipping of negative totals, errors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Distinct-n, Self-BLEU and recall (ALGORITHMS.md sections 4 and 8)."""
+"""Distinct-n, Self-BLEU and recall (docs/algorithms.md sections 4 and 8)."""
 
 import math
 
@@ -106,7 +106,7 @@ def test_self_bleu_identical_outputs_score_one_and_sentence_form():
         get_metric("self_bleu", aggregate="max")
 
 
-# Recall (ALGORITHMS.md section 4), hand-worked.
+# Recall (docs/algorithms.md#4-multiref-dd), hand-worked.
 #   references r1 = "a b c d", r2 = "x y"; hypotheses y1 = "a b", y2 = "x y z"
 # ROUGE-L F (beta 1): y1/r1: LCS 2, P 1, R 1/2 -> 2/3; y2/r1: 0; y1/r2: 0;
 #                     y2/r2: LCS 2, P 2/3, R 1 -> 0.8.   recall = (2/3 + 0.8) / 2

@@ -1,4 +1,4 @@
-"""Doc2Vec re-ranking (lsdscc/testset/doc2vec.py, ALGORITHMS.md section 2 step 2)."""
+"""Doc2Vec re-ranking (lsdscc/testset/doc2vec.py, docs/algorithms.md#test-set-step-2-doc2vec-re-ranking)."""
 
 from __future__ import annotations
 

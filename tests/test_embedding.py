@@ -1,4 +1,4 @@
-"""Embedding Average, Vector Extrema, Greedy Matching (ALGORITHMS.md section 8).
+"""Embedding Average, Vector Extrema, Greedy Matching (docs/algorithms.md#8-metric-definitions).
 
 Golden values are worked by hand from the definitions with the tiny 2-d vectors below.
 """

@@ -1,4 +1,4 @@
-"""Cleaning rules of ALGORITHMS.md section 1, steps 1-7, with hand-written cases.
+"""Cleaning rules of docs/algorithms.md#1-lsdscc-corpus, steps 1-7, with hand-written cases.
 
 Expected values are worked out by hand from the rule text (section 1) unless a comment names
 another source.

@@ -1,4 +1,4 @@
-"""MaxBLEU, MDS, PDS (ALGORITHMS.md section 3): the paper's Figure 4 worked example
+"""MaxBLEU, MDS, PDS (docs/algorithms.md#3-lsdscc-metrics): the paper's Figure 4 worked example
 (required), hand-computed values, tie-breaking, parity with a straightforward NLTK loop."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Test-set stage on a hand-made corpus (ALGORITHMS.md section 2, steps 3-5).
+"""Test-set stage on a hand-made corpus (docs/algorithms.md#2-lsdscc-test-set, steps 3-5).
 
 The corpus (tests/data/testset/corpus.json) is written as a dataset folder with
-multiref.output.hfdata, in the columns of CONTRACTS.md, like the corpus pipeline writes it.
+multiref.output.hfdata, in the columns of docs/corpus.md#output-folder-and-columns, like the corpus pipeline writes it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Thread rebuilding, single-turn pairs and multi-turn conversations (ALGORITHMS.md s.1 "Pairs")."""
+"""Thread rebuilding, single-turn pairs and multi-turn conversations (docs/algorithms.md#corpus-pairs-and-conversations)."""
 
 import pytest
 

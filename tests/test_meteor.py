@@ -1,4 +1,4 @@
-"""METEOR via NLTK (ALGORITHMS.md section 8).
+"""METEOR via NLTK (docs/algorithms.md#8-metric-definitions).
 
 WordNet cannot be downloaded here, so the positive path runs NLTK's real WordNet reader on a
 tiny synthetic WordNet written by :func:`write_mini_wordnet` (WordNet 3.0 file formats:

@@ -147,7 +147,7 @@ def test_echo_baseline_matches_an_independent_lsdscc_scorer(refset):
 
 
 def _public_scorer_restated(items):
-    """The public LSDSCC scorer's behaviour restated independently (ALGORITHMS.md section 3 and
+    """The public LSDSCC scorer's behaviour restated independently (docs/algorithms.md#3-lsdscc-metrics and
     the README's "Ties"): groups sorted by int(id), other ids numbered after the others; BLEU of
     add-one precisions summed left to right; first maximum (numpy.argmax); numpy.mean per query;
     per-query (MDS, PDS, MaxBLEU) rows averaged with numpy.mean(axis=0)."""

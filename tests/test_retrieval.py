@@ -1,4 +1,4 @@
-"""Lucene similar-query retrieval (lsdscc/testset/retrieval.py, ALGORITHMS.md section 2 step 1).
+"""Lucene similar-query retrieval (lsdscc/testset/retrieval.py, docs/algorithms.md#test-set-step-1-similar-queries).
 
 Expected scores are hand-computed from Lucene 9's documented formulas:
 - ClassicSimilarity (TF-IDF): sum over query terms of sqrt(tf) * idf * 1/sqrt(doc length),

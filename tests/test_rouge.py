@@ -1,4 +1,4 @@
-"""ROUGE-L (ALGORITHMS.md section 8): parity with Google's rouge-score, the nlg-eval form."""
+"""ROUGE-L (docs/algorithms.md#8-metric-definitions): parity with Google's rouge-score, the nlg-eval form."""
 
 import random
 

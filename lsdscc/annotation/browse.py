@@ -1,6 +1,6 @@
 """What ``multiref lsdscc annotate browse`` shows: a test set as one JSON document for the page.
 
-Sources (ALGORITHMS.md section 2):
+Sources (docs/algorithms.md#2-lsdscc-test-set):
 
 - a dataset folder's ``test_grouped`` config (default when present) or any config with
   ``groups``/``references`` (read by :func:`multiref.metrics.references.load_references`);

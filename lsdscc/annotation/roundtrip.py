@@ -1,4 +1,4 @@
-"""Annotation round-trip of the LSDSCC test set (ALGORITHMS.md section 2, step 6).
+"""Annotation round-trip of the LSDSCC test set (docs/algorithms.md#test-set-step-6-annotation).
 
 **Export** writes one CSV row (and one JSON lines twin record) per query and candidate
 reference of ``test_candidates``, with empty ``relevant`` and ``group`` columns for the

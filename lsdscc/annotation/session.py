@@ -1,4 +1,4 @@
-"""One annotator's labelling session for ``multiref lsdscc annotate serve`` (ALGORITHMS.md s.2 step 6).
+"""One annotator's labelling session for ``multiref lsdscc annotate serve`` (docs/algorithms.md#test-set-step-6-annotation).
 
 The session holds the annotation rows of ``test_candidates`` (the rows ``annotate export``
 writes, :data:`lsdscc.annotation.roundtrip.COLUMNS`, with the proposed groups pre-filled) and the

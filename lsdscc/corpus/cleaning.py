@@ -1,4 +1,4 @@
-"""Text cleaning for the LSDSCC corpus: steps 1 to 4 and 6 to 7 of ALGORITHMS.md section 1.
+"""Text cleaning for the LSDSCC corpus: steps 1 to 4 and 6 to 7 of docs/algorithms.md#1-lsdscc-corpus.
 
 Pure functions on strings and token lists; the Beam pipeline (pipelines/lsdscc_corpus.py)
 only wraps them. Order, as in the paper:
@@ -609,7 +609,7 @@ def shorten_elongated(text: str) -> str:
 
 
 def clean_text(text: str, convention: str = "treebank") -> str:
-    """Steps 1-4 of ALGORITHMS.md section 1 on one body/title; returns plain text."""
+    """Steps 1-4 of docs/algorithms.md#1-lsdscc-corpus on one body/title; returns plain text."""
     lsdscc = check_convention(convention) == "lsdscc"
     if lsdscc:  # quote tokens in the text survive markdown stripping (see _protect_quotes)
         text = _protect_quotes(text)

@@ -5,7 +5,7 @@ Each field the user sets carries its flag (:func:`multiref.util.options.option`)
 this class (:mod:`pipelines.lsdscc_options`).
 
 Every field changes the data; :meth:`CorpusConfig.as_options` is what the card records
-(ALGORITHMS.md section 1 gives the defaults: vocabulary 50,000, query <= 100 tokens,
+(docs/algorithms.md#1-lsdscc-corpus gives the defaults: vocabulary 50,000, query <= 100 tokens,
 response <= 60 tokens; the validation fraction 0.15 follows the LSDSCC release).
 """
 
@@ -77,7 +77,7 @@ def _epoch(text, flag: str, end: bool) -> int | None:
 
 @dataclass(frozen=True)
 class CorpusConfig:
-    """Options of the corpus pipeline (ALGORITHMS.md section 1).
+    """Options of the corpus pipeline (docs/algorithms.md#1-lsdscc-corpus).
 
     - ``subreddits``: only records of these subreddits are kept (case-insensitive).
     - ``lowercase``: lowercase the text before tokenizing (the public LSDSCC set is lowercase).

@@ -1,4 +1,4 @@
-"""Emoticons and emoji, grouped by the emotion word that replaces them (ALGORITHMS.md s.1, step 3).
+"""Emoticons and emoji, grouped by the emotion word that replaces them (docs/algorithms.md#corpus-step-3-emoticons).
 
 The table is data: each emotion word maps to the emoticons that become it. Matching is
 case-sensitive (``:D`` is laughter, ``:d`` is not an emoticon) and happens only where an

@@ -1,4 +1,4 @@
-"""Writing the LSDSCC corpus folder: parquet schemas, stats, plots, card. Columns follow CONTRACTS.md.
+"""Writing the LSDSCC corpus folder: parquet schemas, stats, plots, card. Columns follow docs/corpus.md#output-folder-and-columns.
 
 The Beam pipeline writes the parquet shards, ``rejected/rejected.jsonl`` and ``stats.json``
 (:func:`build_stats`, from counts the pipeline computed as data, so it is the same on every
@@ -22,7 +22,7 @@ DELETION_REASONS = ("initially-deleted", "removed-later", "deleted-later")  # ls
 
 
 def schema(config: str):
-    """The pyarrow schema of a corpus config (CONTRACTS.md)."""
+    """The pyarrow schema of a corpus config (docs/corpus.md#output-folder-and-columns)."""
     import pyarrow as pa
 
     if config == "single_turn":

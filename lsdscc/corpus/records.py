@@ -1,4 +1,4 @@
-"""Reddit dump records -> normalized comments and submissions (ALGORITHMS.md section 1, input).
+"""Reddit dump records -> normalized comments and submissions (docs/algorithms.md#1-lsdscc-corpus, input).
 
 Accepts the Pushshift / Arctic Shift dump schema and its variants (PROVENANCE.md of the
 reddit samples): ``created_utc`` as number or string, ``retrieved_on`` or ``retrieved_utc``

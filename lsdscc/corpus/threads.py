@@ -1,4 +1,4 @@
-"""Threads -> single-turn pairs and multi-turn conversations (ALGORITHMS.md section 1, "Pairs").
+"""Threads -> single-turn pairs and multi-turn conversations (docs/algorithms.md#corpus-pairs-and-conversations).
 
 A thread is a submission (``t3_``) and its comments (``t1_``), rebuilt from the records that
 share a ``link_id``. Pure functions over :class:`lsdscc.corpus.records.Post` and token tuples:

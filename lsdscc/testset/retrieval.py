@@ -1,4 +1,4 @@
-"""Similar-query retrieval with Lucene (ALGORITHMS.md section 2, step 1).
+"""Similar-query retrieval with Lucene (docs/algorithms.md#test-set-step-1-similar-queries).
 
 Every query of the cleaned corpus is indexed once (one Lucene document per distinct
 ``query_id``, its text in the ``contents`` field). For each query to expand we take the

@@ -5,17 +5,17 @@ How well does a metric agree with people, and does adding references help?
 - :mod:`multiref.analysis.stats`: Pearson, Spearman, Kendall with p-values, seeded bootstrap
   confidence intervals, Fisher-z intervals, Williams' test and a paired permutation test for
   two correlations with the same human scores, point-biserial correlation, threshold search
-  (ALGORITHMS.md 5, 8).
+  (docs/algorithms.md sections 5, 8).
 - :mod:`multiref.analysis.agreement`: annotator agreement (Fleiss' kappa, Krippendorff's alpha,
   the adjusted Rand index).
 - :mod:`multiref.analysis.scoring`: metric specs (``bleu2``, ``rouge_l:beta=1.2``) and
   scoring helpers that work with any object exposing ``tokenized_sentence_score``.
 - :mod:`multiref.analysis.correlation`: metric against human ratings, single against
-  multiple references, response and system level (ALGORITHMS.md 4).
+  multiple references, response and system level (docs/algorithms.md#4-multiref-dd).
 - :mod:`multiref.analysis.discrimination`: positives against negatives on DailyDialog++
-  (ALGORITHMS.md 5).
+  (docs/algorithms.md#5-dd).
 - :mod:`multiref.analysis.refcount`: correlation as the number of references grows.
-- :mod:`multiref.analysis.regression`: Sugiyama's AM, WS and SVR evaluators (ALGORITHMS.md 7).
+- :mod:`multiref.analysis.regression`: Sugiyama's AM, WS and SVR evaluators (docs/algorithms.md#7-sugiyama-regression).
 - :mod:`multiref.analysis.vectors`: seeded word2vec vectors trained on DailyDialog.
 - :mod:`multiref.analysis.reports`: JSON, Markdown and PNG reports.
 - :mod:`multiref.analysis.paper_defaults`: each command's defaults, from the paper it follows

@@ -1,4 +1,4 @@
-"""Metric against human ratings: one reference against all (ALGORITHMS.md section 4).
+"""Metric against human ratings: one reference against all (docs/algorithms.md#4-multiref-dd).
 
 For every rated response and every metric, the response is scored against the single
 original reference (``single``) and against all its references (``multi``, with the metric's

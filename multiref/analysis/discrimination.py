@@ -1,4 +1,4 @@
-"""Can a metric tell relevant responses from irrelevant ones? (DD++, ALGORITHMS.md section 5)
+"""Can a metric tell relevant responses from irrelevant ones? (DD++, docs/algorithms.md#5-dd)
 
 Input: contexts with ``positive_responses``, ``adversarial_negative_responses`` and
 ``random_negative_responses`` (DailyDialog++ JSON lines, or a dataset folder's

@@ -4,7 +4,7 @@ One frozen :class:`PaperDefaults` per study (STYLE.md habit 4); the CLI reads it
 and its help text from here, so the two cannot drift, and every report records the source.
 
 - :data:`GUPTA_2019` (``correlation``, ``refcount``): Gupta et al. 2019, multi-reference
-  DailyDialog (ALGORITHMS.md section 4). Their scorer (multirefeval ``score_multiref.py``)
+  DailyDialog (docs/algorithms.md#4-multiref-dd). Their scorer (multirefeval ``score_multiref.py``)
   lowercases, splits on whitespace and scores NLTK ``sentence_bleu`` with
   ``SmoothingFunction().method1`` (``nltk1``); ROUGE-L is nlg-eval's, beta 1.2. With these
   settings the single-reference column reproduces the paper (BLEU-2 Spearman 0.025); with
@@ -55,7 +55,7 @@ SAI_2020 = PaperDefaults(
 
 @dataclass(frozen=True)
 class RegressionDefaults:
-    """Sugiyama et al.'s evaluator settings (ALGORITHMS.md section 7)."""
+    """Sugiyama et al.'s evaluator settings (docs/algorithms.md#7-sugiyama-regression)."""
 
     paper: str = "Sugiyama et al."
     study: str = "regression over large-scale scored multi-references"

@@ -1,4 +1,4 @@
-"""Reading responses with human ratings, and their references (ALGORITHMS.md section 4).
+"""Reading responses with human ratings, and their references (docs/algorithms.md#4-multiref-dd).
 
 The default columns fit the multi-reference DailyDialog ratings file
 (``mturk_rating_processed_output.csv``: ``model, context_id, human_average_rating, response,

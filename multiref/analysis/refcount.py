@@ -1,4 +1,4 @@
-"""Correlation with human ratings as the number of references grows (ALGORITHMS.md 4).
+"""Correlation with human ratings as the number of references grows (docs/algorithms.md#4-multiref-dd).
 
 For k = 1 .. K (K = the largest number of references of any response), each response is
 scored against the first k references of a random order of its references (all of them when

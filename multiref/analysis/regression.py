@@ -1,4 +1,4 @@
-"""Sugiyama et al.'s evaluators over many scored references (ALGORITHMS.md section 7).
+"""Sugiyama et al.'s evaluators over many scored references (docs/algorithms.md#7-sugiyama-regression).
 
 Each input sentence has many references (responses of several generating methods), each with
 a human score: its *winning rate*, the share of pairwise judgments against the other

@@ -1,4 +1,4 @@
-"""Metric specs and a scorer that works with any metric object (ALGORITHMS.md sections 4, 5).
+"""Metric specs and a scorer that works with any metric object (docs/algorithms.md sections 4, 5).
 
 A *metric spec* is how the ``analyze`` commands name a metric: ``NAME`` or
 ``NAME:key=value,key=value``, e.g. ``bleu``, ``bleu2`` (= ``bleu:order=2``),
@@ -6,7 +6,7 @@ A *metric spec* is how the ``analyze`` commands name a metric: ``NAME`` or
 and ``rouge-l``/``rougel`` are shorthands. A list value is written with ``/``
 (``bleu:weights=0.5/0.5``) or with commas (``bleu:weights=0.5,0.5,smoothing=nltk1``: a part
 without ``=`` continues the value before it); ``weights`` is always a list. Common options (tokenizer, lowercase, vectors) are
-passed to a metric only when its ``__init__`` accepts them (the CONTRACTS.md rule); options
+passed to a metric only when its ``__init__`` accepts them (the rule of docs/analysis.md#metric-specs); options
 written in the spec are always passed, and a wrong one is a :class:`UserError`.
 
 A metric here is anything with ``tokenized_sentence_score(hyp_tokens, ref_token_lists)``
@@ -37,7 +37,7 @@ ALIASES = {
 #: options whose value is always a list (``bleu:weights=0.5/0.5``)
 LIST_OPTIONS = ("weights",)
 
-#: the aggregations the discrimination analysis reports (ALGORITHMS.md section 4)
+#: the aggregations the discrimination analysis reports (docs/algorithms.md#4-multiref-dd)
 AGGREGATIONS = ("single", "mean", "max", "standard")
 
 

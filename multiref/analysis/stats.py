@@ -1,5 +1,5 @@
 """Statistics for evaluating metrics: correlations with p-values, seeded bootstrap intervals,
-point-biserial correlation and the threshold search of DD++ (ALGORITHMS.md sections 4, 5, 8).
+point-biserial correlation and the threshold search of DD++ (docs/algorithms.md sections 4, 5, 8).
 
 The reference implementation is ``scipy.stats`` (``pearsonr``, ``spearmanr``, ``kendalltau``
 with its default tau-b): the functions here call it and only add the handling of degenerate
@@ -52,7 +52,7 @@ def correlations(x: Sequence[float], y: Sequence[float]) -> dict:
 
 
 def point_biserial(scores: Sequence[float], labels: Sequence[int]) -> dict:
-    """Point-biserial correlation of scores with 0/1 labels (= Pearson, ALGORITHMS.md 8)."""
+    """Point-biserial correlation of scores with 0/1 labels (= Pearson, docs/algorithms.md#8-metric-definitions)."""
     bad = {v for v in labels if v not in (0, 1, True, False)}
     if bad:
         raise ValueError(f"point_biserial: labels must be 0 or 1, got {sorted(bad)[:3]}")

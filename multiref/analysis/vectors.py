@@ -1,4 +1,4 @@
-"""Word vectors for the embedding metrics when the user supplies none (ALGORITHMS.md 4, 8).
+"""Word vectors for the embedding metrics when the user supplies none (docs/algorithms.md sections 4, 8).
 
 :func:`train_dailydialog_vectors` trains a seeded gensim Word2Vec on the utterances of a
 DailyDialog ``dialogues_*.txt`` file (one dialogue per line, utterances separated by

@@ -1,4 +1,4 @@
-"""Multi-reference dialogue metrics (ALGORITHMS.md sections 3, 4, 6 and 8).
+"""Multi-reference dialogue metrics (docs/algorithms.md sections 3, 4, 6 and 8).
 
 Use::
 
@@ -78,7 +78,7 @@ def get_metric(name: str, **options) -> Metric:
     """Build metric ``name`` with ``options`` (each class documents the ones it takes).
 
     ``recall_<pairwise>`` (e.g. ``recall_rouge_l``) wraps a pairwise metric in the recall
-    (coverage) form of ALGORITHMS.md section 4 when no class is registered under that name.
+    (coverage) form of docs/algorithms.md#4-multiref-dd when no class is registered under that name.
     Raises ``ValueError`` for an unknown name or option.
     """
     if name not in METRICS and name.startswith(RECALL_PREFIX) and name[len(RECALL_PREFIX):] in METRICS:

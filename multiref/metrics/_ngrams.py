@@ -1,4 +1,4 @@
-"""N-gram counting shared by the BLEU family (ALGORITHMS.md sections 3, 6 and 8).
+"""N-gram counting shared by the BLEU family (docs/algorithms.md sections 3, 6 and 8).
 
 Pure functions over token lists; counts are plain dicts keyed by token tuples, one dict
 per order (index 0 holds unigrams). These are the building blocks that let MaxBLEU count

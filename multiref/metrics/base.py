@@ -13,7 +13,7 @@ Data model:
 - Pairwise metrics (BLEU, ROUGE-L, METEOR, embeddings) implement :meth:`Metric.pair_score`
   (one hypothesis, one reference, both tokenized) and optionally :meth:`Metric.multi_score`
   (their own multi-reference formula). :meth:`Metric.sentence_score` applies the
-  ``aggregate`` option: ``max`` (best reference, ALGORITHMS.md section 4), ``mean``, or
+  ``aggregate`` option: ``max`` (best reference, docs/algorithms.md#4-multiref-dd), ``mean``, or
   ``standard`` (the metric's own multi-reference form). An item's score is the mean over its
   hypotheses.
 

@@ -1,4 +1,4 @@
-"""Multi-reference BLEU, sentence and corpus level (ALGORITHMS.md section 8).
+"""Multi-reference BLEU, sentence and corpus level (docs/algorithms.md#8-metric-definitions).
 
 Matches NLTK 3.10's ``nltk.translate.bleu_score`` (``sentence_bleu`` / ``corpus_bleu``)
 to 1e-9 for every smoothing ``nltk0``..``nltk7`` (= ``SmoothingFunction().method0..7``
@@ -28,7 +28,7 @@ penalty keeps the closest reference length, Google's uses the shortest).
 
 Aggregates: ``standard`` (default; clipped multi-reference counts, and ``score_items`` gives
 corpus BLEU over every hypothesis of every item), ``max`` and ``mean`` over single-reference
-sentence BLEU (ALGORITHMS.md section 4; ``score_items`` then averages item scores).
+sentence BLEU (docs/algorithms.md#4-multiref-dd; ``score_items`` then averages item scores).
 
 Pure functions (:func:`ngram_counts`, :func:`max_ref_counts`, :func:`bleu_stats`,
 :func:`sum_stats`, :func:`bleu_from_stats`) let callers precompute reference tables once.

@@ -1,4 +1,4 @@
-"""deltaBLEU: BLEU with references weighted in [-1, 1] (Galley et al. 2015; ALGORITHMS.md
+"""deltaBLEU: BLEU with references weighted in [-1, 1] (Galley et al. 2015; docs/algorithms.md
 sections 6 and 8).
 
 For each order n and each n-gram g of the hypothesis:

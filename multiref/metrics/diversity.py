@@ -1,4 +1,4 @@
-"""Diversity metrics (ALGORITHMS.md sections 4 and 8): Distinct-n (corpus and per-utterance
+"""Diversity metrics (docs/algorithms.md sections 4 and 8): Distinct-n (corpus and per-utterance
 forms), Self-BLEU, and the referenced recall (coverage) form of any pairwise metric.
 
 - ``distinct`` (:class:`Distinct`, Li et al. 2016): the number of distinct n-grams over the
@@ -6,7 +6,7 @@ forms), Self-BLEU, and the referenced recall (coverage) form of any pairwise met
   ``per_item`` holds the same ratio over each item's own hypotheses.
 - ``distinct_per_utterance`` (:class:`DistinctPerUtterance`): for each output, its distinct
   n-grams over its length (``denominator="tokens"``, default: the sentence-level form of the
-  ``distinct-n`` package and of ALGORITHMS.md section 8) or over its n-gram count
+  ``distinct-n`` package and of docs/algorithms.md#8-metric-definitions) or over its n-gram count
   (``denominator="ngrams"``), averaged over all outputs. An empty output scores 0.
 - ``self_bleu`` (:class:`SelfBLEU`, Zhu et al. 2018, Texygen): in each item, each hypothesis is
   scored with multi-reference BLEU against the item's OTHER hypotheses; averaged per item,
@@ -213,7 +213,7 @@ class SelfBLEU(Metric):
 
 
 class RecallBLEU(Metric):
-    """Referenced recall / coverage (``recall_bleu``, ``recall_<metric>``), ALGORITHMS.md section 4.
+    """Referenced recall / coverage (``recall_bleu``, ``recall_<metric>``), docs/algorithms.md#4-multiref-dd.
 
     ``base`` names the pairwise metric d (default ``bleu``); every other option is passed to
     it (``order``, ``smoothing``... for BLEU; ``beta`` for ROUGE-L; ``alpha``/``beta``/``gamma``

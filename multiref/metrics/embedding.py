@@ -1,4 +1,4 @@
-"""Word-embedding metrics: Embedding Average, Vector Extrema, Greedy Matching (ALGORITHMS.md
+"""Word-embedding metrics: Embedding Average, Vector Extrema, Greedy Matching (docs/algorithms.md
 sections 4 and 8), with user-supplied word vectors.
 
 Definitions (for token lists; words without a vector are skipped):

@@ -1,4 +1,4 @@
-"""LSDSCC's diversity-oriented metrics: MaxBLEU, MDS and PDS (ALGORITHMS.md section 3).
+"""LSDSCC's diversity-oriented metrics: MaxBLEU, MDS and PDS (docs/algorithms.md#3-lsdscc-metrics).
 
 For one query with hypotheses h_1..h_m and reference groups r_1..r_K:
 
@@ -12,7 +12,7 @@ The BLEU inside the alignment takes BLEU's options (``order``, ``weights``, ``sm
 ``brevity_penalty``) and they are part of the signature. **Defaults**: ``smoothing="add1"``,
 ``brevity_penalty=False``, ``order=4``: the BLEU of the public LSDSCC scorer
 (github.com/neural-dialogue-metrics/LSDSCC, ``BleuAligner``: Google's ``compute_bleu`` with
-``smooth=True`` and no brevity penalty; ALGORITHMS.md section 8). Note that with these
+``smooth=True`` and no brevity penalty; docs/algorithms.md#8-metric-definitions). Note that with these
 defaults an empty hypothesis scores 1.0 against every group (all add-one precisions are
 1/1), exactly as that scorer does.
 

@@ -2,7 +2,7 @@
 
 The public scorer (github.com/neural-dialogue-metrics/LSDSCC: ``ReferenceSet.from_json``,
 ``BleuAligner``, ``compute_score_on_hypothesis_set`` and ``compute_score_on_corpus``, read
-for its behaviour; ALGORITHMS.md section 3) differs from :mod:`multiref.metrics.lsdscc`'s
+for its behaviour; docs/algorithms.md#3-lsdscc-metrics) differs from :mod:`multiref.metrics.lsdscc`'s
 default only where two groups tie: its group order, its floating-point sums and its means.
 Each piece is here, tested on hand-made ties in ``tests/test_lsdscc_metrics.py``.
 """

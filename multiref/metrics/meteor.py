@@ -1,4 +1,4 @@
-"""METEOR through NLTK (ALGORITHMS.md sections 4 and 8).
+"""METEOR through NLTK (docs/algorithms.md sections 4 and 8).
 
 Scores come from ``nltk.translate.meteor_score`` (NLTK 3.10): exact, Porter-stem and WordNet
 synonym matching in that order, then::

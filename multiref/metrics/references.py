@@ -9,7 +9,7 @@ References come in three forms (:func:`load_references` tells them apart):
   ``references`` (list of strings; optional ``weights``, one number per reference, for
   deltaBLEU) or ``groups`` (a list of lists of strings, or an object group_id -> list);
 - a dataset folder written by our pipelines (``<folder>/<config>/<split>-*.parquet``, see
-  CONTRACTS.md "Scoring a dataset folder"): rows with ``groups`` (and ``group_ids``) are
+  docs/scoring.md#scoring-a-dataset-folder): rows with ``groups`` (and ``group_ids``) are
   grouped, rows with ``references`` flat (``positive_responses`` is read as flat references
   for the ``dailydialog_pp`` config); without a ``query`` column, the last turn of a
   ``context`` list (the DailyDialog configs) is the query.

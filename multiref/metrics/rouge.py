@@ -1,4 +1,4 @@
-"""ROUGE-L: longest-common-subsequence F-measure (ALGORITHMS.md sections 4 and 8).
+"""ROUGE-L: longest-common-subsequence F-measure (docs/algorithms.md sections 4 and 8).
 
 For one hypothesis ``y`` and one reference ``r`` (token lists)::
 
