@@ -30,8 +30,8 @@ def _add_metric_options(p: argparse.ArgumentParser, paper) -> None:
                    help="metric NAME or NAME:key=value,... (repeatable; list values with '/': "
                         "bleu:weights=0.5/0.5); bleu1..bleu4 = bleu with order 1..4; "
                         f"default: {' '.join(paper.metrics)}")
-    g.add_argument("--tokenizer", default=paper.tokenizer, choices=tokenizer_choices(),
-                   help=f"tokenizer for every metric (default: {paper.tokenizer}, as {paper.paper})")
+    g.add_argument("--tokenizer", default=paper.tokenizer, choices=tokenizer_choices(), metavar="NAME",
+                   help=f"tokenizer for every metric: %(choices)s (default: {paper.tokenizer}, as {paper.paper})")
     g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=paper.lowercase,
                    help=f"lowercase before tokenizing (default: {'yes' if paper.lowercase else 'no'}, "
                         f"as {paper.paper})")
@@ -176,8 +176,8 @@ def _register_regression(sub) -> None:
                         f"repeatable (default: {' '.join(SUGIYAMA.similarity)}, as {SUGIYAMA.paper})")
     from multiref_cli import tokenizer_choices
 
-    g.add_argument("--tokenizer", default=SUGIYAMA.tokenizer, choices=tokenizer_choices(),
-                   help=f"tokenizer (default: {SUGIYAMA.tokenizer})")
+    g.add_argument("--tokenizer", default=SUGIYAMA.tokenizer, choices=tokenizer_choices(), metavar="NAME",
+                   help=f"tokenizer: %(choices)s (default: {SUGIYAMA.tokenizer})")
     g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=SUGIYAMA.lowercase,
                    help=f"lowercase before tokenizing (default: {'yes' if SUGIYAMA.lowercase else 'no'})")
     g.add_argument("--top-m", type=int, default=SUGIYAMA.top_m,

@@ -85,8 +85,8 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", "-m", action="append", metavar="NAME",
                         help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
                              "bleu otherwise); see `multiref metrics list`")
-    parser.add_argument("--tokenizer", choices=tokenizer_choices(), default="whitespace",
-                        help="tokenizer (default: whitespace, the public LSDSCC scorer's)")
+    parser.add_argument("--tokenizer", choices=tokenizer_choices(), default="whitespace", metavar="NAME",
+                        help="tokenizer: %(choices)s (default: whitespace, the public LSDSCC scorer's)")
     parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
                         help="lowercase before tokenizing (default: no)")
     parser.add_argument("--bleu-order", type=integer_from(1, MAX_ORDER), metavar="N",

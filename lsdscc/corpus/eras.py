@@ -27,6 +27,7 @@ the dumps were cut into months. Every post of a thread out of range counts as
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from collections import Counter
 
 from lsdscc.corpus.config import parse_date  # noqa: F401  (the --since/--until dates, declared with the option)
@@ -97,6 +98,13 @@ def thread_time(posts) -> int | None:
     return min(times) if times else None
 
 
+#: A field name as the dumps' schemas have them; any other key of a record (a hostile dump can
+#: hold any text there, a username or a lone surrogate) is counted as :data:`OTHER_FIELD`, so
+#: what the card publishes is the schema, never a record's text.
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+OTHER_FIELD = "<other>"
+
+
 class SchemaTally:
     """Records by month and the fields seen per era, from records as they are read."""
 
@@ -113,7 +121,8 @@ class SchemaTally:
         except (OverflowError, OSError, ValueError):
             return  # a time no calendar holds: counted nowhere (the record itself is handled elsewhere)
         self.months[month] += 1
-        self.fields.setdefault(era_of(month), set()).update(record)
+        fields = self.fields.setdefault(era_of(month), set())
+        fields.update(k if _FIELD_NAME.match(k) else OTHER_FIELD for k in record)
 
     def __bool__(self):
         return bool(self.months)

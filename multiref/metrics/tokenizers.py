@@ -66,6 +66,12 @@ def _entry_points() -> dict:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
+def known_without_scan(name: str) -> bool:
+    """True when ``name`` is built in or registered: known without reading the installed
+    packages' metadata (which :func:`tokenizer_names` does, for the installed plug-ins)."""
+    return name in TOKENIZER_NAMES or name in _FACTORIES
+
+
 def tokenizer_names() -> tuple:
     """Every tokenizer name: the built-in ones, then the plug-ins (registered or installed), sorted."""
     plugins = (set(_FACTORIES) | set(_entry_points())) - set(TOKENIZER_NAMES)
