@@ -418,11 +418,11 @@ def _batch_alignment(metric, items) -> list:
                       [len(item.hypotheses) for item in items])
     values[np.arange(n_groups)[None, :] >= sizes[:, None]] = -1.0  # groups the item lacks never win
     best = values.argmax(axis=1)
-    best_values = values[np.arange(n_hyps), best].tolist()
+    pairs = list(zip(best.tolist(), values[np.arange(n_hyps), best].tolist()))
     out, row = [], 0
     for item in items:
         m = len(item.hypotheses)
-        out.append(tuple(zip(best[row:row + m].tolist(), best_values[row:row + m])))
+        out.append(tuple(pairs[row:row + m]))
         row += m
     return out
 
