@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gc
 import io
 import json
 import sys
@@ -403,6 +404,7 @@ def handle(args) -> int:
     start = time.perf_counter()
     refset = load_references(args.references, args.config, args.split)
     systems = load_systems(args, refset)
+    gc.freeze()  # the inputs live to the end: the cyclic collector need not walk them again and again
     names = list(dict.fromkeys(args.metric or (DEFAULT_GROUPED if refset.grouped else DEFAULT_FLAT)))
     metrics = build_metrics(names, args, note, refset.kind)
     for name, _, items in systems:
