@@ -336,11 +336,11 @@ def load_systems(args, refset) -> list:
     from multiref.metrics.score_inputs import load_system, system_names
 
     paths, stdin = hypothesis_paths(args)
-    systems = []
+    systems, shared = [], {}  # shared: each reference record's lists, built once for all systems
     for path, name in zip(paths, system_names(paths)):
         records = load_system(path, refset, args.eos, stdin)
         pairs = match_items(refset, records, "standard input" if path == "-" else path, partial=args.partial)
-        systems.append((name, pairs, to_items(pairs)))
+        systems.append((name, pairs, to_items(pairs, shared)))
     return systems
 
 

@@ -119,3 +119,18 @@ def clipped_matches(side: dict, hypotheses, hyp_item) -> np.ndarray:
         result[:, n - 1] = np.bincount(hyp[entry] * n_groups + groups[index], weights=clipped,
                                        minlength=n_hyps * n_groups).astype(np.int64)  # exact: small integers
     return result.reshape(n_hyps, n_groups, k)
+
+
+def cached_side(memo: list, config: tuple, sources: list, freeze, build):
+    """The reference side of a test set, from ``memo`` (a one-entry list kept by the caller) when
+    the same references come again (the next system of a run), else ``build()`` (then stored).
+
+    ``sources``: per item its references; ``freeze(source)`` a hashable copy. The contents are
+    compared, not the objects, so a list changed in place between two calls is counted afresh.
+    """
+    key = tuple(map(freeze, sources))
+    if memo and memo[0][0] == config and memo[0][1] == key:
+        return memo[0][2]
+    side = build()
+    memo[:] = [(config, key, side)]
+    return side

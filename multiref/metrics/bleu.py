@@ -447,15 +447,16 @@ def _batch_item_stats(metric: BLEU, items: Sequence[Item], scorer) -> tuple:
     """``(segments, per_item, item_stats)`` of :meth:`BLEU.score_items` with the clipped matches of
     all hypotheses from :func:`multiref.metrics._batch_matches.clipped_matches` (the references as
     one group per item, counted once per run); the same integers and floats as item by item."""
-    from multiref.metrics._batch_matches import clipped_matches, reference_side
+    from multiref.metrics._batch_matches import cached_side, clipped_matches, reference_side
 
     k = metric.stat_order
-    key = (metric.tokenizer_name, metric.lowercase, k, tuple(tuple(item.references) for item in items))
-    side = next((side for memo_key, side in _SIDE_MEMO if memo_key == key), None)
-    if side is None:
+
+    def build():
         refs = [[metric.tokenize(r) for r in item.references] for item in items]
-        side = (reference_side([[r] for r in refs], k), [tuple(len(r) for r in item_refs) for item_refs in refs])
-        _SIDE_MEMO[:] = [(key, side)]
+        return reference_side([[r] for r in refs], k), [tuple(len(r) for r in item_refs) for item_refs in refs]
+
+    side = cached_side(_SIDE_MEMO, (metric.tokenizer_name, metric.lowercase, k), [item.references for item in items],
+                       tuple, build)
     tokenize = metric.tokenize
     hyps = [tokenize(h) for item in items for h in item.hypotheses]
     owner = [i for i, item in enumerate(items) for _ in item.hypotheses]

@@ -382,16 +382,12 @@ def _batchable(metric, items) -> bool:
 def _batch_side(metric, items, k: int) -> dict:
     """The numpy reference side of ``items`` (:func:`multiref.metrics._batch_matches.reference_side`),
     counted once for the systems of a run scored on the same references."""
-    from multiref.metrics._batch_matches import reference_side
+    from multiref.metrics._batch_matches import cached_side, reference_side
 
-    key = (metric.tokenizer_name, metric.lowercase, k, tuple(tuple(map(tuple, item.groups)) for item in items))
-    for memo_key, side in _SIDE_MEMO:
-        if memo_key == key:
-            return side
     tok = get_tokenizer(metric.tokenizer_name, metric.lowercase)
-    side = reference_side([[[tok(r) for r in group] for group in item.groups] for item in items], k)
-    _SIDE_MEMO[:] = [(key, side)]
-    return side
+    return cached_side(_SIDE_MEMO, (metric.tokenizer_name, metric.lowercase, k), [item.groups for item in items],
+                       lambda groups: tuple(map(tuple, groups)),
+                       lambda: reference_side([[[tok(r) for r in group] for group in item.groups] for item in items], k))
 
 
 def _batch_alignment(metric, items) -> list:
