@@ -72,3 +72,19 @@ def test_small_or_malformed_test_sets_take_the_item_path():
     assert not lsdscc._batchable(MaxBLEU(), broken) and not bleu_module._batchable(broken)
     with pytest.raises(ValueError, match="no hypotheses"):
         MaxBLEU().score_items(broken)
+
+
+def test_to_items_shares_each_reference_record_across_systems(tmp_path):
+    from multiref.metrics.references import load_hypotheses, load_references, match_items, to_items
+
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text('{"id": "a", "groups": [["x y"], ["z"]]}\n{"id": "b", "groups": [["u"]]}\n')
+    hyps = tmp_path / "hyps.jsonl"
+    hyps.write_text('{"id": "b", "hypothesis": "u"}\n{"id": "a", "hypothesis": "x"}\n')
+    refset = load_references(str(refs))
+    pairs = match_items(refset, load_hypotheses(str(hyps)), str(hyps))
+    shared: dict = {}
+    first, second = to_items(pairs, shared), to_items(pairs, shared)
+    assert first == second == to_items(pairs)
+    assert [i.groups for i in first] == [[["u"]], [["x y"], ["z"]]]
+    assert all(a.groups is b.groups and a.references is b.references for a, b in zip(first, second))
