@@ -38,6 +38,10 @@ of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options 
 computation; a BLEU value is computed once per distinct (hypothesis length, clipped
 matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
 BLEU per (hypothesis, group) pair.
+A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and no brevity penalty is
+aligned at once (:func:`_batch_alignment`: the clipped matches of every pair from
+:mod:`multiref.metrics._batch_matches`, the references counted once for all systems of a run); the
+same integers and the same BLEU values.
 """
 
 from __future__ import annotations
