@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gc
 import io
 import json
 import sys
@@ -335,11 +336,11 @@ def load_systems(args, refset) -> list:
     from multiref.metrics.score_inputs import load_system, system_names
 
     paths, stdin = hypothesis_paths(args)
-    systems = []
+    systems, shared = [], {}  # shared: each reference record's lists, built once for all systems
     for path, name in zip(paths, system_names(paths)):
         records = load_system(path, refset, args.eos, stdin)
         pairs = match_items(refset, records, "standard input" if path == "-" else path, partial=args.partial)
-        systems.append((name, pairs, to_items(pairs)))
+        systems.append((name, pairs, to_items(pairs, shared)))
     return systems
 
 
@@ -403,6 +404,7 @@ def handle(args) -> int:
     start = time.perf_counter()
     refset = load_references(args.references, args.config, args.split)
     systems = load_systems(args, refset)
+    gc.freeze()  # the inputs live to the end: the cyclic collector need not walk them again and again
     names = list(dict.fromkeys(args.metric or (DEFAULT_GROUPED if refset.grouped else DEFAULT_FLAT)))
     metrics = build_metrics(names, args, note, refset.kind)
     for name, _, items in systems:

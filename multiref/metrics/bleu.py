@@ -391,9 +391,19 @@ class BLEU(Metric):
         self._set_nrefs(items)
         if self.aggregate != "standard":
             return super().score_items(items)
+        scorer = sentence_scorer(self.weights, self.smoothing, self.brevity_penalty)  # = score_stats, bit for bit
+        if _batchable(items):
+            segments, per_item, item_stats = _batch_item_stats(self, items, scorer)
+        else:
+            segments, per_item, item_stats = self._item_stats(items, scorer)
+        value = self.score_stats(sum_stats(segments))
+        extra = {"items": len(items), "segments": len(segments), "sentence_mean": sum(per_item) / len(per_item)}
+        return Score(self.name, float(value), self.signature, per_item, extra, item_stats)
+
+    def _item_stats(self, items: Sequence[Item], scorer) -> tuple:
+        """``(segments, per_item, item_stats)`` of :meth:`score_items`, item by item."""
         segments, per_item, item_stats = [], [], []
         previous, tables = getattr(self, "_tables", {}), {}  # reference tables of the last test set scored
-        scorer = sentence_scorer(self.weights, self.smoothing, self.brevity_penalty)  # = score_stats, bit for bit
         for item in items:
             if not item.hypotheses:
                 raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
@@ -415,6 +425,57 @@ class BLEU(Metric):
             per_item.append(sum(values) / len(values))
             item_stats.append(segments[start] if len(segments) == start + 1 else sum_stats(segments[start:]))
         self._tables = tables  # several systems on the same references count them once
-        value = self.score_stats(sum_stats(segments))
-        extra = {"items": len(items), "segments": len(segments), "sentence_mean": sum(per_item) / len(per_item)}
-        return Score(self.name, float(value), self.signature, per_item, extra, item_stats)
+        return segments, per_item, item_stats
+
+
+#: from this many items on, corpus BLEU counts clipped matches of a whole test set in numpy
+BATCH_MIN_ITEMS = 64
+#: the reference side of the last test set counted in batch, ``[(key, side)]`` (kept across systems)
+_SIDE_MEMO: list = []
+
+
+def _batchable(items: Sequence[Item]) -> bool:
+    """Enough items, each with hypotheses and references, all strings (else the item-by-item
+    path raises the errors)."""
+    if len(items) < BATCH_MIN_ITEMS:
+        return False
+    return all(item.hypotheses and item.references and all(isinstance(t, str) for t in item.hypotheses)
+               and all(isinstance(t, str) for t in item.references) for item in items)
+
+
+def _batch_item_stats(metric: BLEU, items: Sequence[Item], scorer) -> tuple:
+    """``(segments, per_item, item_stats)`` of :meth:`BLEU.score_items` with the clipped matches of
+    all hypotheses from :func:`multiref.metrics._batch_matches.clipped_matches` (the references as
+    one group per item, counted once per run); the same integers and floats as item by item."""
+    from multiref.metrics._batch_matches import cached_side, clipped_matches, reference_side
+
+    k = metric.stat_order
+
+    def build():
+        refs = [[metric.tokenize(r) for r in item.references] for item in items]
+        return reference_side([[r] for r in refs], k), [tuple(len(r) for r in item_refs) for item_refs in refs]
+
+    side = cached_side(_SIDE_MEMO, (metric.tokenizer_name, metric.lowercase, k), [item.references for item in items],
+                       tuple, build)
+    tokenize = metric.tokenize
+    hyps = [tokenize(h) for item in items for h in item.hypotheses]
+    owner = [i for i, item in enumerate(items) for _ in item.hypotheses]
+    all_matches = clipped_matches(side[0], hyps, owner)[:, 0, :].tolist()
+    ref_lengths, by_length = side[1], {}  # by_length: hyp_len -> (denominators, totals)
+    segments, per_item, item_stats, row = [], [], [], 0
+    for i, item in enumerate(items):
+        values, start = [], row
+        for _ in item.hypotheses:
+            hyp_len, matches = len(hyps[row]), tuple(all_matches[row])
+            counts = by_length.get(hyp_len)
+            if counts is None:
+                totals = tuple(max(0, hyp_len - n) for n in range(k))
+                counts = by_length[hyp_len] = (tuple(t if t > 0 else 1 for t in totals), totals)
+            st = BleuStats(matches, counts[0], counts[1], hyp_len, closest_ref_length(ref_lengths[i], hyp_len),
+                           hyp_len, (matches[4], counts[0][4]) if k >= 5 else None)
+            segments.append(st)
+            values.append(scorer(st.matches, st.hyp_len, st.ref_len))
+            row += 1
+        per_item.append(sum(values) / len(values))
+        item_stats.append(segments[start] if row == start + 1 else sum_stats(segments[start:]))
+    return segments, per_item, item_stats

@@ -38,6 +38,10 @@ of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options 
 computation; a BLEU value is computed once per distinct (hypothesis length, clipped
 matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
 BLEU per (hypothesis, group) pair.
+A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and no brevity penalty is
+aligned at once (:func:`_batch_alignment`: the clipped matches of every pair from
+:mod:`multiref.metrics._batch_matches`, the references counted once for all systems of a run); the
+same integers and the same BLEU values.
 """
 
 from __future__ import annotations
@@ -360,6 +364,87 @@ def coverage(alignment: Sequence[int], group_sizes: Sequence[int]) -> tuple:
     return len(covered) / len(group_sizes), sum(group_sizes[k] for k in covered) / total
 
 
+#: from this many items on, :meth:`_LsdsccMetric.test_set_alignment` matches a whole test set in numpy
+BATCH_MIN_ITEMS = 64
+#: the reference side of the last test set matched in batch, ``[(key, side)]`` (kept across systems)
+_SIDE_MEMO: list = []
+
+
+def _batchable(metric, items) -> bool:
+    """Whether ``items`` can go through :func:`_batch_alignment`: enough of them, ``ties="first"``,
+    no brevity penalty, and every item well formed (else the per-item path raises the errors)."""
+    if len(items) < BATCH_MIN_ITEMS or metric.ties != "first" or metric.brevity_penalty:
+        return False
+    for item in items:
+        if not item.hypotheses or not item.groups or not all(item.groups):
+            return False
+        if not all(isinstance(h, str) for h in item.hypotheses):
+            return False
+    return True
+
+
+def _batch_side(metric, items, k: int) -> dict:
+    """The numpy reference side of ``items`` (:func:`multiref.metrics._batch_matches.reference_side`),
+    counted once for the systems of a run scored on the same references."""
+    from multiref.metrics._batch_matches import cached_side, reference_side
+
+    tok = get_tokenizer(metric.tokenizer_name, metric.lowercase)
+    return cached_side(_SIDE_MEMO, (metric.tokenizer_name, metric.lowercase, k), [item.groups for item in items],
+                       lambda groups: tuple(map(tuple, groups)),
+                       lambda: reference_side([[[tok(r) for r in group] for group in item.groups] for item in items], k))
+
+
+def _batch_alignment(metric, items) -> list:
+    """:meth:`_LsdsccMetric.alignment` of every item at once: the clipped matches of all
+    (hypothesis, group) pairs from :func:`multiref.metrics._batch_matches.clipped_matches`, the
+    BLEU of each distinct (length, matches) key from the same scorer and memo as
+    :func:`align_tokenized`, the first best group by ``numpy.argmax``. Same values, bit for bit."""
+    import numpy as np
+
+    from multiref.metrics._batch_matches import clipped_matches
+
+    k = stat_order(len(metric.weights), metric.smoothing)
+    side = _batch_side(metric, items, k)
+    tok = get_tokenizer(metric.tokenizer_name, metric.lowercase)
+    hyps = [tok(h) for item in items for h in item.hypotheses]
+    owner = [i for i, item in enumerate(items) for _ in item.hypotheses]
+    matches = clipped_matches(side, hyps, owner)
+    n_hyps, n_groups = matches.shape[:2]
+    lengths = np.fromiter(map(len, hyps), dtype=np.int64, count=n_hyps)
+    rows = np.concatenate([np.repeat(lengths, n_groups)[:, None], matches.reshape(-1, k)], axis=1)
+    keys, inverse = np.unique(rows, axis=0, return_inverse=True)
+    values = np.array(_key_values(metric, keys.tolist()), dtype=np.float64)[inverse.ravel()].reshape(n_hyps, n_groups)
+    sizes = np.repeat(np.fromiter((len(item.groups) for item in items), dtype=np.int64, count=len(items)),
+                      [len(item.hypotheses) for item in items])
+    values[np.arange(n_groups)[None, :] >= sizes[:, None]] = -1.0  # groups the item lacks never win
+    best = values.argmax(axis=1)
+    pairs = list(zip(best.tolist(), values[np.arange(n_hyps), best].tolist()))
+    out, row = [], 0
+    for item in items:
+        m = len(item.hypotheses)
+        out.append(tuple(pairs[row:row + m]))
+        row += m
+    return out
+
+
+def _key_values(metric, keys: list) -> list:
+    """BLEU without brevity penalty of each ``[hyp_len, *matches]`` key, as :func:`align_tokenized`."""
+    score = _bleu_scorer(metric.weights, metric.smoothing, False, metric.ties)
+    memo = _values_memo((tuple(metric.weights), metric.smoothing, metric.ties))
+    zero_without_unigrams = metric.smoothing != "add1"
+    out = []
+    for hyp_len, *matches in keys:
+        key = (hyp_len, *matches)
+        value = memo.get(key)
+        if value is None:
+            value = 0.0 if zero_without_unigrams and not matches[0] else score(matches, hyp_len, 0)
+            memo[key] = value
+        out.append(value)
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
+    return out
+
+
 class _LsdsccMetric(Metric):
     """Shared options and alignment for MaxBLEU, MDS and PDS."""
 
@@ -417,7 +502,9 @@ class _LsdsccMetric(Metric):
         for memo_config, memo_items, memo_ids, aligned in _TEST_SET_MEMO:
             if memo_config == config and memo_items is items and memo_ids == ids:
                 return aligned
-        aligned = [self.alignment(item) for item in items]
+        aligned = _batch_alignment(self, items) if _batchable(self, items) else None
+        if aligned is None:
+            aligned = [self.alignment(item) for item in items]
         _TEST_SET_MEMO[:] = [(config, items, ids, aligned)] + _TEST_SET_MEMO[:1]
         return aligned
 

@@ -395,12 +395,24 @@ def _short(text: str, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
-def to_items(pairs) -> list:
-    """:class:`multiref.metrics.Item` objects from :func:`match_items` pairs."""
+def to_items(pairs, shared: dict | None = None) -> list:
+    """:class:`multiref.metrics.Item` objects from :func:`match_items` pairs.
+
+    ``shared``: a dict kept by the caller across the systems of one run; the reference side of
+    a record (its references, groups, weights, group ids as lists) is then built once and the
+    items of every system hold the same lists (items are frozen; nothing changes them).
+    """
     from multiref.metrics.base import Item
 
-    return [Item(id=ref.id, hypotheses=list(hyp.hypotheses), references=list(ref.references),
-                 groups=[list(g) for g in ref.groups] if ref.groups is not None else None,
-                 weights=list(ref.weights) if ref.weights is not None else None,
-                 group_ids=list(ref.group_ids) if ref.group_ids is not None else None)
-            for hyp, ref in pairs]
+    shared = {} if shared is None else shared
+    out = []
+    for hyp, ref in pairs:
+        fields = shared.get(id(ref))
+        if fields is None or fields[0] is not ref:  # the record itself is kept: its id stays its own
+            fields = shared[id(ref)] = (ref, list(ref.references),
+                                        [list(g) for g in ref.groups] if ref.groups is not None else None,
+                                        list(ref.weights) if ref.weights is not None else None,
+                                        list(ref.group_ids) if ref.group_ids is not None else None)
+        out.append(Item(id=ref.id, hypotheses=list(hyp.hypotheses), references=fields[1], groups=fields[2],
+                        weights=fields[3], group_ids=fields[4]))
+    return out
