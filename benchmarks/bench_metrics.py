@@ -99,7 +99,9 @@ def bytecode_env(folder: str) -> dict:
 
     env = dict(os.environ, PYTHONPYCACHEPREFIX=os.path.join(folder, "pycache"))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.dirname(multiref.__file__)], env=env, check=True)
+    root = os.path.dirname(os.path.dirname(multiref.__file__))  # every package of the project, as pip compiles them
+    packages = [os.path.join(root, p) for p in ("multiref", "multiref_cli", "lsdscc", "pipelines", "dailydialog_pp")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], env=env, check=True)
     return env
 
 
