@@ -41,8 +41,9 @@ setup(
     python_requires=">=3.10",
     # Namespace discovery also lists the data folders (lsdscc/corpus/sample, dailydialog_pp/data, ...),
     # so setuptools ships them as package data without warnings.
-    packages=find_namespace_packages(include=["multiref", "multiref.*", "pipelines", "pipelines.*", "lsdscc",
-                                              "lsdscc.*", "dailydialog_pp", "dailydialog_pp.*"],
+    packages=find_namespace_packages(include=["multiref_cli", "multiref_cli.*", "pipelines", "pipelines.*", "lsdscc",
+                                              "lsdscc.*", "dailydialog_pp", "dailydialog_pp.*", "multiref",
+                                              "multiref.*"],
                                      exclude=["*.__pycache__"]),
     package_data={
         "": ["*.json", "*.jsonl", "*.jsonl.gz", "*.txt", "*.md", "*.csv", "*.tsv", "*.zst", "*.gz"],

@@ -186,3 +186,16 @@ def test_no_module_named_like_the_standard_library():
 def test_pipeline_modules_stay_small(module):
     with open(MODULES[module], encoding="utf-8") as fh:
         assert len(fh.readlines()) <= 420, module
+
+
+def test_every_layer_is_a_package_setup_installs():
+    """setup.py installs every layer's packages: a layer missing from its ``include`` list
+    imports from a checkout but not from an install (``python -m multiref_cli`` elsewhere)."""
+    import ast as _ast
+
+    source = (REPO_DIR / "setup.py").read_text(encoding="utf-8")
+    calls = [n for n in _ast.walk(_ast.parse(source)) if isinstance(n, _ast.Call)
+             and getattr(n.func, "id", "") == "find_namespace_packages"]
+    include = {v for c in calls for kw in c.keywords if kw.arg == "include" for v in _ast.literal_eval(kw.value)}
+    for package in (p for layer in LAYERS for p in layer):
+        assert {package, f"{package}.*"} <= include, package
