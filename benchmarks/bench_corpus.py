@@ -2,7 +2,7 @@
 
 Generates Pushshift-shaped monthly dumps itself (zstd JSON lines, seeded): comments carry
 the real 2019 comment field set (46 keys, as listed in the Arctic Shift schema statistics of
-RC_2019-06, ``/work/shared/data/reddit-samples``), about 1.2 KB a line. Then, in one run:
+RC_2019-06, ``../shared/data/reddit-samples``), about 1.2 KB a line. Then, in one run:
 
 a. reader: a file of ``--lines`` comments of which 0.1% are r/movies;
    ``lsdscc.corpus.sources.read_items(path, subreddits=("movies",))`` consuming every item, vs the
