@@ -35,17 +35,13 @@ from lsdscc.corpus.outputs import finish_shard, rejected_jsonl, summarize_shard 
 from lsdscc.corpus.records import Post, dead_letter
 from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
 from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, register_row_coder
+from pipelines.lsdscc_read import NAMESPACE, REJECTED, Read, ReadPosts  # noqa: F401  (Read: the job's first step)
 
-NAMESPACE = "lsdscc"
-REJECTED = "rejected"
 register_row_coder(Post, Node, Thread, SingleTurnRow, MultiTurnRow)
 
 
 class _Counting(CountingDoFn):
     namespace = NAMESPACE
-
-
-from pipelines.lsdscc_read import Read, ReadPosts  # noqa: E402,F401  (the job's first step, in its own module)
 
 
 class ResolveThread(_Counting):

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from lsdscc.corpus import eras
-from lsdscc.corpus.config import CorpusConfig
+from lsdscc.corpus.config import CorpusConfig, parse_date
 from lsdscc.corpus.deletions import meta_drop_reason
 from lsdscc.corpus.outcomes import Dropped
 from lsdscc.corpus.records import normalize
@@ -267,12 +267,12 @@ def test_keep_deleted_later_keeps_them_and_says_so(deletion_dumps):
 # -- item 3: --since / --until --------------------------------------------------------------------
 
 def test_parse_date():
-    assert eras.parse_date("2023-06-01") == 1685577600
-    assert eras.parse_date("2023-06-01", end=True) == 1685577600 + 86399
-    assert eras.parse_date("1685577600", end=True) == 1685577600
+    assert parse_date("2023-06-01") == 1685577600
+    assert parse_date("2023-06-01", end=True) == 1685577600 + 86399
+    assert parse_date("1685577600", end=True) == 1685577600
     for bad in ("2023-13-01", "June 2023", "2023-06", "-5"):
         with pytest.raises(ValueError):
-            eras.parse_date(bad)
+            parse_date(bad)
 
 
 def test_time_range_keeps_whole_threads_by_their_submission(tmp_path):

@@ -13,7 +13,7 @@ of the reddit samples). :data:`ERAS` names the periods whose records look alike:
 and collects the top-level fields seen in each era; :func:`low_months` flags a month with far
 fewer records than both its neighbours (the June 2023 blackout, a missing dump file).
 
-**The time range** (``--since`` / ``--until``, :func:`parse_date`) selects *threads*: a thread
+**The time range** (``--since`` / ``--until``, :func:`lsdscc.corpus.config.parse_date`) selects *threads*: a thread
 is in range when its submission was created in range, both ends included, and then all of
 its comments are kept, also those written after ``--until`` (a reply a week later, in the
 next month's dump). A thread whose submission is not in the input is judged by its earliest
@@ -30,7 +30,6 @@ import datetime as _dt
 import re
 from collections import Counter
 
-from lsdscc.corpus.config import parse_date  # noqa: F401  (the --since/--until dates, declared with the option)
 
 #: (first month, label) of each era, oldest first; an era runs until the next one starts.
 ERAS = (
