@@ -1,0 +1,173 @@
+"""The corpus job on a Beam worker pool: the cluster deployment, run on this machine (docs/cluster.md).
+
+Flink and Spark on Kubernetes run Beam's Python SDK workers from a worker pool (the SDK
+container's ``--worker_pool`` mode: ``python -m apache_beam.runners.worker.worker_pool_main``);
+the runner asks it for workers over gRPC (``--environment_type EXTERNAL``). These tests start a
+real pool, run the real job against it, and compare every output file with the default runner:
+
+- the portable runner (``--runner PortableRunner --job_endpoint embed --environment_type EXTERNAL``),
+  through the command line: same bytes, and the workers import only what
+  deploy/worker/requirements.txt installs (read from ``PYTHONPROFILEIMPORTTIME`` output);
+- two workers of one pool splitting one job (Beam's FnApiRunner asking the EXTERNAL pool for
+  ``--direct_num_workers 2`` workers; the embedded job service of the portable runner asks for one):
+  same bytes, the pool started two worker processes, and each was sent bundles of the job's
+  stages (each imported the job's modules to unpickle their DoFns).
+
+The pool's workers run a bare ``python`` from PATH (with the wrong one the driver waits silently),
+so the pool starts with its interpreter's folder first on PATH, the driver runs under a timeout,
+and the pool's process group (the pool and its workers) is ended on teardown.
+``MULTIREF_WORKER_PYTHON`` runs the pool from another interpreter, such as a venv holding only
+deploy/worker/requirements.txt and this package (deploy/worker/check_slim_workers.sh).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests import worker_imports as wi
+from tests.helpers import REPO_DIR, file_digests
+
+WORKER_PYTHON = os.environ.get("MULTIREF_WORKER_PYTHON") or sys.executable
+DRIVER_TIMEOUT = 150  # seconds; a build of the sample takes about 20 s
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def _pool_env() -> dict:
+    """The pool's environment: its interpreter's folder first on PATH (its workers run
+    ``python``), import-time logging on, and this checkout importable, unless the pool runs
+    from another interpreter (whose installed package is then the one tested)."""
+    env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1",
+           "PATH": os.path.dirname(WORKER_PYTHON) + os.pathsep + os.environ.get("PATH", "")}
+    if WORKER_PYTHON == sys.executable:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_DIR), os.environ.get("PYTHONPATH")]))
+    else:
+        env.pop("PYTHONPATH", None)
+    return env
+
+
+@contextlib.contextmanager
+def worker_pool(folder):
+    """A running worker pool; yields ``(address, pool process, log path)``. Ends the pool's
+    process group (the pool and the workers it started) on exit."""
+    port, log = free_port(), folder / "pool.log"
+    with open(log, "wb") as out:
+        pool = subprocess.Popen([WORKER_PYTHON, "-m", "apache_beam.runners.worker.worker_pool_main",
+                                 "--service_port", str(port)], cwd=folder, env=_pool_env(), stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert pool.poll() is None, f"the worker pool exited: {log.read_text()[-2000:]}"
+            assert time.monotonic() < deadline, "the worker pool did not listen within 60 s"
+            with contextlib.suppress(OSError), socket.create_connection(("localhost", port), timeout=1):
+                break
+            time.sleep(0.2)
+        yield f"localhost:{port}", pool, log
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pool.pid, sig)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                pool.wait(10)
+                break
+
+
+def _drive(argv, log, cwd):
+    """Run a driver command under :data:`DRIVER_TIMEOUT`; fail with the pool's log on a hang."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_DIR), os.environ.get("PYTHONPATH")]))}
+    try:
+        proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=DRIVER_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the driver did not finish in {DRIVER_TIMEOUT} s (a worker that cannot start, such as "
+                    f"the wrong `python` on the pool's PATH); pool log:\n{log.read_text()[-3000:]}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+@pytest.fixture(scope="module")
+def default_build(tmp_path_factory):
+    """The bundled sample built on the default runner, as ``multiref lsdscc build --skip-testset``."""
+    from pipelines.lsdscc_corpus import run
+
+    folder = tmp_path_factory.mktemp("default") / "out"
+    run(["--output", str(folder)], quiet=True, check=True)
+    return file_digests(folder)
+
+
+@pytest.fixture(scope="module")
+def portable_build(tmp_path_factory):
+    """The same build through the command line on the portable runner, its workers from a pool:
+    ``(output folder, the pool's log)``."""
+    folder = tmp_path_factory.mktemp("portable")
+    with worker_pool(folder) as (address, _, log):
+        _drive([sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--quiet", "--skip-testset", "--output",
+                str(folder / "out"), "--runner", "PortableRunner", "--job_endpoint", "embed", "--environment_type",
+                "EXTERNAL", "--environment_config", address], log, folder)
+        text = log.read_text(errors="replace")
+    return folder / "out", text
+
+
+def test_portable_runner_on_a_worker_pool_gives_the_same_bytes(default_build, portable_build):
+    folder, log = portable_build
+    assert file_digests(folder) == default_build
+    started = [line for line in log.splitlines() if "Starting worker with command" in line]
+    assert len(started) == 1 and "['python', '-c'" in started[0], started  # a worker process, from PATH
+
+
+def test_the_workers_import_only_the_worker_requirements(portable_build):
+    _, log = portable_build
+    imported = wi.distributions_of(wi.imported_by_log(log))
+    # Beam itself imports its optional extras (dill, pandas, absl-py) when they are installed;
+    # setuptools is imported by its .pth hook in every venv
+    allowed = wi.closure(wi.requirement_lines()) | wi.beam_extras() | {"setuptools"}
+    assert {d: m for d, m in imported.items() if d not in allowed} == {}
+    assert not [h for h in wi.HEAVY if h in imported]
+    assert {"nltk", "orjson", "pyarrow", "zstandard"} - set(wi.closure(wi.requirement_lines())) == set()
+    # the modules the workers loaded are those tests/test_worker_requirements.py scans
+    loaded = wi.project_modules_in_log(log)
+    assert loaded and loaded <= set(wi.project_modules_loaded()), loaded - set(wi.project_modules_loaded())
+
+
+# -- two workers of one pool --------------------------------------------------------------
+
+TWO_WORKERS = """
+import sys
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+from apache_beam.transforms.environments import ExternalEnvironment
+from pipelines.lsdscc_corpus import build
+from pipelines.lsdscc_options import corpus_pipeline_options
+
+address, folder = sys.argv[1:]
+runner = FnApiRunner(default_environment=ExternalEnvironment(address))
+options = PipelineOptions(["--output", folder, "--direct_num_workers", "2"], runner=runner)
+build(options.view_as(corpus_pipeline_options()), options=options, quiet=True)
+"""
+
+
+def test_two_workers_of_one_pool_share_the_job(default_build, tmp_path):
+    with worker_pool(tmp_path) as (address, _, log):
+        _drive([sys.executable, "-c", TWO_WORKERS, address, str(tmp_path / "out")], log, tmp_path)
+        text = log.read_text(errors="replace")
+    assert file_digests(tmp_path / "out") == default_build
+    started = re.findall(r'Starting worker with command .*worker_id="(worker_\d+)"', text)
+    assert sorted(started) == ["worker_0", "worker_1"], started
+    # Each worker fetches a stage's descriptor, and imports the job's modules to unpickle its
+    # DoFns, when it is sent a bundle of that stage (Beam splits every stage's input over both):
+    # one first import per worker process in the pool's log (the pool itself never imports them).
+    for module in ("pipelines.lsdscc_transforms", "lsdscc.corpus.cleaning", "multiref.output.beam_writer"):
+        assert len(re.findall(rf"\| +{re.escape(module)}$", text, flags=re.M)) == 2, module
