@@ -3,7 +3,8 @@
 # exactly what deploy/worker/Dockerfile installs (requirements.txt under constraints.txt, then
 # this package with --no-deps), and tests/test_worker_pool.py runs with the worker pool and its
 # workers started from that venv (the driver stays in the project's venv). Needs the package
-# registry (pip); the tests themselves run offline. Usage, from anywhere:
+# registry (pip; it warns that the package's driver-side dependencies are not installed: that
+# is the point); the tests themselves run offline. Usage, from anywhere (or `make worker-check`):
 #   deploy/worker/check_slim_workers.sh [VENV]      (default VENV: /tmp/multiref-worker-venv)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
