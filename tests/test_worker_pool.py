@@ -87,15 +87,25 @@ def worker_pool(folder):
 
 
 def _drive(argv, log, cwd):
-    """Run a driver command under :data:`DRIVER_TIMEOUT`; fail with the pool's log on a hang."""
+    """Run a driver command; fail with the pool's log when a worker process dies at start-up
+    (a traceback in the pool's log: the driver itself would wait for it without a word, and
+    does not even end on SIGTERM) or after :data:`DRIVER_TIMEOUT` seconds."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_DIR), os.environ.get("PYTHONPATH")]))}
-    try:
-        proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=DRIVER_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"the driver did not finish in {DRIVER_TIMEOUT} s (a worker that cannot start, such as "
-                    f"the wrong `python` on the pool's PATH); pool log:\n{log.read_text()[-3000:]}")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
+    with open(log.with_suffix(".driver"), "w+") as out:
+        driver = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+        deadline, why = time.monotonic() + DRIVER_TIMEOUT, None
+        while driver.poll() is None and why is None:
+            if "Traceback (most recent call last)" in log.read_text(errors="replace"):
+                why = "a worker process died (the wrong `python` on the pool's PATH?)"
+            elif time.monotonic() > deadline:
+                why = f"the driver did not finish in {DRIVER_TIMEOUT} s"
+            time.sleep(0.5)
+        if why is not None:
+            driver.kill()
+            driver.wait(10)
+            pytest.fail(f"{why}; pool log:\n{log.read_text(errors='replace')[-3000:]}")
+        out.seek(0)
+        assert driver.returncode == 0, out.read()[-3000:]
 
 
 @pytest.fixture(scope="module")
