@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 DEMO_OUT ?= out/lsdscc
 
-.PHONY: demo test install bench clean
+.PHONY: demo test install bench worker-check clean
 
 $(STAMP): setup.py constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ test: $(STAMP)
 bench: $(STAMP)
 	export MULTIREF_DATA="$${MULTIREF_DATA:-$$(cd .. && pwd)/shared/data}"; \
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# The worker image's install lines in a fresh venv (needs the package registry), then the
+# worker-pool tests with the pool's workers from it (docs/cluster.md).
+worker-check: $(STAMP)
+	PYTHON=$(PY) deploy/worker/check_slim_workers.sh
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

@@ -98,15 +98,21 @@ def test_a_failing_job_is_not_a_runner_that_cannot_start(beam_args, in_setup):
 
 # -- remote globs ---------------------------------------------------------------------------
 
+#: the README's Dataflow command (step 1), with --dry_run=True; Beam packages setup.py with
+#: `setup.py sdist` (no network), and with the worker image (docs/cluster.md) instead
 DATAFLOW = ["lsdscc", "build", "--input", "gs://my-bucket/reddit/R[CS]_2017-*.zst", "--output",
             "gs://my-bucket/lsdscc", "--skip-testset", "--runner", "DataflowRunner", "--project", "my-project",
             "--region", "us-central1", "--temp_location", "gs://my-bucket/tmp", "--dry_run=True"]
+SETUP_FILE = ["--setup_file", str(REPO_DIR / "setup.py")]
+IMAGE = ["--sdk_container_image", "us-central1-docker.pkg.dev/my-project/beam/multiref-worker:0.1.0",
+         "--experiments", "use_runner_v2"]
 
 
-def test_dataflow_dry_run_with_a_remote_glob_builds_offline(tmp_path):
+@pytest.mark.parametrize("packaging", [SETUP_FILE, IMAGE], ids=["setup-file", "worker-image"])
+def test_dataflow_dry_run_with_a_remote_glob_builds_offline(tmp_path, packaging):
     # STORAGE_EMULATOR_HOST (run_multiref) sends any Cloud Storage call to a closed port
     try:
-        proc, seconds = run_multiref(DATAFLOW, tmp_path, env_extra=NO_DOWNLOADS, timeout=100)
+        proc, seconds = run_multiref(DATAFLOW + packaging, tmp_path, env_extra=NO_DOWNLOADS, timeout=100)
     except subprocess.TimeoutExpired:
         pytest.fail("the dry run did not finish in 100 s (it listed gs:// while building the graph)")
     assert proc.returncode == 0, proc.stderr
