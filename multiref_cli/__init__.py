@@ -354,7 +354,26 @@ def group(parser: argparse.ArgumentParser, title: str = "subcommands") -> argpar
 
 
 def run() -> None:  # console-script entry point
-    sys.exit(main())
+    status = main()
+    if status == EXIT_INTERRUPTED:
+        _exit_now_if_threads_linger(status)
+    sys.exit(status)
+
+
+def _exit_now_if_threads_linger(status: int) -> None:
+    """After an interrupt, end the process even if a runner left non-daemon threads.
+
+    Beam's embedded job service keeps such threads waiting for workers that never connect
+    (an EXTERNAL worker pool whose workers died at start); the interpreter would join them
+    forever. The interrupt line is printed and the staging folder handled by then.
+    """
+    import os
+    import threading
+
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
 
 
 if __name__ == "__main__":
