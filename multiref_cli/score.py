@@ -448,16 +448,25 @@ def report(args, refset, systems, metrics, scores) -> str:
     from multiref_cli.score_stats import significance
 
     found = significance(args, systems, metrics, scores, refset) if statistics else None
-    suffix = score_report.stats_suffix(args)
+    methods = interval_methods(metrics) if args.confidence else ["percentile"] * len(metrics)
+    suffixes = [score_report.stats_suffix(args, method) for method in methods]
     results = []
     for s, ((name, _, items), row) in enumerate(zip(systems, scores)):
         entry = score_report.SystemResult(name)
         for m, r in enumerate(row):
-            signature = _signature(r, items, refset) + (f"|{suffix}" if suffix else "")
+            signature = _signature(r, items, refset) + (f"|{suffixes[m]}" if suffixes[m] else "")
             ci, p = (found[m][s]["ci"], found[m][s]["p_value"]) if found else (None, None)
             entry.metrics[r.name] = {"score": r.score, "ci": list(ci) if ci else None, "p_value": p,
                                      "signature": signature}
             if args.verbose and score_report.bleu_details(r):
                 entry.metrics[r.name]["details"] = score_report.bleu_details(r)
         results.append(entry)
-    return score_report.format_results(results, args.format, score_report.legend(args, systems[0][0]))
+    jackknifed = tuple(dict.fromkeys(m.name for m, method in zip(metrics, methods) if method == "jackknife"))
+    return score_report.format_results(results, args.format, score_report.legend(args, systems[0][0], jackknifed))
+
+
+def interval_methods(metrics) -> list:
+    """Per metric, how its 95% interval is computed (:func:`multiref.metrics.significance.interval_method`)."""
+    from multiref.metrics.significance import interval_method
+
+    return [interval_method(m) for m in metrics]
