@@ -38,10 +38,12 @@ of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options 
 computation; a BLEU value is computed once per distinct (hypothesis length, clipped
 matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
 BLEU per (hypothesis, group) pair.
-A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and no brevity penalty is
-aligned at once (:func:`_batch_alignment`: the clipped matches of every pair from
-:mod:`multiref.metrics._batch_matches`, the references counted once for all systems of a run); the
-same integers and the same BLEU values.
+A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and fewer than
+:data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average is aligned at once
+(:func:`_batch_alignment`: the clipped matches of every pair from
+:mod:`multiref.metrics._batch_matches`, the references counted once for all systems of a run, the
+brevity penalty from each group's closest reference length); the same integers and the same BLEU
+values.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ import functools
 from collections import Counter
 from typing import Sequence
 
-from multiref.metrics._ngrams import closest_ref_length
+from multiref.metrics._ngrams import closest_sorted_length
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
 from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
@@ -264,7 +266,7 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
         hyp_len = len(hyp)
         ref_lens = closest.get(hyp_len)
         if ref_lens is None:
-            ref_lens = closest[hyp_len] = ([closest_ref_length(lengths, hyp_len) for lengths in group_lengths]
+            ref_lens = closest[hyp_len] = ([closest_sorted_length(lengths, hyp_len) for lengths in group_lengths]
                                            if brevity_penalty else no_lengths)
         best, best_value = 0, -1.0
         for g, matches in enumerate(per_group):
@@ -366,14 +368,22 @@ def coverage(alignment: Sequence[int], group_sizes: Sequence[int]) -> tuple:
 
 #: from this many items on, :meth:`_LsdsccMetric.test_set_alignment` matches a whole test set in numpy
 BATCH_MIN_ITEMS = 64
+#: ... when the items have fewer hypotheses than this on average: with many hypotheses per query, the
+#: per-query path (numpy per query, the query's references counted once) is faster. Measured with
+#: nltk1 and the brevity penalty on LSDSCC queries, CPU seconds batch / per query: 1 hypothesis per
+#: item 0.42/1.07, 16: 0.45/0.61, 32: 0.24/0.24, 50 (benchmarks/bench_metrics.py): 0.36/0.29
+BATCH_MAX_HYPOTHESES = 32
 #: the reference side of the last test set matched in batch, ``[(key, side)]`` (kept across systems)
 _SIDE_MEMO: list = []
 
 
 def _batchable(metric, items) -> bool:
     """Whether ``items`` can go through :func:`_batch_alignment`: enough of them, ``ties="first"``,
-    no brevity penalty, and every item well formed (else the per-item path raises the errors)."""
-    if len(items) < BATCH_MIN_ITEMS or metric.ties != "first" or metric.brevity_penalty:
+    fewer than :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average, and every item well
+    formed (else the per-item path raises the errors)."""
+    if len(items) < BATCH_MIN_ITEMS or metric.ties != "first":
+        return False
+    if sum(len(item.hypotheses) for item in items) >= BATCH_MAX_HYPOTHESES * len(items):
         return False
     for item in items:
         if not item.hypotheses or not item.groups or not all(item.groups):
@@ -398,7 +408,8 @@ def _batch_alignment(metric, items) -> list:
     """:meth:`_LsdsccMetric.alignment` of every item at once: the clipped matches of all
     (hypothesis, group) pairs from :func:`multiref.metrics._batch_matches.clipped_matches`, the
     BLEU of each distinct (length, matches) key from the same scorer and memo as
-    :func:`align_tokenized`, the first best group by ``numpy.argmax``. Same values, bit for bit."""
+    :func:`align_tokenized`, times the brevity penalty when it is on (:func:`_batch_penalties`), the
+    first best group by ``numpy.argmax``. Same values, bit for bit."""
     import numpy as np
 
     from multiref.metrics._batch_matches import clipped_matches
@@ -414,6 +425,8 @@ def _batch_alignment(metric, items) -> list:
     rows = np.concatenate([np.repeat(lengths, n_groups)[:, None], matches.reshape(-1, k)], axis=1)
     keys, inverse = np.unique(rows, axis=0, return_inverse=True)
     values = np.array(_key_values(metric, keys.tolist()), dtype=np.float64)[inverse.ravel()].reshape(n_hyps, n_groups)
+    if metric.brevity_penalty:  # the same product as align_tokenized's bp * value
+        values *= _batch_penalties(side, lengths, np.asarray(owner, dtype=np.int64))
     sizes = np.repeat(np.fromiter((len(item.groups) for item in items), dtype=np.int64, count=len(items)),
                       [len(item.hypotheses) for item in items])
     values[np.arange(n_groups)[None, :] >= sizes[:, None]] = -1.0  # groups the item lacks never win
@@ -425,6 +438,21 @@ def _batch_alignment(metric, items) -> list:
         out.append(tuple(pairs[row:row + m]))
         row += m
     return out
+
+
+def _batch_penalties(side: dict, lengths, owner) -> "np.ndarray":
+    """``(hypotheses, groups)`` brevity penalties against each group's closest reference length,
+    each from :func:`multiref.metrics.bleu.brevity_penalty_factor` once per distinct (hypothesis
+    length, reference length), as :func:`align_tokenized` computes them."""
+    import numpy as np
+
+    from multiref.metrics._batch_matches import closest_lengths
+
+    ref = closest_lengths(side, lengths, owner)
+    pairs = np.stack([np.broadcast_to(lengths[:, None], ref.shape).ravel(), ref.ravel()], axis=1)
+    keys, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    factors = np.array([brevity_penalty_factor(h, r) for h, r in keys.tolist()], dtype=np.float64)
+    return factors[inverse.ravel()].reshape(ref.shape)
 
 
 def _key_values(metric, keys: list) -> list:
