@@ -161,8 +161,8 @@ def paired(responses: list, args) -> None:
     for size in args.sizes:
         for name, stats in systems.items():
             for test, (same, better) in paired_rates(stats, size, args, rng).items():
-                print(f"{name:<24} N {size:>5}  {'paired bootstrap' if test == 'bs' else 'approximate randomization':<26}"
-                      f" equally diverse {same:6.1%}   more diverse {better:6.1%}")
+                label = "paired bootstrap" if test == "bs" else "approximate randomization"
+                print(f"{name:<24} N {size:>5}  {label:<26} equally diverse {same:6.1%}   more diverse {better:6.1%}")
 
 
 def main(argv=None) -> int:

@@ -161,7 +161,7 @@ _ATTACHED = re.compile(r"\w([.,!?;:]|n't|'s|'m|'re|'ll|'ve|'d)(\s|$)")
 
 
 def _share(texts, test) -> float:
-    return sum(1 for t in texts if test(t)) / len(texts) if texts else 0.0
+    return sum(map(bool, map(test, texts))) / len(texts) if texts else 0.0
 
 
 def style_warnings(items, lowercase: bool, tokenizer: str) -> list:

@@ -210,8 +210,12 @@ def _pool(size=4000, seed=11, generic=0.2, skew=1.0):
     words = [f"v{i}" for i in range(400)]
     zipf = [1.0 / (i + 1) ** skew for i in range(len(words))]
     replies = ["i do n't know .", "yes .", "thank you ."]
-    return [Item(str(i), [rng.choice(replies) if rng.random() < generic else " ".join(rng.choices(words, zipf, k=rng.randint(2, 9)))
-                          for _ in range(rng.randint(1, 3))]) for i in range(size)]
+    def output():
+        if rng.random() < generic:
+            return rng.choice(replies)
+        return " ".join(rng.choices(words, zipf, k=rng.randint(2, 9)))
+
+    return [Item(str(i), [output() for _ in range(rng.randint(1, 3))]) for i in range(size)]
 
 
 def test_distinct_interval_covers_the_expected_score_of_test_sets_of_that_size():
