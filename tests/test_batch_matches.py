@@ -103,3 +103,14 @@ def test_closest_sorted_length_is_closest_ref_length():
                 assert closest_sorted_length(lengths, hyp_len) == closest_ref_length(lengths, hyp_len), (lengths, hyp_len)
     with pytest.raises(ValueError):
         closest_sorted_length((), 3)
+
+
+def test_unique_rows_is_numpy_unique_by_rows():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    for shape, high in (((500, 5), 7), ((300, 2), 2 ** 40), ((50, 3), 1), ((0, 4), 3), ((40, 9), 10 ** 7)):
+        rows = rng.integers(0, high, size=shape, dtype=np.int64)
+        keys, inverse = lsdscc.unique_rows(rows)
+        want_keys, want_inverse = np.unique(rows, axis=0, return_inverse=True)
+        assert keys.tolist() == want_keys.tolist() and inverse.tolist() == want_inverse.ravel().tolist()

@@ -423,7 +423,7 @@ def _batch_alignment(metric, items) -> list:
     n_hyps, n_groups = matches.shape[:2]
     lengths = np.fromiter(map(len, hyps), dtype=np.int64, count=n_hyps)
     rows = np.concatenate([np.repeat(lengths, n_groups)[:, None], matches.reshape(-1, k)], axis=1)
-    keys, inverse = np.unique(rows, axis=0, return_inverse=True)
+    keys, inverse = unique_rows(rows)
     values = np.array(_key_values(metric, keys.tolist()), dtype=np.float64)[inverse.ravel()].reshape(n_hyps, n_groups)
     if metric.brevity_penalty:  # the same product as align_tokenized's bp * value
         values *= _batch_penalties(side, lengths, np.asarray(owner, dtype=np.int64))
@@ -450,9 +450,29 @@ def _batch_penalties(side: dict, lengths, owner) -> "np.ndarray":
 
     ref = closest_lengths(side, lengths, owner)
     pairs = np.stack([np.broadcast_to(lengths[:, None], ref.shape).ravel(), ref.ravel()], axis=1)
-    keys, inverse = np.unique(pairs, axis=0, return_inverse=True)
+    keys, inverse = unique_rows(pairs)
     factors = np.array([brevity_penalty_factor(h, r) for h, r in keys.tolist()], dtype=np.float64)
     return factors[inverse.ravel()].reshape(ref.shape)
+
+
+def unique_rows(rows) -> tuple:
+    """``numpy.unique(rows, axis=0, return_inverse=True)`` for rows of non-negative integers, the
+    same result: each row read as one mixed-radix int64 (the radix above every value keeps the
+    rows' order) when it fits, so the sort is of numbers, not of rows (several times faster)."""
+    import numpy as np
+
+    radix = int(rows.max()) + 1 if rows.size else 1
+    if rows.size == 0 or rows.min() < 0 or radix ** rows.shape[1] >= 2 ** 62:
+        keys, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return keys, inverse.ravel()
+    code = np.zeros(len(rows), dtype=np.int64)
+    for column in rows.T:
+        code = code * radix + column
+    codes, inverse = np.unique(code, return_inverse=True)
+    keys = np.empty((len(codes), rows.shape[1]), dtype=rows.dtype)
+    for j in range(rows.shape[1] - 1, -1, -1):
+        codes, keys[:, j] = np.divmod(codes, radix)
+    return keys, inverse.ravel()
 
 
 def _key_values(metric, keys: list) -> list:
