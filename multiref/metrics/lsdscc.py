@@ -256,18 +256,17 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
     vocab, base, maxima, group_lengths = tables[:4] if tables is not None else _reference_tables(groups, k)
     hypotheses = [list(h) for h in hypotheses]
     all_matches = _all_matches(hypotheses, vocab, base, maxima, k, use_numpy, tables)
-    closest: dict = {}  # hyp_len -> closest reference length in each group
+    penalties: dict = {}  # hyp_len -> brevity penalty against each group (its closest reference length)
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
     memo = _values_memo((tuple(weights), smoothing, ties))  # BLEU without the brevity penalty
-    no_lengths = [0] * len(groups)
-    penalties: dict = {}  # (hyp_len, ref_len) -> brevity penalty
     result = []
     for hyp, per_group in zip(hypotheses, all_matches):
         hyp_len = len(hyp)
-        ref_lens = closest.get(hyp_len)
-        if ref_lens is None:
-            ref_lens = closest[hyp_len] = ([closest_sorted_length(lengths, hyp_len) for lengths in group_lengths]
-                                           if brevity_penalty else no_lengths)
+        if brevity_penalty:
+            bps = penalties.get(hyp_len)
+            if bps is None:
+                bps = penalties[hyp_len] = [brevity_penalty_factor(hyp_len, closest_sorted_length(lengths, hyp_len))
+                                            for lengths in group_lengths]
         best, best_value = 0, -1.0
         for g, matches in enumerate(per_group):
             key = (hyp_len, *matches)
@@ -279,10 +278,7 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
                     value = score(matches, hyp_len, 0)
                 memo[key] = value
             if brevity_penalty:  # the same product as sentence BLEU's bp * exp(...)
-                bp = penalties.get((hyp_len, ref_lens[g]))
-                if bp is None:
-                    bp = penalties[hyp_len, ref_lens[g]] = brevity_penalty_factor(hyp_len, ref_lens[g])
-                value = bp * value
+                value = bps[g] * value
             if value > best_value:
                 best, best_value = g, value
         result.append((best, best_value))
