@@ -145,7 +145,8 @@ def _seed(text: str) -> int:
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
     """--confidence, --paired-bs/--paired-ar and their counts, --seed, --verbose."""
     parser.add_argument("--confidence", action="store_true",
-                        help="a 95%% bootstrap interval per metric and system (resampling items)")
+                        help="a 95%% interval per metric and system (percentile bootstrap over the items; "
+                             "corpus Distinct-n: delete-one jackknife)")
     test = parser.add_mutually_exclusive_group()
     test.add_argument("--paired-bs", action="store_true",
                       help="p-value of each system against the first one (paired bootstrap over items)")
