@@ -367,7 +367,7 @@ BATCH_MIN_ITEMS = 64
 #: ... when the items have fewer hypotheses than this on average: with many hypotheses per query, the
 #: per-query path (numpy per query, the query's references counted once) is faster. Measured with
 #: nltk1 and the brevity penalty on LSDSCC queries, CPU seconds batch / per query: 1 hypothesis per
-#: item 0.42/1.07, 16: 0.45/0.61, 32: 0.24/0.24, 50 (benchmarks/bench_metrics.py): 0.36/0.29
+#: item 0.42/1.11, 16: 0.33/0.50, 32: 0.17/0.20, 50 (benchmarks/bench_metrics.py): 0.27/0.24
 BATCH_MAX_HYPOTHESES = 32
 #: the reference side of the last test set matched in batch, ``[(key, side)]`` (kept across systems)
 _SIDE_MEMO: list = []
