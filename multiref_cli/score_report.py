@@ -167,8 +167,10 @@ def _share(texts, test) -> float:
 def style_warnings(items, lowercase: bool, tokenizer: str) -> list:
     """Warnings (as sacrebleu gives) when hypotheses and references look differently cased or
     tokenized: such a mismatch lowers every n-gram metric for no fault of the system."""
-    hyps = [h for item in items for h in item.hypotheses if h.strip()][:STYLE_SAMPLE]
-    refs = [r for item in items for r in item.references if r.strip()][:STYLE_SAMPLE]
+    from itertools import islice
+
+    hyps = list(islice((h for item in items for h in item.hypotheses if h.strip()), STYLE_SAMPLE))
+    refs = list(islice((r for item in items for r in item.references if r.strip()), STYLE_SAMPLE))
     if not hyps or not refs:
         return []
     out = []
