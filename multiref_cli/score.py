@@ -28,6 +28,7 @@ import csv
 import gc
 import io
 import json
+import operator
 import sys
 import time
 
@@ -144,7 +145,8 @@ def _seed(text: str) -> int:
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
     """--confidence, --paired-bs/--paired-ar and their counts, --seed, --verbose."""
     parser.add_argument("--confidence", action="store_true",
-                        help="a 95%% bootstrap interval per metric and system (resampling items)")
+                        help="a 95%% interval per metric and system (percentile bootstrap over the items; "
+                             "corpus Distinct-n: delete-one jackknife)")
     test = parser.add_mutually_exclusive_group()
     test.add_argument("--paired-bs", action="store_true",
                       help="p-value of each system against the first one (paired bootstrap over items)")
@@ -218,15 +220,12 @@ def build_metrics(names, args, log, reference_kind: str | None = None) -> list:
 
 
 def degenerate_counts(items, tokenize) -> tuple:
-    """``(empty, short, total)``: hypotheses with no token, with 1..SHORT_TOKENS tokens, all."""
-    empty = short = total = 0
-    for item in items:
-        for hypothesis in item.hypotheses:
-            n = len(tokenize(hypothesis))
-            total += 1
-            empty += n == 0
-            short += 0 < n <= SHORT_TOKENS
-    return empty, short, total
+    """``(empty, short, total)``: hypotheses with no token, with 1..SHORT_TOKENS tokens, all
+    (the tokens counted in C loops: ``map``, ``Counter``)."""
+    from collections import Counter
+
+    sizes = Counter(map(len, map(tokenize, (h for item in items for h in item.hypotheses))))
+    return sizes[0], sum(sizes[n] for n in range(1, SHORT_TOKENS + 1)), sum(sizes.values())
 
 
 def degenerate_warning(items, metrics, args, explain: bool = True) -> str | None:
@@ -235,7 +234,11 @@ def degenerate_warning(items, metrics, args, explain: bool = True) -> str | None
     scorer's BLEU: an empty output gets 1.0 against every group); None when there are none."""
     from multiref.metrics.tokenizers import get_tokenizer
 
-    empty, short, total = degenerate_counts(items, get_tokenizer(args.tokenizer or "whitespace", bool(args.lowercase)))
+    if (args.tokenizer or "whitespace") == "whitespace":  # the first SHORT_TOKENS + 1 tokens tell: split no further
+        tokenize = operator.methodcaller("split", None, SHORT_TOKENS)
+    else:
+        tokenize = get_tokenizer(args.tokenizer, bool(args.lowercase))
+    empty, short, total = degenerate_counts(items, tokenize)
     if not empty and not short:
         return None
     rewarding = [m.name for m in metrics
@@ -448,16 +451,25 @@ def report(args, refset, systems, metrics, scores) -> str:
     from multiref_cli.score_stats import significance
 
     found = significance(args, systems, metrics, scores, refset) if statistics else None
-    suffix = score_report.stats_suffix(args)
+    methods = interval_methods(metrics) if args.confidence else ["percentile"] * len(metrics)
+    suffixes = [score_report.stats_suffix(args, method) for method in methods]
     results = []
     for s, ((name, _, items), row) in enumerate(zip(systems, scores)):
         entry = score_report.SystemResult(name)
         for m, r in enumerate(row):
-            signature = _signature(r, items, refset) + (f"|{suffix}" if suffix else "")
+            signature = _signature(r, items, refset) + (f"|{suffixes[m]}" if suffixes[m] else "")
             ci, p = (found[m][s]["ci"], found[m][s]["p_value"]) if found else (None, None)
             entry.metrics[r.name] = {"score": r.score, "ci": list(ci) if ci else None, "p_value": p,
                                      "signature": signature}
             if args.verbose and score_report.bleu_details(r):
                 entry.metrics[r.name]["details"] = score_report.bleu_details(r)
         results.append(entry)
-    return score_report.format_results(results, args.format, score_report.legend(args, systems[0][0]))
+    jackknifed = tuple(dict.fromkeys(m.name for m, method in zip(metrics, methods) if method == "jackknife"))
+    return score_report.format_results(results, args.format, score_report.legend(args, systems[0][0], jackknifed))
+
+
+def interval_methods(metrics) -> list:
+    """Per metric, how its 95% interval is computed (:func:`multiref.metrics.significance.interval_method`)."""
+    from multiref.metrics.significance import interval_method
+
+    return [interval_method(m) for m in metrics]

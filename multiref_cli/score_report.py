@@ -28,15 +28,18 @@ class SystemResult:
     metrics: dict = field(default_factory=dict)
 
 
-def stats_suffix(args) -> str:
-    """The signature fields of the resampling: test, resamples, seed (empty without statistics)."""
+def stats_suffix(args, interval: str = "percentile") -> str:
+    """The signature fields of the resampling: test, resamples, the interval (``ci:95`` and its
+    resamples for a percentile bootstrap, ``ci:95|ci_method:jackknife`` for corpus Distinct-n:
+    ``interval``, from :func:`multiref.metrics.significance.interval_method`), seed (empty without
+    statistics)."""
     parts = []
     if args.paired_bs:
         parts += ["test:bs", f"n:{args.paired_bs_n}"]
     elif args.paired_ar:
         parts += ["test:ar", f"n:{args.paired_ar_n}"]
     if args.confidence:
-        parts += ["ci:95", f"ci_n:{args.paired_bs_n}"]
+        parts += ["ci:95", "ci_method:jackknife"] if interval == "jackknife" else ["ci:95", f"ci_n:{args.paired_bs_n}"]
     if parts:
         parts.append(f"seed:{args.seed}")
     return "|".join(parts)
@@ -133,15 +136,22 @@ def _paper_table(systems, metrics, fmt: str, legend: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def legend(args, baseline: str) -> str:
-    """The line that says what a mark means and how the p-values were computed."""
+def legend(args, baseline: str, jackknifed: tuple = ()) -> str:
+    """The line that says what a mark means and how the p-values and intervals were computed
+    (``jackknifed``: the metrics whose interval is the delete-one jackknife)."""
+    intervals = ""
+    if args.confidence:
+        intervals = "intervals: 95% bootstrap percentile intervals"
+        if jackknifed:
+            intervals += f" ({', '.join(jackknifed)}: delete-one jackknife, score +- 1.96 SE)"
     if args.paired_bs:
         how = f"paired bootstrap, {args.paired_bs_n} resamples of the items"
     elif args.paired_ar:
         how = f"approximate randomization, {args.paired_ar_n} trials"
     else:
-        return "intervals: 95% bootstrap percentile intervals" if args.confidence else ""
-    return f"{MARK} p < {ALPHA} against the baseline {baseline} ({how}, seed {args.seed})"
+        return intervals
+    marks = f"{MARK} p < {ALPHA} against the baseline {baseline} ({how}, seed {args.seed})"
+    return f"{marks}; {intervals}" if intervals and jackknifed else marks
 
 
 # -- inputs that look different from the references ------------------------------------------
@@ -151,14 +161,16 @@ _ATTACHED = re.compile(r"\w([.,!?;:]|n't|'s|'m|'re|'ll|'ve|'d)(\s|$)")
 
 
 def _share(texts, test) -> float:
-    return sum(1 for t in texts if test(t)) / len(texts) if texts else 0.0
+    return sum(map(bool, map(test, texts))) / len(texts) if texts else 0.0
 
 
 def style_warnings(items, lowercase: bool, tokenizer: str) -> list:
     """Warnings (as sacrebleu gives) when hypotheses and references look differently cased or
     tokenized: such a mismatch lowers every n-gram metric for no fault of the system."""
-    hyps = [h for item in items for h in item.hypotheses if h.strip()][:STYLE_SAMPLE]
-    refs = [r for item in items for r in item.references if r.strip()][:STYLE_SAMPLE]
+    from itertools import islice
+
+    hyps = list(islice((h for item in items for h in item.hypotheses if h.strip()), STYLE_SAMPLE))
+    refs = list(islice((r for item in items for r in item.references if r.strip()), STYLE_SAMPLE))
     if not hyps or not refs:
         return []
     out = []

@@ -42,11 +42,12 @@ def test_clipped_matches_equal_the_per_query_sets(k):
             row += 1
 
 
-@pytest.mark.parametrize("smoothing", ["add1", "none", "nltk5"])
-def test_batch_alignment_equals_item_by_item(smoothing):
+@pytest.mark.parametrize("brevity_penalty", [False, True])
+@pytest.mark.parametrize("smoothing", ["add1", "none", "nltk1", "nltk5"])
+def test_batch_alignment_equals_item_by_item(smoothing, brevity_penalty):
     items = _items(7)
     for cls in (MaxBLEU, MDS, PDS):
-        metric = cls(smoothing=smoothing)
+        metric = cls(smoothing=smoothing, brevity_penalty=brevity_penalty)
         assert lsdscc._batchable(metric, items)
         batch = lsdscc._batch_alignment(metric, items)
         assert batch == [metric.alignment(item) for item in items]
@@ -88,3 +89,28 @@ def test_to_items_shares_each_reference_record_across_systems(tmp_path):
     assert first == second == to_items(pairs)
     assert [i.groups for i in first] == [[["u"]], [["x y"], ["z"]]]
     assert all(a.groups is b.groups and a.references is b.references for a, b in zip(first, second))
+
+
+def test_closest_sorted_length_is_closest_ref_length():
+    """The per-query path's bisection gives NLTK's closest reference length (ties: the shorter)."""
+    import itertools
+
+    from multiref.metrics._ngrams import closest_ref_length, closest_sorted_length
+
+    for size in range(1, 5):
+        for lengths in itertools.combinations(range(0, 9, 1), size):
+            for hyp_len in range(0, 12):
+                assert closest_sorted_length(lengths, hyp_len) == closest_ref_length(lengths, hyp_len), (lengths, hyp_len)
+    with pytest.raises(ValueError):
+        closest_sorted_length((), 3)
+
+
+def test_unique_rows_is_numpy_unique_by_rows():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    for shape, high in (((500, 5), 7), ((300, 2), 2 ** 40), ((50, 3), 1), ((0, 4), 3), ((40, 9), 10 ** 7)):
+        rows = rng.integers(0, high, size=shape, dtype=np.int64)
+        keys, inverse = lsdscc.unique_rows(rows)
+        want_keys, want_inverse = np.unique(rows, axis=0, return_inverse=True)
+        assert keys.tolist() == want_keys.tolist() and inverse.tolist() == want_inverse.ravel().tolist()

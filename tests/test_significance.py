@@ -162,7 +162,7 @@ def test_each_metric_copy_is_never_significant_and_better_is(name, options, requ
         assert found[2]["p_value"] < 0.05, (test, found)
         for f in found:
             lo, hi = f["ci"]
-            assert lo <= hi and lo - 1e-9 <= f["score"] <= hi + 1e-9 or name == "distinct"
+            assert lo <= hi and lo - 1e-9 <= f["score"] <= hi + 1e-9
 
 
 @pytest.mark.parametrize("name,options", METRICS, ids=[f"{n}-{o}" for n, o in METRICS])
@@ -188,6 +188,78 @@ def test_distinct_resample_counts_distinct_ngrams_of_the_chosen_items():
     weights = np.array([[2.0, 0, 0], [1, 1, 0], [0, 0, 3], [1, 1, 1]])
     # a twice: {xy, yz} / 4; a+b: {xy, yz, yq} / 4; c three times: {rs} / 3; all: 4 / 5
     assert stats.scores(weights).tolist() == pytest.approx([0.5, 0.75, 1 / 3, 0.8])
+
+
+def test_distinct_jackknife_is_the_leave_one_out_rescoring():
+    base, better = _diversity_systems(n=25)
+    metric = get_metric("distinct")
+    for items in (base, better):
+        result = metric.score_items(items)
+        loo = np.array([metric.score_items(items[:i] + items[i + 1:]).score for i in range(len(items))])
+        se = math.sqrt((len(items) - 1) / len(items) * np.sum((loo - loo.mean()) ** 2))
+        lo, hi = S.distinct_jackknife(S.metric_stats(metric, result, items, {}))
+        assert (lo, hi) == pytest.approx((max(0.0, result.score - 1.96 * se), min(1.0, result.score + 1.96 * se)),
+                                         abs=1e-4)
+    one = [Item("a", ["x y z"])]
+    assert S.distinct_jackknife(S.metric_stats(metric, metric.score_items(one), one, {})) is None
+
+
+def _pool(size=4000, seed=11, generic=0.2, skew=1.0):
+    """Outputs as a repetitive model gives them: Zipfian words, some generic replies, 1-3 per context."""
+    rng = random.Random(seed)
+    words = [f"v{i}" for i in range(400)]
+    zipf = [1.0 / (i + 1) ** skew for i in range(len(words))]
+    replies = ["i do n't know .", "yes .", "thank you ."]
+    def output():
+        if rng.random() < generic:
+            return rng.choice(replies)
+        return " ".join(rng.choices(words, zipf, k=rng.randint(2, 9)))
+
+    return [Item(str(i), [output() for _ in range(rng.randint(1, 3))]) for i in range(size)]
+
+
+def test_distinct_interval_covers_the_expected_score_of_test_sets_of_that_size():
+    """Coverage by simulation (benchmarks/coverage_distinct.py in small): test sets of 60 items
+    drawn from a pool; the truth is the mean Distinct-2 of such test sets. The jackknife covers it
+    about 95% of the time; the percentile bootstrap, biased low by repeated items, almost never."""
+    pool, metric, rng = _pool(), get_metric("distinct"), np.random.default_rng(4)
+    stats = S.metric_stats(metric, metric.score_items(pool), pool, {})
+
+    def draw():
+        rows = rng.choice(len(pool), 60, replace=False)
+        return S.ItemStats(stats.table[rows], stats.finish, stats.incidence[rows])
+
+    truth = np.mean([draw().scores(np.ones((1, 60)))[0] for _ in range(1500)])
+    counts = S.bootstrap_counts(60, 200, seed=1)
+    covered = {"jackknife": 0, "percentile": 0}
+    for _ in range(150):
+        test = draw()
+        lo, hi = S.distinct_jackknife(test)
+        covered["jackknife"] += lo <= truth <= hi
+        lo, hi = S.interval(test.scores(counts))
+        covered["percentile"] += lo <= truth <= hi
+    assert 0.88 <= covered["jackknife"] / 150 <= 1.0, covered
+    assert covered["percentile"] / 150 < 0.2, covered
+
+
+def test_distinct_paired_tests_copy_never_more_diverse_always_equal_rarely():
+    """Paired tests on corpus Distinct-2 over 40 test sets of 60 items: a copy of the baseline is
+    never significant; a clearly more diverse system (fewer generic replies, flatter words) always
+    is, by both tests; a system drawn from the same source as the baseline (equally diverse) is
+    called different by approximate randomization about 5% of the time. (The paired bootstrap
+    does so more often on Distinct-n: see benchmarks/coverage_distinct.py --paired.)"""
+    metric = get_metric("distinct")
+    base, same, better = _pool(seed=11), _pool(seed=12), _pool(seed=13, generic=0.1, skew=0.7)
+    false_ar, found = 0, {"bs": 0, "ar": 0}
+    for t in range(40):
+        rows = random.Random(t).sample(range(len(base)), 60)
+        systems = [[p[r] for r in rows] for p in (base, base, same, better)]
+        for test in ("bs", "ar"):
+            out = S.compare_systems(metric, systems, test=test, n=300, seed=t)
+            assert out[1]["p_value"] == 1.0
+            found[test] += out[3]["p_value"] < 0.05
+            false_ar += test == "ar" and out[2]["p_value"] < 0.05
+    assert found == {"bs": 40, "ar": 40} and false_ar <= 5, (found, false_ar)
 
 
 def test_self_bleu_with_one_output_is_null_not_zero():
@@ -223,6 +295,20 @@ def test_cli_paired_bs_json_shape_and_sacrebleu_p(tmp_path, capsys):
     assert bleu[2]["p_value"] == pytest.approx(_sacrebleu(refs, base, system, "bs", 1000)[2], abs=_mc_error(0.01, 1000))
     assert all(len(s["metrics"][m]["ci"]) == 2 for s in out["systems"] for m in ("bleu", "distinct", "rouge_l"))
     assert out["signature"]["bleu"].endswith("|test:bs|n:1000|ci:95|ci_n:1000|seed:12345")
+    assert out["signature"]["distinct"].endswith("|test:bs|n:1000|ci:95|ci_method:jackknife|seed:12345")
+    for s in out["systems"]:  # the jackknife interval is centred on the score
+        lo, hi = s["metrics"]["distinct"]["ci"]
+        assert lo < s["metrics"]["distinct"]["score"] < hi
+        assert (lo + hi) / 2 == pytest.approx(s["metrics"]["distinct"]["score"], abs=1e-12)
+
+
+def test_cli_legend_names_the_jackknife_interval(tmp_path, capsys):
+    ref_path, paths, *_ = _write_systems(tmp_path)
+    assert main(["score", "-r", ref_path, "-i", *paths[:2], "-m", "bleu", "-m", "distinct", "--confidence", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "intervals: 95% bootstrap percentile intervals (distinct: delete-one jackknife, score +- 1.96 SE)" in text
+    assert main(["score", "-r", ref_path, "-i", *paths[:2], "-m", "bleu", "--confidence", "-q"]) == 0
+    assert "jackknife" not in capsys.readouterr().out
 
 
 def test_cli_formats_are_deterministic_and_mark_significance(tmp_path, capsys):

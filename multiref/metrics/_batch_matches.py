@@ -14,13 +14,16 @@ n-grams of that order (``uniq[n]``, the sorted ``prev_code * M + token_id`` keys
 
 from __future__ import annotations
 
+from itertools import chain, repeat
+
 import numpy as np
 
 
 def _positions(sequences, token_id) -> tuple:
     """``(ids, owner)``: the token ids of all sequences end to end and the sequence of each."""
     lengths = np.fromiter((len(s) for s in sequences), dtype=np.int64, count=len(sequences))
-    ids = np.fromiter((token_id(t, -1) for s in sequences for t in s), dtype=np.int64, count=int(lengths.sum()))
+    ids = np.fromiter(map(token_id, chain.from_iterable(sequences), repeat(-1)), dtype=np.int64,
+                      count=int(lengths.sum()))  # map in C: no Python frame per token
     return ids, np.repeat(np.arange(len(sequences), dtype=np.int64), lengths)
 
 
@@ -42,7 +45,8 @@ def reference_side(groups_per_item, k: int) -> dict:
     item i (every group non-empty). Returns a dict: ``vocab`` (token -> id), ``mult``, ``uniq``
     (per order >= 2 the sorted raw keys of the reference n-grams), ``tables`` (per order:
     ``(keys, groups, maxima)`` sorted by ``key = item * width + code``, ``maxima`` the largest
-    count of the n-gram in one reference of the group) and ``width`` per order.
+    count of the n-gram in one reference of the group), ``width`` per order and ``lengths``
+    (:func:`group_lengths`).
     """
     vocab: dict = {}
     refs, ref_item, ref_group = [], [], []
@@ -69,7 +73,39 @@ def reference_side(groups_per_item, k: int) -> dict:
         width = (len(vocab) if n == 1 else len(side["uniq"][-1])) + 1
         side["width"].append(width)
         side["tables"].append(_group_maxima(codes[ok], owner[:len(codes)][ok], ref_item, ref_group, width))
+    side["lengths"] = group_lengths(refs, ref_item, ref_group, len(groups_per_item), side["groups"])
     return side
+
+
+#: the padding of :func:`group_lengths`: farther from any hypothesis length than every real length
+NO_LENGTH = 1 << 40
+
+
+def group_lengths(refs, ref_item, ref_group, n_items: int, n_groups: int) -> np.ndarray:
+    """``(items, groups, L)`` int64: the distinct reference lengths of each group, ascending, padded
+    with :data:`NO_LENGTH` (so the first closest length is the shorter on ties, as NLTK's)."""
+    length = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
+    cell = ref_item * max(n_groups, 1) + ref_group
+    pairs = np.unique(np.stack([cell, length], axis=1), axis=0)  # sorted by cell, then length
+    width = int(np.bincount(pairs[:, 0]).max()) if len(pairs) else 1
+    start = np.searchsorted(pairs[:, 0], pairs[:, 0], "left")
+    out = np.full((n_items * max(n_groups, 1), width), NO_LENGTH, dtype=np.int64)
+    out[pairs[:, 0], np.arange(len(pairs)) - start] = pairs[:, 1]
+    return out.reshape(n_items, max(n_groups, 1), width)
+
+
+def closest_lengths(side: dict, hyp_lengths: np.ndarray, hyp_item: np.ndarray) -> np.ndarray:
+    """``(hypotheses, groups)``: per hypothesis and group of its item, the group's reference length
+    closest to the hypothesis's, the shorter on ties (:func:`multiref.metrics._ngrams.closest_ref_length`);
+    :data:`NO_LENGTH` for groups the item lacks."""
+    table = side["lengths"]
+    out = np.empty((len(hyp_lengths), table.shape[1]), dtype=np.int64)
+    step = max(1, 2_000_000 // (table.shape[1] * table.shape[2]))  # bounds the (hypotheses, groups, L) block
+    for lo in range(0, len(hyp_lengths), step):
+        lengths = table[hyp_item[lo:lo + step]]
+        pick = np.abs(lengths - hyp_lengths[lo:lo + step, None, None]).argmin(axis=2)
+        out[lo:lo + step] = np.take_along_axis(lengths, pick[..., None], axis=2)[..., 0]
+    return out
 
 
 def _group_maxima(codes, ref_of, ref_item, ref_group, width) -> tuple:

@@ -7,6 +7,7 @@ each reference group once per query and each hypothesis once, instead of once pe
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from typing import Sequence
 
@@ -53,3 +54,16 @@ def closest_ref_length(ref_lengths: Sequence[int], hyp_len: int) -> int:
     if not ref_lengths:
         raise ValueError("closest_ref_length: no references")
     return min(ref_lengths, key=lambda r: (abs(r - hyp_len), r))
+
+
+def closest_sorted_length(ascending: Sequence[int], hyp_len: int) -> int:
+    """:func:`closest_ref_length` of distinct reference lengths given in ascending order (a
+    reference group's): the two neighbours of ``hyp_len`` found by bisection; ties go to the shorter."""
+    i = bisect_left(ascending, hyp_len)
+    if i == len(ascending):
+        if not ascending:
+            raise ValueError("closest_ref_length: no references")
+        return ascending[-1]
+    if i and hyp_len - ascending[i - 1] <= ascending[i] - hyp_len:
+        return ascending[i - 1]
+    return ascending[i]

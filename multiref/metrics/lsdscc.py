@@ -38,19 +38,22 @@ of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options 
 computation; a BLEU value is computed once per distinct (hypothesis length, clipped
 matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
 BLEU per (hypothesis, group) pair.
-A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and no brevity penalty is
-aligned at once (:func:`_batch_alignment`: the clipped matches of every pair from
-:mod:`multiref.metrics._batch_matches`, the references counted once for all systems of a run); the
-same integers and the same BLEU values.
+A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and fewer than
+:data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average is aligned at once
+(:func:`_batch_alignment`: the clipped matches of every pair from
+:mod:`multiref.metrics._batch_matches`, the references counted once for all systems of a run, the
+brevity penalty from each group's closest reference length); the same integers and the same BLEU
+values.
 """
 
 from __future__ import annotations
 
 import functools
 from collections import Counter
+from itertools import chain, repeat
 from typing import Sequence
 
-from multiref.metrics._ngrams import closest_ref_length
+from multiref.metrics._ngrams import closest_sorted_length
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
 from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
@@ -159,7 +162,8 @@ def _matches_numpy(hypotheses, vocab, base, maxima, k) -> list:
     n_hyps, n_groups = len(hypotheses), len(maxima)
     lengths = np.fromiter((len(h) for h in hypotheses), dtype=np.int64, count=n_hyps)
     token_id = vocab.get
-    ids = np.array([token_id(t, 0) for h in hypotheses for t in h], dtype=np.int64)
+    ids = np.fromiter(map(token_id, chain.from_iterable(hypotheses), repeat(0)), dtype=np.int64,
+                      count=int(lengths.sum()))  # map in C: no Python frame per token
     owner = np.repeat(np.arange(n_hyps, dtype=np.int64), lengths)  # hypothesis of each position
     rows, cols, bounds = [], [], [0]
     max_parts = []  # per order: (groups, columns, max counts) of the group_max entries
@@ -254,18 +258,17 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
     vocab, base, maxima, group_lengths = tables[:4] if tables is not None else _reference_tables(groups, k)
     hypotheses = [list(h) for h in hypotheses]
     all_matches = _all_matches(hypotheses, vocab, base, maxima, k, use_numpy, tables)
-    closest: dict = {}  # hyp_len -> closest reference length in each group
+    penalties: dict = {}  # hyp_len -> brevity penalty against each group (its closest reference length)
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
     memo = _values_memo((tuple(weights), smoothing, ties))  # BLEU without the brevity penalty
-    no_lengths = [0] * len(groups)
-    penalties: dict = {}  # (hyp_len, ref_len) -> brevity penalty
     result = []
     for hyp, per_group in zip(hypotheses, all_matches):
         hyp_len = len(hyp)
-        ref_lens = closest.get(hyp_len)
-        if ref_lens is None:
-            ref_lens = closest[hyp_len] = ([closest_ref_length(lengths, hyp_len) for lengths in group_lengths]
-                                           if brevity_penalty else no_lengths)
+        if brevity_penalty:
+            bps = penalties.get(hyp_len)
+            if bps is None:
+                bps = penalties[hyp_len] = [brevity_penalty_factor(hyp_len, closest_sorted_length(lengths, hyp_len))
+                                            for lengths in group_lengths]
         best, best_value = 0, -1.0
         for g, matches in enumerate(per_group):
             key = (hyp_len, *matches)
@@ -277,10 +280,7 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
                     value = score(matches, hyp_len, 0)
                 memo[key] = value
             if brevity_penalty:  # the same product as sentence BLEU's bp * exp(...)
-                bp = penalties.get((hyp_len, ref_lens[g]))
-                if bp is None:
-                    bp = penalties[hyp_len, ref_lens[g]] = brevity_penalty_factor(hyp_len, ref_lens[g])
-                value = bp * value
+                value = bps[g] * value
             if value > best_value:
                 best, best_value = g, value
         result.append((best, best_value))
@@ -366,14 +366,22 @@ def coverage(alignment: Sequence[int], group_sizes: Sequence[int]) -> tuple:
 
 #: from this many items on, :meth:`_LsdsccMetric.test_set_alignment` matches a whole test set in numpy
 BATCH_MIN_ITEMS = 64
+#: ... when the items have fewer hypotheses than this on average: with many hypotheses per query, the
+#: per-query path (numpy per query, the query's references counted once) is faster. Measured with
+#: nltk1 and the brevity penalty on LSDSCC queries, CPU seconds batch / per query: 1 hypothesis per
+#: item 0.42/1.11, 16: 0.33/0.50, 32: 0.17/0.20, 50 (benchmarks/bench_metrics.py): 0.27/0.24
+BATCH_MAX_HYPOTHESES = 32
 #: the reference side of the last test set matched in batch, ``[(key, side)]`` (kept across systems)
 _SIDE_MEMO: list = []
 
 
 def _batchable(metric, items) -> bool:
     """Whether ``items`` can go through :func:`_batch_alignment`: enough of them, ``ties="first"``,
-    no brevity penalty, and every item well formed (else the per-item path raises the errors)."""
-    if len(items) < BATCH_MIN_ITEMS or metric.ties != "first" or metric.brevity_penalty:
+    fewer than :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average, and every item well
+    formed (else the per-item path raises the errors)."""
+    if len(items) < BATCH_MIN_ITEMS or metric.ties != "first":
+        return False
+    if sum(len(item.hypotheses) for item in items) >= BATCH_MAX_HYPOTHESES * len(items):
         return False
     for item in items:
         if not item.hypotheses or not item.groups or not all(item.groups):
@@ -398,7 +406,8 @@ def _batch_alignment(metric, items) -> list:
     """:meth:`_LsdsccMetric.alignment` of every item at once: the clipped matches of all
     (hypothesis, group) pairs from :func:`multiref.metrics._batch_matches.clipped_matches`, the
     BLEU of each distinct (length, matches) key from the same scorer and memo as
-    :func:`align_tokenized`, the first best group by ``numpy.argmax``. Same values, bit for bit."""
+    :func:`align_tokenized`, times the brevity penalty when it is on (:func:`_batch_penalties`), the
+    first best group by ``numpy.argmax``. Same values, bit for bit."""
     import numpy as np
 
     from multiref.metrics._batch_matches import clipped_matches
@@ -412,8 +421,10 @@ def _batch_alignment(metric, items) -> list:
     n_hyps, n_groups = matches.shape[:2]
     lengths = np.fromiter(map(len, hyps), dtype=np.int64, count=n_hyps)
     rows = np.concatenate([np.repeat(lengths, n_groups)[:, None], matches.reshape(-1, k)], axis=1)
-    keys, inverse = np.unique(rows, axis=0, return_inverse=True)
+    keys, inverse = unique_rows(rows)
     values = np.array(_key_values(metric, keys.tolist()), dtype=np.float64)[inverse.ravel()].reshape(n_hyps, n_groups)
+    if metric.brevity_penalty:  # the same product as align_tokenized's bp * value
+        values *= _batch_penalties(side, lengths, np.asarray(owner, dtype=np.int64))
     sizes = np.repeat(np.fromiter((len(item.groups) for item in items), dtype=np.int64, count=len(items)),
                       [len(item.hypotheses) for item in items])
     values[np.arange(n_groups)[None, :] >= sizes[:, None]] = -1.0  # groups the item lacks never win
@@ -425,6 +436,41 @@ def _batch_alignment(metric, items) -> list:
         out.append(tuple(pairs[row:row + m]))
         row += m
     return out
+
+
+def _batch_penalties(side: dict, lengths, owner) -> "np.ndarray":
+    """``(hypotheses, groups)`` brevity penalties against each group's closest reference length,
+    each from :func:`multiref.metrics.bleu.brevity_penalty_factor` once per distinct (hypothesis
+    length, reference length), as :func:`align_tokenized` computes them."""
+    import numpy as np
+
+    from multiref.metrics._batch_matches import closest_lengths
+
+    ref = closest_lengths(side, lengths, owner)
+    pairs = np.stack([np.broadcast_to(lengths[:, None], ref.shape).ravel(), ref.ravel()], axis=1)
+    keys, inverse = unique_rows(pairs)
+    factors = np.array([brevity_penalty_factor(h, r) for h, r in keys.tolist()], dtype=np.float64)
+    return factors[inverse.ravel()].reshape(ref.shape)
+
+
+def unique_rows(rows) -> tuple:
+    """``numpy.unique(rows, axis=0, return_inverse=True)`` for rows of non-negative integers, the
+    same result: each row read as one mixed-radix int64 (the radix above every value keeps the
+    rows' order) when it fits, so the sort is of numbers, not of rows (several times faster)."""
+    import numpy as np
+
+    radix = int(rows.max()) + 1 if rows.size else 1
+    if rows.size == 0 or rows.min() < 0 or radix ** rows.shape[1] >= 2 ** 62:
+        keys, inverse = np.unique(rows, axis=0, return_inverse=True)
+        return keys, inverse.ravel()
+    code = np.zeros(len(rows), dtype=np.int64)
+    for column in rows.T:
+        code = code * radix + column
+    codes, inverse = np.unique(code, return_inverse=True)
+    keys = np.empty((len(codes), rows.shape[1]), dtype=rows.dtype)
+    for j in range(rows.shape[1] - 1, -1, -1):
+        codes, keys[:, j] = np.divmod(codes, radix)
+    return keys, inverse.ravel()
 
 
 def _key_values(metric, keys: list) -> list:
