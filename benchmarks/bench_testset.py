@@ -26,9 +26,18 @@ Measured (50,000 pairs, 13,833 indexed queries, 300 sampled): Lucene 1.0 s vs sc
 to build its matrix), ratio ~13x (Lucene pays one Python-to-Java call per hit); 200,000 pairs:
 2.4 s vs 0.14 s (+1.8 s), ratio ~17x; top-100 overlap 1.0 (299 of 300 sets identical).
 
-Measured (2 cores shared with other jobs, load average 2-4): stage defaults 281 s in all
-(index 14.7 s, search 5.7 s, Doc2Vec 248 s, re-rank 1.9 s, leak removal 4.6 s), peak RSS
-2.6 GB; the faster variant 185 s (Doc2Vec 152 s).
+Measured (2 cores shared with other jobs, load average 7-10; the corpus is generated in a
+child process, so ``peak_rss_mb`` is the stage's own): 1,000,000 pairs (1.19M distinct
+sentences, trained in full) 219 s of CPU for the stage, 1,116 s wall, peak RSS 2.6 GB;
+5,000,000 pairs (5.89M sentences, Doc2Vec on a seeded sample of 2,000,000) 403 s of CPU,
+963 s wall, peak RSS 7.1 GB. Earlier, at load average 2-4: 1M pairs 281 s wall (Doc2Vec
+248 s); the faster variant 185 s.
+
+Quality of a Doc2Vec sample (``--overlap N[,N...]``, :mod:`benchmarks.testset_overlap`): instead
+of the stage, the re-ranked neighbours of models trained on N sentences against the
+full-corpus model's (docs/testset.md#doc2vec-on-a-sample)::
+
+    .venv/bin/python benchmarks/bench_testset.py --pairs 200000 --overlap 130000,65000
 """
 
 from __future__ import annotations
