@@ -274,7 +274,7 @@ def _write_candidates(folder: str, rows: list, options: dict, references: int, c
     ``small_corpus_note`` and ``doc2vec_sample_note``, which go into the description)."""
     from multiref.output import hfdata
 
-    small_corpus_note = counts.pop("small_corpus_note", "") + counts.pop("doc2vec_sample_note")
+    small_corpus_note = counts.pop("small_corpus_note", "") + counts.pop("doc2vec_sample_note", "")
     path = hfdata.shard_path(folder, ts.CANDIDATES_CONFIG, "test")
     hfdata.write_parquet(path, rows, ts.candidates_schema())
     hfdata.add_config(folder, hfdata.ConfigInfo(
