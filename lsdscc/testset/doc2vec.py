@@ -1,10 +1,11 @@
 """Paragraph-vector re-ranking of retrieved queries (docs/algorithms.md#test-set-step-2-doc2vec-re-ranking).
 
-A gensim ``Doc2Vec`` model is trained on every distinct sentence of the corpus, queries and
-responses. Training reads a plain-text file, one sentence per line (gensim's ``corpus_file``
-mode: fast, and each document's tag is its line number). The file lists the distinct query
-texts first (sorted), then the distinct response texts that are not also queries (sorted),
-so a query's tag is its index in the sorted list of distinct query texts.
+A gensim ``Doc2Vec`` model is trained on every distinct sentence of the corpus (or a seeded
+sample of a large one, below), queries and responses. Training reads a plain-text file, one
+sentence per line (gensim's ``corpus_file`` mode: fast, and each document's tag is its line
+number). The file lists the distinct query texts first (sorted), then the distinct response
+texts that are not also queries (sorted), so a query's tag is its index in the sorted list
+of distinct query texts.
 
 **Decision: trained document vectors, not inferred ones.** The candidates to re-rank are
 corpus queries, hence training documents: their trained vectors exist, need no extra
@@ -21,8 +22,8 @@ other sentences of lowest ``sha256("<seed>:<text>")``, up to ``sample`` in all
 (:func:`select_training`): the choice depends on the texts and the seed only, not on the
 corpus's order or sharding, and every vector read is still a trained one (none inferred).
 The default trains the paper's corpus (738,095 pairs: about a million distinct sentences)
-and the bundled sample in full; docs/testset.md gives the measured cost and the overlap of
-the re-ranked neighbours with the full-corpus model.
+and the bundled sample in full; docs/testset.md#doc2vec-on-a-sample gives the measured cost
+and the overlap of the re-ranked neighbours with the full-corpus model.
 
 Reproducibility: with ``workers == 1`` the model, and so every cosine, is the same on every
 run (gensim seeds its vectors from ``seed``); more workers train faster but the thread
