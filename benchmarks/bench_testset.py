@@ -26,9 +26,18 @@ Measured (50,000 pairs, 13,833 indexed queries, 300 sampled): Lucene 1.0 s vs sc
 to build its matrix), ratio ~13x (Lucene pays one Python-to-Java call per hit); 200,000 pairs:
 2.4 s vs 0.14 s (+1.8 s), ratio ~17x; top-100 overlap 1.0 (299 of 300 sets identical).
 
-Measured (2 cores shared with other jobs, load average 2-4): stage defaults 281 s in all
-(index 14.7 s, search 5.7 s, Doc2Vec 248 s, re-rank 1.9 s, leak removal 4.6 s), peak RSS
-2.6 GB; the faster variant 185 s (Doc2Vec 152 s).
+Measured (2 cores shared with other jobs, load average 7-10; the corpus is generated in a
+child process, so ``peak_rss_mb`` is the stage's own): 1,000,000 pairs (1.19M distinct
+sentences, trained in full) 219 s of CPU for the stage, 1,116 s wall, peak RSS 2.6 GB;
+5,000,000 pairs (5.89M sentences, Doc2Vec on a seeded sample of 2,000,000) 403 s of CPU,
+963 s wall, peak RSS 7.1 GB. Earlier, at load average 2-4: 1M pairs 281 s wall (Doc2Vec
+248 s); the faster variant 185 s.
+
+Quality of a Doc2Vec sample (``--overlap N[,N...]``, :mod:`benchmarks.testset_overlap`): instead
+of the stage, the re-ranked neighbours of models trained on N sentences against the
+full-corpus model's (docs/testset.md#doc2vec-on-a-sample)::
+
+    .venv/bin/python benchmarks/bench_testset.py --pairs 200000 --overlap 130000,65000
 """
 
 from __future__ import annotations
@@ -246,9 +255,12 @@ def search_baseline(folder: str, args) -> dict:
     from lsdscc.testset.retrieval import QuerySearcher
 
     retrieval, _, sampling = testset_cli_configs(args)
-    # the corpus before leak removal, as the stage read it (its snapshot in artifacts/corpus-full)
-    corpus = os.path.join(folder, "artifacts", "corpus-full")
-    files = {"all": sorted(glob.glob(os.path.join(corpus, "single_turn", "**", "*.parquet"), recursive=True))}
+    from lsdscc.testset.build_cache import cache_for
+
+    # the corpus before leak removal, as the stage read it (its snapshot in the build cache)
+    cache = cache_for(folder)
+    files = {"all": sorted(glob.glob(os.path.join(cache, "corpus-full-*", "single_turn", "**", "*.parquet"),
+                                     recursive=True))}
     cols = {c: [] for c in ("id", "query_id", "query", "response", "created_utc")}
     for paths in files.values():
         table = ts.read_table(paths)
@@ -258,10 +270,10 @@ def search_baseline(folder: str, args) -> dict:
     del cols
     sample = ts.sample_queries(queries, sampling)
     to_expand = [(qid, queries[qid].text) for ids in sample.values() for qid in ids]
-    index_dirs = [d for d in glob.glob(os.path.join(folder, "artifacts", "lucene-index-*")) if os.path.isdir(d)
+    index_dirs = [d for d in glob.glob(os.path.join(cache, "lucene-index-*")) if os.path.isdir(d)
                   and not d.endswith((".tmp", ".collection"))]
     if len(index_dirs) != 1:
-        raise SystemExit(f"bench_testset: expected one Lucene index in {folder}/artifacts, found {index_dirs}")
+        raise SystemExit(f"bench_testset: expected one Lucene index in {cache}, found {index_dirs}")
     searcher = QuerySearcher(index_dirs[0], retrieval)
     try:
         start = time.perf_counter()
@@ -301,32 +313,91 @@ def testset_cli_configs(args):
     return testset_cli.configs_from_args(args)
 
 
-def main(argv=None) -> int:
+def _generate_apart(folder: str, pairs: int) -> tuple:
+    """:func:`generate` in a child process (its memory is not the stage's peak); returns
+    ``(sizes, wall seconds)``."""
+    import subprocess
+
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--generate-into", folder, "--pairs", str(pairs)],
+                          check=True, stdout=subprocess.PIPE, text=True)
+    return json.loads(done.stdout), time.perf_counter() - start
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _parser():
     from pipelines import testset_options as testset_cli
-    from pipelines.lsdscc_testset import run_testset_stage
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=1_000_000)
     parser.add_argument("--keep", metavar="FOLDER", help="generate into FOLDER and keep it (default: a temp folder)")
     parser.add_argument("--no-search-baseline", dest="search_baseline", action="store_false",
                         help="skip the search baseline (Lucene vs a plain TF-IDF scan, run after the stage)")
+    parser.add_argument("--overlap", metavar="N[,N...]",
+                        help="instead of the stage: the re-ranked neighbours of Doc2Vec models trained on N "
+                             "sentences vs the full-corpus model (benchmarks/testset_overlap.py)")
+    parser.add_argument("--generate-into", metavar="FOLDER", help=argparse.SUPPRESS)  # the generator's child process
     testset_cli.add_testset_arguments(parser)
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _overlap(folder: str, args, sizes: dict) -> dict:
+    from benchmarks.testset_overlap import neighbour_overlap
+    from pipelines import testset_options as testset_cli
+
+    samples = [int(n) for n in args.overlap.split(",")]
+    start, cpu = time.perf_counter(), _cpu_seconds()
+    workdir = tempfile.mkdtemp(prefix="bench-overlap-")
+    try:
+        report = neighbour_overlap(folder, testset_cli.configs_from_args(args), samples, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return {"corpus": sizes, "overlap": report, "seconds": round(time.perf_counter() - start, 1),
+            "cpu_seconds": round(_cpu_seconds() - cpu, 1)}
+
+
+def main(argv=None) -> int:
+    from pipelines import testset_options as testset_cli
+    from pipelines.lsdscc_testset import run_testset_stage
+
+    args = _parser().parse_args(argv)
+    if args.generate_into:
+        print(json.dumps(generate(args.generate_into, args.pairs)))
+        return 0
     folder = args.keep or tempfile.mkdtemp(prefix="bench-testset-")
     if args.keep:
         shutil.rmtree(folder, ignore_errors=True)
     load = os.getloadavg()
-    start = time.perf_counter()
-    sizes = generate(folder, args.pairs)
-    generate_seconds = time.perf_counter() - start
-    print(f"generated {sizes} in {generate_seconds:.1f}s -> {folder}", file=sys.stderr)
-    counts = run_testset_stage(folder, args)
+    sizes, generate_seconds = _generate_apart(folder, args.pairs)
+    print(f"generated {sizes} in {generate_seconds:.1f}s (child process) -> {folder}", file=sys.stderr)
+    if args.overlap:
+        report = _overlap(folder, args, sizes)
+    else:
+        cpu = _cpu_seconds()
+        counts = run_testset_stage(folder, args)
+        report = _stage_report(folder, args, sizes, counts, _cpu_seconds() - cpu)  # before the baseline's CPU
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB -> MB (Linux)
+    report.update(generate_seconds=round(generate_seconds, 1), peak_rss_mb=round(peak), cpus=os.cpu_count(),
+                  load_average_before=[round(x, 2) for x in load],
+                  load_average_after=[round(x, 2) for x in os.getloadavg()])
+    print(json.dumps(report, indent=2, sort_keys=True))
+    if not args.keep:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder.rstrip("/") + ".cache", ignore_errors=True)
+    return 0
+
+
+def _stage_report(folder: str, args, sizes: dict, counts: dict, cpu_seconds: float) -> dict:
+    """The stage's times (wall per step, CPU in all), options, counts, and the search baseline."""
+    from pipelines import testset_options as testset_cli
+
     retrieval, d2v, sampling = testset_cli.configs_from_args(args)
     report = {
-        "corpus": sizes, "generate_seconds": round(generate_seconds, 1), "stage_seconds": counts["seconds"],
-        "peak_rss_mb": round(peak), "load_average_before": [round(x, 2) for x in load],
-        "load_average_after": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count(),
+        "corpus": sizes, "stage_seconds": counts["seconds"], "stage_cpu_seconds": round(cpu_seconds, 1),
         "options": {"retrieval": retrieval.options(), "doc2vec": d2v.options(), "sampling": sampling.options(),
                     "lucene_threads": retrieval.threads, "jvm_heap": retrieval.heap},
         "counts": {k: v for k, v in counts.items() if k not in ("seconds", "beam_counters")},
@@ -339,10 +410,7 @@ def main(argv=None) -> int:
               f"{base['baseline_search_seconds']:.2f} s (+ {base['baseline_build_seconds']:.1f} s to build its matrix): "
               f"ratio {base['ratio_lucene_over_baseline']}x; mean top-{base['depth']} overlap "
               f"{base['top_overlap_mean']}", file=sys.stderr)
-    print(json.dumps(report, indent=2, sort_keys=True))
-    if not args.keep:
-        shutil.rmtree(folder, ignore_errors=True)
-    return 0
+    return report
 
 
 if __name__ == "__main__":

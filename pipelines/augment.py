@@ -105,11 +105,14 @@ def rerank_and_assemble(queries: dict, contexts: dict, corpus_responses, test: l
     start = time.perf_counter()
     test_texts = [aug.retrieval_text(item.turns, config.context_turns) for item in test]
     query_texts = sorted({q.text for q in queries.values()} | set(test_texts))
-    model, sentences = doc2vec.train_on(query_texts, corpus_responses, d2v, workdir)
-    vectors = doc2vec.QueryVectors(model, query_texts)
+    compared = set(test_texts) | {queries[h.query_id].text for found in hits.values() for h in found}
+    model, training = doc2vec.train_on(query_texts, corpus_responses, d2v, workdir, needed=compared)
+    vectors = doc2vec.QueryVectors(model, training.queries)
     del model
     seconds["doc2vec_train"] = time.perf_counter() - start
-    counts["doc2vec_sentences"] = sentences
+    counts["doc2vec_sentences"] = training.size
+    if training.sampled:  # the card says so (an unsampled build keeps its bytes)
+        counts.update(training.counts())
     start = time.perf_counter()
     out, kept = [], 0
     for item, text in zip(test, test_texts):

@@ -7,8 +7,9 @@ Run it after the corpus (``multiref lsdscc build`` does, unless ``--skip-testset
 
 Steps: read ``single_turn`` (train + validation), sample the strata, index every query
 with Lucene and retrieve the similar queries of the sampled ones, re-rank them with a
-Doc2Vec model trained on all sentences, assemble 15 candidate references per query, write
-the ``test_candidates`` config, then remove every used pair from ``single_turn`` and every
+Doc2Vec model trained on all sentences (a seeded sample of a large corpus:
+``--doc2vec-sample``), assemble 15 candidate references per query, write the
+``test_candidates`` config, then remove every used pair from ``single_turn`` and every
 conversation containing one from ``multi_turn``.
 
 Where Beam is used, and why: the leak removal runs as a Beam pipeline whose elements are
@@ -141,12 +142,15 @@ def _lucene_index(folder: str, state: Mapping, queries: Mapping, config: Retriev
     return index_dir
 
 
-def _doc2vec_model(folder: str, state: Mapping, query_texts: Sequence[str], responses, config: Doc2VecConfig, counts: dict):
+def _doc2vec_model(folder: str, state: Mapping, training, config: Doc2VecConfig, counts: dict):
+    """Train (or reuse) the model on ``training`` (a :class:`lsdscc.testset.doc2vec.TrainingSet`)."""
     from lsdscc.testset import doc2vec
 
-    key = ts.options_hash({"corpus": state["original"], "doc2vec": config.model_options()})
+    key = {"corpus": state["original"], "doc2vec": config.model_options()}
+    key = ts.options_hash(dict(key, sentences=training.digest()) if training.sampled else key)
     model_dir = os.path.join(folder, f"doc2vec-{key}")  # folder: the build cache
     model_path = os.path.join(model_dir, "doc2vec.model")
+    counts.update(training.counts())
     if os.path.exists(model_path):
         _progress(f"reused Doc2Vec model {model_path}")
         counts["doc2vec_model_reused"] = True
@@ -155,15 +159,15 @@ def _doc2vec_model(folder: str, state: Mapping, query_texts: Sequence[str], resp
     shutil.rmtree(tmp_dir, ignore_errors=True)
     os.makedirs(tmp_dir)
     start = time.perf_counter()
-    model, n = doc2vec.train_on(query_texts, responses, config, tmp_dir)
+    model = doc2vec.train_set(training, config, tmp_dir)
     model.save(os.path.join(tmp_dir, "doc2vec.model"))  # gensim may add .npy files beside it
     with open(os.path.join(tmp_dir, "options.json"), "w", encoding="utf-8") as fh:
-        json.dump({"doc2vec": config.model_options(), "corpus_sha256": state["original"], "sentences": n}, fh,
+        json.dump({"doc2vec": config.model_options(), "corpus_sha256": state["original"], **training.counts()}, fh,
                   indent=2, sort_keys=True)
     shutil.rmtree(model_dir, ignore_errors=True)
     os.replace(tmp_dir, model_dir)
     counts["doc2vec_model_reused"] = False
-    _progress(f"trained Doc2Vec on {n:,} sentences in {time.perf_counter() - start:.1f}s -> {model_path}")
+    _progress(f"trained Doc2Vec on {training.size:,} sentences in {time.perf_counter() - start:.1f}s -> {model_path}")
     return model
 
 
@@ -218,12 +222,14 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     hits = _retrieve(cache, state, queries, to_expand, retrieval, counts, seconds)
 
     start = time.perf_counter()
-    query_texts = sorted({q.text for q in queries.values()})
-    model = _doc2vec_model(cache, state, query_texts, cols["response"], d2v, counts)
+    compared = {t for _, t in to_expand} | {queries[h.query_id].text for found in hits.values() for h in found}
+    training = doc2vec.select_training(sorted({q.text for q in queries.values()}), cols["response"], d2v, compared)
+    model = _doc2vec_model(cache, state, training, d2v, counts)
     seconds["doc2vec_train"] = time.perf_counter() - start
     start = time.perf_counter()
-    vectors = doc2vec.QueryVectors(model, query_texts)
-    del cols, model
+    vectors = doc2vec.QueryVectors(model, training.queries)
+    counts["doc2vec_sample_note"] = doc2vec.sample_note(training, d2v)
+    del cols, model, training
 
     candidates, short, dropped, kept_neighbours = _rerank_and_assemble(to_expand, queries, hits, vectors, d2v, sampling)
     rows = ts.candidate_rows(sample, queries, candidates)
@@ -265,10 +271,10 @@ def _rerank_and_assemble(to_expand, queries, hits, vectors, d2v: Doc2VecConfig, 
 
 def _write_candidates(folder: str, rows: list, options: dict, references: int, counts: dict) -> None:
     """The ``test_candidates`` parquet file and its card entry (``counts`` loses its
-    ``small_corpus_note``, which goes into the description)."""
+    ``small_corpus_note`` and ``doc2vec_sample_note``, which go into the description)."""
     from multiref.output import hfdata
 
-    small_corpus_note = counts.pop("small_corpus_note", "")
+    small_corpus_note = counts.pop("small_corpus_note", "") + counts.pop("doc2vec_sample_note", "")
     path = hfdata.shard_path(folder, ts.CANDIDATES_CONFIG, "test")
     hfdata.write_parquet(path, rows, ts.candidates_schema())
     hfdata.add_config(folder, hfdata.ConfigInfo(

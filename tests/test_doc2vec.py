@@ -110,3 +110,61 @@ def test_broken_model_file_is_a_user_error(tmp_path):
     bad.write_bytes(b"not a pickle")
     with pytest.raises(UserError, match="cannot load Doc2Vec model"):
         load(str(bad))
+
+
+# ---------------------------------------------------------------- training on a seeded sample
+
+QUERIES = sorted({f"query {i} about film {i % 5}" for i in range(40)})
+RESPONSES = [f"response {i} says {w}" for i in range(120) for w in ("yes",)] + QUERIES[:3]  # 3 are also queries
+
+
+def test_small_corpus_is_trained_in_full():
+    from lsdscc.testset.doc2vec import Doc2VecConfig, select_training
+
+    training = select_training(QUERIES, RESPONSES, Doc2VecConfig(sample=160), needed=QUERIES[:2])
+    assert not training.sampled and training.size == training.documents == 160
+    assert list(training.queries) == QUERIES and list(training.responses) == sorted(set(RESPONSES) - set(QUERIES))
+    assert training.counts() == {"doc2vec_sampled": False, "doc2vec_trained_sentences": 160,
+                                 "doc2vec_corpus_sentences": 160}
+
+
+def test_sample_is_seeded_order_free_and_keeps_the_compared_queries():
+    import random
+
+    from lsdscc.testset.doc2vec import Doc2VecConfig, select_training
+
+    needed = set(QUERIES[5:15])
+    config = Doc2VecConfig(sample=50, seed=3)
+    training = select_training(QUERIES, RESPONSES, config, needed)
+    assert training.sampled and training.size == 50 and training.documents == 160
+    assert needed <= set(training.queries)  # every compared query has a trained vector
+    assert list(training.queries) == sorted(training.queries) and list(training.responses) == sorted(training.responses)
+    assert set(training.queries) - needed and training.responses  # the rest is drawn from queries and responses
+    shuffled = RESPONSES[:]
+    random.Random(0).shuffle(shuffled)
+    assert select_training(QUERIES, shuffled, config, sorted(needed)) == training  # order does not matter
+    other = select_training(QUERIES, RESPONSES, Doc2VecConfig(sample=50, seed=4), needed)
+    assert other.size == 50 and set(other.responses) != set(training.responses)  # the seed is read
+    assert training.digest() != other.digest()
+    # more compared queries than the sample size: all of them, nothing else
+    crowded = select_training(QUERIES, RESPONSES, Doc2VecConfig(sample=5), QUERIES[:20])
+    assert list(crowded.queries) == QUERIES[:20] and not crowded.responses
+
+
+def test_training_on_a_sample_gives_vectors_for_the_compared_queries(tmp_path):
+    from lsdscc.testset.doc2vec import Doc2VecConfig, QueryVectors, train_on
+
+    config = Doc2VecConfig(vector_size=8, epochs=2, min_count=1, sample=60)
+    model, training = train_on(QUERIES, RESPONSES, config, str(tmp_path), needed=QUERIES[:4])
+    assert len(model.dv) == training.size == 60 and not list(tmp_path.iterdir())  # the sentence file is removed
+    vectors = QueryVectors(model, training.queries)
+    assert -1.0 <= vectors.cosine(QUERIES[0], QUERIES[3]) <= 1.0
+    again, _ = train_on(QUERIES, RESPONSES, config, str(tmp_path), needed=QUERIES[:4])
+    np.testing.assert_array_equal(model.dv.vectors, again.dv.vectors)
+
+
+def test_sample_size_must_be_positive():
+    from lsdscc.testset.doc2vec import Doc2VecConfig
+
+    with pytest.raises(UserError, match="sample"):
+        Doc2VecConfig(sample=0)

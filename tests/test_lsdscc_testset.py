@@ -255,6 +255,34 @@ def test_rerun_reuses_artifacts_and_is_byte_identical(built):
     assert set(first["seconds"]) >= {"lucene_index", "lucene_search", "doc2vec_train", "leak_removal", "total"}
 
 
+def test_doc2vec_sample_is_used_recorded_and_reproducible(built, tmp_path):
+    """--doc2vec-sample below the corpus's distinct sentences: the model trains on a seeded
+    sample (the compared queries in it), the card says so, a rerun gives the same bytes."""
+    from pipelines.lsdscc_testset import run_testset_stage
+
+    folder, spec, full, _, _, _ = built
+    assert full["doc2vec_sampled"] is False and full["doc2vec_trained_sentences"] == full["doc2vec_corpus_sentences"]
+    size = full["doc2vec_corpus_sentences"] - 25
+    runs = []
+    for name in ("a", "b"):
+        make_corpus(tmp_path / name)
+        counts = run_testset_stage(str(tmp_path / name), stage_args("--doc2vec-sample", str(size)))
+        runs.append((counts, {p.relative_to(tmp_path / name): p.read_bytes() for p in (tmp_path / name).rglob("*")
+                              if p.is_file()}))
+    (counts, files), (_, again) = runs
+    assert files == again  # the same sample and model: byte-identical output
+    assert counts["doc2vec_sampled"] is True and counts["doc2vec_trained_sentences"] == size
+    assert counts["doc2vec_corpus_sentences"] == full["doc2vec_corpus_sentences"]
+    meta = json.loads((tmp_path / "a" / "dataset_meta.json").read_text())["configs"]["test_candidates"]
+    assert meta["options"]["doc2vec"]["sample"] == size and meta["counts"]["doc2vec_sampled"] is True
+    assert f"seeded sample of {size:,} of the corpus's {full['doc2vec_corpus_sentences']:,}" in meta["description"]
+    rows, full_rows = _table(tmp_path / "a", "test_candidates", "test"), _table(folder, "test_candidates", "test")
+    cosines = [c["doc2vec_cosine"] for r in rows for c in r["candidates"] if not c["own"]]
+    assert cosines and cosines != [c["doc2vec_cosine"] for r in full_rows for c in r["candidates"] if not c["own"]]
+    assert "seeded sample" not in json.loads((folder / "dataset_meta.json").read_text())["configs"][
+        "test_candidates"]["description"]
+
+
 def test_threshold_and_drop_short(tmp_path):
     """Through the pipeline's own entry point (python -m pipelines.lsdscc_testset), Beam flags passed on."""
     from pipelines.lsdscc_testset import run

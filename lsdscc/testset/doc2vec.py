@@ -1,10 +1,11 @@
 """Paragraph-vector re-ranking of retrieved queries (docs/algorithms.md#test-set-step-2-doc2vec-re-ranking).
 
-A gensim ``Doc2Vec`` model is trained on every distinct sentence of the corpus, queries and
-responses. Training reads a plain-text file, one sentence per line (gensim's ``corpus_file``
-mode: fast, and each document's tag is its line number). The file lists the distinct query
-texts first (sorted), then the distinct response texts that are not also queries (sorted),
-so a query's tag is its index in the sorted list of distinct query texts.
+A gensim ``Doc2Vec`` model is trained on every distinct sentence of the corpus (or a seeded
+sample of a large one, below), queries and responses. Training reads a plain-text file, one
+sentence per line (gensim's ``corpus_file`` mode: fast, and each document's tag is its line
+number). The file lists the distinct query texts first (sorted), then the distinct response
+texts that are not also queries (sorted), so a query's tag is its index in the sorted list
+of distinct query texts.
 
 **Decision: trained document vectors, not inferred ones.** The candidates to re-rank are
 corpus queries, hence training documents: their trained vectors exist, need no extra
@@ -12,17 +13,32 @@ inference and carry no inference noise. The cosine of two queries is the cosine 
 trained vectors (``model.dv``). Candidates are kept when ``cosine >= threshold``
 (default 0.9, the paper's) and ordered by cosine, highest first.
 
+**Decision: a large corpus trains on a seeded sample, the compared queries always in it.**
+Training costs time and memory in proportion to the distinct sentences, and the re-ranking
+reads only the vectors of the sampled queries and of their Lucene hits (at most
+300 x 101 texts). When the corpus has more than ``sample`` (``--doc2vec-sample``, default
+2,000,000) distinct sentences, the model is trained on those compared query texts plus the
+other sentences of lowest ``sha256("<seed>:<text>")``, up to ``sample`` in all
+(:func:`select_training`): the choice depends on the texts and the seed only, not on the
+corpus's order or sharding, and every vector read is still a trained one (none inferred).
+The default trains the paper's corpus (738,095 pairs: about a million distinct sentences)
+and the bundled sample in full; docs/testset.md#doc2vec-on-a-sample gives the measured cost
+and the overlap of the re-ranked neighbours with the full-corpus model.
+
 Reproducibility: with ``workers == 1`` the model, and so every cosine, is the same on every
 run (gensim seeds its vectors from ``seed``); more workers train faster but the thread
-scheduling makes the vectors differ slightly between runs.
+scheduling (gensim's lock-free updates) makes the vectors differ between runs, so the
+default is 1 (docs/testset.md: measured).
 """
 
 from __future__ import annotations
 
+import hashlib
+import heapq
 import logging
 import os
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 from multiref.util.errors import UserError
 from multiref.util.options import option
@@ -44,9 +60,12 @@ class Doc2VecConfig:
     dm: int = option(1, flag="--doc2vec-dm", choices=(0, 1), help="1: PV-DM (gensim's default), 0: PV-DBOW")
     seed: int = option(1, flag="--testset-seed", help="seed of the sampling and of Doc2Vec")
     threshold: float = option(0.9, flag="--doc2vec-threshold", help="keep similar queries with Doc2Vec cosine >= this")
+    sample: int = option(2_000_000, flag="--doc2vec-sample", metavar="N",
+                         help="train on at most N distinct sentences: a larger corpus trains on a seeded sample "
+                              "that always holds the queries the re-ranking compares")
 
     def __post_init__(self):
-        for name in ("vector_size", "epochs", "window", "workers"):
+        for name in ("vector_size", "epochs", "window", "workers", "sample"):
             if getattr(self, name) < 1:
                 raise UserError(f"doc2vec {name} must be at least 1, got {getattr(self, name)}")
         if self.min_count < 1:
@@ -59,7 +78,8 @@ class Doc2VecConfig:
     def model_options(self) -> dict:
         """The options the trained model depends on (its cache key; not the threshold)."""
         return {"vector_size": self.vector_size, "epochs": self.epochs, "window": self.window,
-                "min_count": self.min_count, "workers": self.workers, "dm": self.dm, "seed": self.seed}
+                "min_count": self.min_count, "workers": self.workers, "dm": self.dm, "seed": self.seed,
+                "sample": self.sample}
 
     def options(self) -> dict:
         """Every option that changes the data (for the dataset card)."""
@@ -115,18 +135,87 @@ def train(sentences_path: str, config: Doc2VecConfig):
     return model
 
 
-def train_on(query_texts: Sequence[str], response_texts: Iterable[str], config: Doc2VecConfig, workdir: str):
-    """Train on ``query_texts`` (distinct, sorted: tag i = ``query_texts[i]``) and the
-    responses (:func:`write_sentences`), the sentence file written in ``workdir`` and removed.
-    Returns ``(model, number of sentences)``; pass the model and ``query_texts`` to
+@dataclass(frozen=True)
+class TrainingSet:
+    """The sentences a model is trained on: ``queries`` (distinct, sorted: tag i =
+    ``queries[i]``), then ``responses`` (distinct, sorted, none a query), chosen from the
+    corpus's ``documents`` distinct sentences (:func:`select_training`)."""
+
+    queries: Sequence[str]
+    responses: Sequence[str]
+    documents: int
+
+    @property
+    def size(self) -> int:
+        return len(self.queries) + len(self.responses)
+
+    @property
+    def sampled(self) -> bool:
+        return self.size < self.documents
+
+    def counts(self) -> dict:
+        """For the dataset card: whether a sample was used, its size and the corpus's."""
+        return {"doc2vec_sampled": self.sampled, "doc2vec_trained_sentences": self.size,
+                "doc2vec_corpus_sentences": self.documents}
+
+    def digest(self) -> str:
+        """sha256 of the trained sentences (part of a sampled model's cache key)."""
+        digest = hashlib.sha256()
+        for text in (*self.queries, "\0", *self.responses):
+            digest.update(text.encode("utf-8") + b"\n")
+        return digest.hexdigest()
+
+
+def _rank(seed: int, text: str) -> bytes:
+    return hashlib.sha256(f"{seed}:{text}".encode("utf-8")).digest()
+
+
+def select_training(query_texts: Sequence[str], response_texts: Iterable[str], config: Doc2VecConfig,
+                    needed: Collection[str] = ()) -> TrainingSet:
+    """The sentences to train on (module docstring): every distinct sentence when there are
+    at most ``config.sample``; otherwise the ``needed`` query texts (those whose vectors will
+    be read) plus the other sentences of lowest ``sha256("<seed>:<text>")``, up to
+    ``config.sample`` in all. ``query_texts``: distinct, sorted. Same texts and options, same
+    choice, whatever the order of ``response_texts``."""
+    queries = set(query_texts)
+    responses = sorted({t for t in response_texts if t not in queries})
+    documents = len(query_texts) + len(responses)
+    if documents <= config.sample:
+        return TrainingSet(list(query_texts), responses, documents)
+    keep = {t for t in needed if t in queries}
+    others = (t for texts in (query_texts, responses) for t in texts if t not in keep)
+    keep.update(heapq.nsmallest(max(config.sample - len(keep), 0), others, key=lambda t: _rank(config.seed, t)))
+    return TrainingSet([t for t in query_texts if t in keep], [t for t in responses if t in keep], documents)
+
+
+def sample_note(training: TrainingSet, config: Doc2VecConfig) -> str:
+    """A sentence for the card's description when ``training`` is a sample, else ''."""
+    if not training.sampled:
+        return ""
+    return (f" Doc2Vec was trained on a seeded sample of {training.size:,} of the corpus's {training.documents:,} "
+            f"distinct sentences (--doc2vec-sample {config.sample:,}, seed {config.seed}), every query the "
+            "re-ranking compares among them.")
+
+
+def train_on(query_texts: Sequence[str], response_texts: Iterable[str], config: Doc2VecConfig, workdir: str,
+             needed: Collection[str] = ()):
+    """Train on the sentences :func:`select_training` chooses from ``query_texts`` (distinct,
+    sorted) and the responses; the sentence file (:func:`write_sentences`) is written in
+    ``workdir`` and removed. ``needed``: the query texts whose vectors will be read (kept in
+    a sample). Returns ``(model, TrainingSet)``; pass the model and the set's ``queries`` to
     :class:`QueryVectors`."""
+    training = select_training(query_texts, response_texts, config, needed)
+    return train_set(training, config, workdir), training
+
+
+def train_set(training: TrainingSet, config: Doc2VecConfig, workdir: str):
+    """Train on ``training`` (:func:`write_sentences` in ``workdir``, removed after)."""
     sentences = os.path.join(workdir, "sentences.txt")
-    n = write_sentences(sentences, query_texts, response_texts)
+    write_sentences(sentences, training.queries, training.responses)
     try:
-        model = train(sentences, config)
+        return train(sentences, config)
     finally:
         os.remove(sentences)
-    return model, n
 
 
 def _epoch_ticks(bar):
