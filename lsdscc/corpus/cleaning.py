@@ -430,7 +430,7 @@ def strip_markup(text: str) -> str:
         text = _BULLET.sub("", text)
     if has("*") or has("_") or has("~~"):
         text, found = _emphasis_subn(text)
-        if found:  # nested emphasis: ***a*** or **_a_**
+        if found and ("*" in text or "_" in text or "~~" in text):  # nested emphasis: ***a*** or **_a_**
             text = _emphasis_subn(text)[0]
     if has("`"):
         text = _INLINE_CODE.sub(r"\1", text)
@@ -439,8 +439,19 @@ def strip_markup(text: str) -> str:
     if escaped:
         text = text.translate(_UNPROTECT)
     if "  " in text or not text.isprintable():  # else every space is already a single " "
-        text = _WHITESPACE.sub(" ", text)
+        return _collapse_whitespace(text)
     return text.strip()
+
+
+def _collapse_whitespace(text: str) -> str:
+    r"""``_WHITESPACE.sub(" ", text).strip()``; one split and join when the only whitespace is
+    ``" "`` and ``\n`` (then every whitespace run becomes one space: a run with a newline by the
+    first rule, two or more spaces by the second). ``isprintable`` is false for every other
+    whitespace character (``\s`` is ``str.isspace``; the only printable one is the space)
+    and for ``\u200b``, which take the regex."""
+    if text.replace("\n", " ").isprintable():
+        return " ".join(text.split())
+    return _WHITESPACE.sub(" ", text).strip()
 
 
 # --- step 2: urls, e-mails, numbers -------------------------------------------------------
@@ -586,6 +597,28 @@ _LAUGH_LOL = re.compile(r"\bl(?:ol){2,}\b", re.I)
 _REPEAT = re.compile(r"([A-Za-z])\1{2,}")
 _TRIPLE = re.compile(r"([A-Za-z])\1\1")  # a search for it is 3x faster than the _REPEAT pass
 _REPEAT_PUNCT = re.compile(r"([!?.])\1{3,}")
+# Faster forms of two of them (same output; tests/test_lsdscc_cleaning_speed.py checks them):
+# - a _LAUGH_HA match is a whole word (it starts and ends at \b and holds only a/h, word
+#   characters); this finds the whole a/h words of 4 or more letters from a leading class
+#   (re scans for a/h instead of trying \b everywhere) and keeps those _LAUGH_HA matches;
+# - _REPEAT per letter: each letter with a run of 3+ has its runs shortened by a literal pattern.
+_AH_WORD = re.compile(r"[ah](?<!\w.)[ah]{3,}\b", re.I)
+_LETTER_RUN = {c: re.compile(c * 3 + "+") for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
+def _laugh_ha(match: re.Match) -> str:
+    return "haha" if _LAUGH_HA.fullmatch(match.group(0)) else match.group(0)
+
+
+def _shorten_repeats(text: str, first: re.Match) -> str:
+    r"""``_REPEAT.sub(r"\1\1", text)``, given the first ``_TRIPLE`` match: runs of different
+    letters are apart, so each letter's runs are shortened on their own, letter by letter in
+    the order of their first run (none is left before the last one found)."""
+    while first:
+        letter = first.group(1)
+        text = _LETTER_RUN[letter].sub(letter + letter, text)
+        first = _TRIPLE.search(text, first.start() + 2)
+    return text
 
 
 def shorten_elongated(text: str) -> str:
@@ -594,11 +627,12 @@ def shorten_elongated(text: str) -> str:
     >>> shorten_elongated("cooool movie ahahaha lololol!!!!!!")
     'cool movie haha lol!!!'
     """
-    if _TRIPLE.search(text):
-        text = _REPEAT.sub(r"\1\1", text)
+    first = _TRIPLE.search(text)
+    if first:
+        text = _shorten_repeats(text, first)
     lower = text.lower()
     if "hah" in lower or "aha" in lower:
-        text = _LAUGH_HA.sub("haha", text)
+        text = _AH_WORD.sub(_laugh_ha, text)
     if "hehe" in lower:
         text = _LAUGH_HE.sub("hehe", text)
     if "lolol" in lower:
@@ -671,7 +705,7 @@ def _tokenizer(name: str, fast: bool = True):
 
 
 # --- text conventions at the token level ----------------------------------------------
-_DIGIT_RUN = re.compile(r"\d+")
+_DIGIT_RUN = re.compile(r"\d\d*")  # = \d+; starting with a class, re scans for its characters
 _PUNCT_RUN = re.compile(r"([!?])\1{2,}")
 # treebank: a period (or a run: "wait..") ending a word is split off everywhere, as NLTK's
 # Treebank tokenizer does only at the end of the text: "weekend. so" -> "weekend . so".
@@ -742,7 +776,7 @@ def clean_and_tokenize(text: str, tokenizer: str = "treebank", lowercase: bool =
 
 
 # --- the fused fast path of clean_and_tokenize(convention="lsdscc", tokenizer="treebank") ---
-_OPEN_QUOTE = re.compile(r'(?<=[ (\[{<])"')
+_OPEN_QUOTE = re.compile(r'"(?<=[ (\[{<]")')  # a " after one of them; " first, so re scans for it
 _COLON_COMMA = re.compile(r"([:,])([^\d]|$)")
 _PAD = re.compile(r"([;@#$%&?!()\[\]{}<>])")
 _PAD_WITH_COLON_COMMA = re.compile(r"([,:;@#$%&?!()\[\]{}<>])")

@@ -89,7 +89,7 @@ def trie_pattern(words) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _emoticon_regex() -> tuple:
-    """(standalone ASCII faces, emoji anywhere, the lowest emoji character, replacement)."""
+    """(standalone ASCII faces, emoji anywhere, any first character of an emoji, replacement)."""
     table = emoticon_table()
     faces = [f for f in table if f.isascii()]
     emoji = [f for f in table if not f.isascii()]
@@ -101,7 +101,9 @@ def _emoticon_regex() -> tuple:
     alts = [re.escape(ch) + r"(?<!\S.)" + trie_pattern(rests) for ch, rests in sorted(by_first.items())]
     face_regex = re.compile("(?:" + "|".join(alts) + r")(?=\s|$|[.,!?;])")
     emoji_regex = re.compile(trie_pattern(emoji) or r"(?!)")
-    return face_regex, emoji_regex, min((e[0] for e in emoji), default="\U0010ffff"), lambda m: f" {table[m.group(0)]} "
+    # re tries the emoji trie at every position (45 branches); a class scans for their first characters
+    first = re.compile("[" + "".join(sorted({re.escape(e[0]) for e in emoji})) + "]" if emoji else r"(?!)")
+    return face_regex, emoji_regex, first, lambda m: f" {table[m.group(0)]} "
 
 
 # The arm before the face is taken only from the start of a run of \ and _ (re tries a later
@@ -114,10 +116,13 @@ def substitute_emoticons(text: str) -> str:
 
     Faces first, then emoji, so an emoji's replacement never makes a face stand alone.
     """
-    faces, emoji, lowest_emoji, word = _emoticon_regex()
+    faces, emoji, emoji_first, word = _emoticon_regex()
     if "(ツ)" in text:
         text = _SHRUG.sub(" shrug ", text)
     text = faces.sub(word, text)
-    if not text.isascii() and max(text) >= lowest_emoji:
-        text = emoji.sub(word, text)
+    if not text.isascii():
+        first = emoji_first.search(text)
+        if first:  # every emoji match starts with such a character: none before it
+            start = first.start()
+            text = text[:start] + emoji.sub(word, text[start:])
     return text
