@@ -9,6 +9,7 @@ links, emoji) made cleaning a third of the corpus build; these passes were rewri
 - ``_OPEN_QUOTE`` and ``_DIGIT_RUN``: the same patterns starting with what re can scan for;
 - laughter and letter runs in ``shorten_elongated`` (``_AH_WORD`` + ``_laugh_ha``, ``_shorten_repeats``);
 - the emoji pass: from the first character that can start an emoji, no ``max()`` of the text;
+- the last pass of ``lsdscc_characters`` on ASCII text: a bytes table;
 - ``Vocabulary.apply``: one comprehension.
 
 Each is compared with the reference (the old pattern or loop, kept here or in the module) on
@@ -83,6 +84,20 @@ def test_rescanned_patterns_equal_the_old_ones(texts, old, new, repl):
     old = re.compile(old)
     for text in texts:
         assert new.sub(repl, text) == old.sub(repl, text), repr(text)
+
+
+def test_ascii_table_equals_the_to_space_regex(texts):
+    assert [chr(i) for i in range(128) if cleaning._TO_SPACE_ASCII[i] != i] == [
+        chr(i) for i in range(128) if cleaning._TO_SPACE.match(chr(i))]
+    for text in [t for t in texts if t.isascii()] + ["".join(map(chr, range(128)))]:
+        assert text.encode("ascii").translate(cleaning._TO_SPACE_ASCII).decode("ascii") == cleaning._TO_SPACE.sub(" ", text)
+        assert cleaning.lsdscc_characters(text) == cleaning._TO_SPACE.sub(" ", _old_characters_head(text)), repr(text)
+
+
+def _old_characters_head(text: str) -> str:
+    """``lsdscc_characters`` before its last pass (ASCII text: no wide characters to replace)."""
+    text = cleaning._DIGIT_RUN.sub("digits", cleaning._protect_quotes(text))
+    return cleaning._PUNCT_RUN.sub(r"\1\1", text) if "!!!" in text or "???" in text else text
 
 
 def test_laughter_words_equal_the_laughter_regex(texts):
