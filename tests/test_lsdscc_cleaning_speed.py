@@ -6,7 +6,7 @@ links, emoji) made cleaning a third of the corpus build; these passes were rewri
 - the whitespace pass at the end of ``strip_markup``: a split and join when the only whitespace
   is spaces and newlines (``_collapse_whitespace``);
 - the nested-emphasis pass: skipped when no delimiter is left;
-- ``_OPEN_QUOTE`` and ``_DIGIT_RUN``: the same patterns starting with what re can scan for;
+- ``_OPEN_QUOTE``, ``_DIGIT_RUN`` and ``_EMPHASIS``: the same patterns starting with what re can scan for;
 - laughter and letter runs in ``shorten_elongated`` (``_AH_WORD`` + ``_laugh_ha``, ``_shorten_repeats``);
 - the emoji pass: from the first character that can start an emoji, no ``max()`` of the text;
 - the last pass of ``lsdscc_characters`` on ASCII text: a bytes table;
@@ -74,6 +74,12 @@ def test_no_delimiter_no_emphasis(texts):
         plain = text.replace("*", "").replace("_", "").replace("~~", "")
         assert cleaning._emphasis_subn(plain) == (plain, 0)
         assert cleaning._EMPHASIS.subn(r"\2", plain) == (plain, 0)
+
+
+def test_emphasis_pattern_equals_the_old_one(texts):
+    old = re.compile(r"(\*{1,3}|_{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
+    for text in texts + ["***a***", "**_a_**", "*a**", "____a__", "~~a~~~", "* a*", "*a *b*"]:
+        assert cleaning._EMPHASIS.subn(cleaning._emphasised, text) == old.subn(r"\2", text), repr(text)
 
 
 @pytest.mark.parametrize("old, new, repl", [

@@ -74,7 +74,8 @@ _HRULE = re.compile(r"^[ \t]*(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}
 _TABLE_RULE = re.compile(r"^[ \t]*+\|?[ \t]*+:?-{2,}:?[ \t]*+(?:\|[ \t]*+:?-{2,}:?[ \t]*+)*\|?[ \t]*+$", re.M)
 _TABLE_PIPE = re.compile(r"(?:(?<![ \t])[ \t]++)?\|[ \t]*+")
 _BULLET = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+", re.M)
-_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
+# (\*\*{0,2} is \*{1,3}, tried in the same order; starting with literals, re scans for them)
+_EMPHASIS = re.compile(r"(\*\*{0,2}|__{0,2}|~~)(?=\S)(.+?)(?<=\S)\1")
 _INLINE_CODE = re.compile(r"`+([^`]*)`+")
 _SUPERSCRIPT = re.compile(r"\^\(([^)]*)\)|\^(?=\w)")
 _BACKSLASH_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|^])")
@@ -132,6 +133,11 @@ class _Runs:
 _EMPHASIS_DELIMITER = re.compile(r"[*_~]")
 
 
+def _emphasised(match: re.Match) -> str:
+    """The emphasised text (``\\2``; a function is faster than re's template expansion)."""
+    return match.group(2)
+
+
 def _emphasis_closers(text: str, delimiter: str) -> list[int]:
     """Positions where ``(?<=\\S)`` + ``delimiter`` matches (where ``delimiter`` can close)."""
     return [m.start() for m in re.finditer(r"(?<=\S)(?=" + re.escape(delimiter) + ")", text)]
@@ -145,7 +151,7 @@ def _emphasis_subn(text: str) -> tuple[str, int]:
     binary search in that delimiter's closer positions instead of a scan to the line's end.
     """
     if text.count("*") + text.count("_") + text.count("~") <= _FEW_OPENERS:
-        return _EMPHASIS.subn(r"\2", text)
+        return _EMPHASIS.subn(_emphasised, text)
     closers: dict[str, list[int]] = {}
     out, found, pos, size, newline = [], 0, 0, len(text), -1
     for start in _EMPHASIS_DELIMITER.finditer(text):
