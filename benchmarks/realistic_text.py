@@ -71,6 +71,7 @@ LAUGHS = ("lol", "lmao", "haha", "hahaha", "lmaooo", "soooo", "reeeally", "noooo
           "!!!", "!!!!!", "???", "?!", "...", "....")
 OPENERS = ("&gt; ", "&gt;", "> ", "&gt; &gt; ")
 EDITS = ("Edit: ", "EDIT: ", "Edit - ", "**Edit:** ", "ETA: ", "Edit 2: ")
+MAIL_DOMAINS = ("gmail.com", "yahoo.com", "example.org")
 END_MARKS = ". . . . . . . ? ? ! ... ! .".split(" ")
 
 
@@ -138,7 +139,8 @@ class RealisticText:
         elif x < 0.91:
             words[i] = r.choice(("u/", "/u/")) + r.choice(self.words[300:3000]) + str(r.randrange(1000))
         elif x < 0.913:
-            words[i] = f"{r.choice(self.words[100:900]).lower()}.{r.randrange(99)}@{r.choice(('gmail.com', 'yahoo.com', 'example.org'))}"
+            name = f"{r.choice(self.words[100:900]).lower()}.{r.randrange(99)}"
+            words[i] = f"{name}@{r.choice(MAIL_DOMAINS)}"
         else:
             words[i] = f'"{word} {" ".join(r.choices(self.words[:300], k=r.randrange(1, 6)))}"'
 
