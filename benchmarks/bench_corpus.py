@@ -11,9 +11,20 @@ a. reader: a file of ``--lines`` comments of which 0.1% are r/movies;
    (``read_items(path)``, every line parsed) is printed beside it.
 b. build: a month of ``--comments`` r/movies comments (threads from lsdscc.corpus.sample_gen, with
    their submissions) built by ``pipelines.lsdscc_corpus.run`` in a child process, vs the
-   baseline "decode the same files and json-parse every line". Goal: at most 8x. The peak
-   RSS of the build is the child's ``ru_maxrss`` (``resource.getrusage(RUSAGE_CHILDREN)``),
-   so the baseline's memory does not mix in. Goal: at most 1.5 GB.
+   baseline "decode the same files and json-parse every line". Goal: at most 8x. The build's
+   CPU seconds and peak RSS are the child's own (``os.wait4``, one child at a time), so the
+   baseline's memory and earlier builds do not mix in. Goal: at most 1.5 GB.
+c. with ``--sizes 300000,1000000``: each size is generated and built as in b, and the memory
+   slope (peak RSS difference / comment difference, KB per comment) between the first and
+   the last size is printed. Goal: at most 0.3 KB (benchmark text), 1.0 KB (realistic).
+d. with ``--workers-compare "BEAM FLAGS"``: the largest month is built a second time with
+   those flags added; the ratio of the run() times (second / first), both CPU times and
+   whether every output file has the same sha256. Goal: at most 0.75x, same bytes.
+
+The month's comment bodies (``--text``): ``benchmark`` (default), the thread generator's short
+templated sentences; ``realistic``, bodies with real Reddit lengths (median about 30 words, a
+long tail to 10,000 characters), markdown, links, mentions, numbers and emoji
+(``benchmarks/realistic_text.py``). Both are seeded and byte-reproducible.
 
 Timings are in-process wall-clock seconds (best of ``--repeat`` for the reader part); the
 build's figure is the ``run()`` call inside the child, its whole-process time is printed
@@ -22,6 +33,9 @@ too. Extra arguments go to the pipeline (e.g. Beam flags)::
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py            # 400k lines, 300k comments
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --quick    # 100k lines, 30k comments
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --lines 1200000 --json out/bench_corpus.json
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --only build --text realistic
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --only build --sizes 300000,1000000 \
+        --workers-compare "--direct_running_mode multi_processing --direct_num_workers 2"
 """
 
 from __future__ import annotations
@@ -31,8 +45,8 @@ import inspect
 import json
 import os
 import random
-import resource
-import subprocess
+import shlex
+import shutil
 import sys
 import tempfile
 import time
@@ -40,6 +54,9 @@ import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+from corpus_build import differing_files, load_average, measure_build, memory_slope_kb, output_digests  # noqa: E402
 
 OTHER_SUBREDDITS = (
     "AskReddit", "pics", "funny", "gaming", "worldnews", "todayilearned", "nba", "politics", "aww",
@@ -52,7 +69,9 @@ WORDS = (
     "post show watch great pretty love someone lol yeah actually probably always never"
 ).split()
 SLUGS = ["_".join(random.Random(n).sample(WORDS, 5)) for n in range(500)]
-GOAL_READER, GOAL_BUILD, GOAL_RSS_MB = 4.0, 8.0, 1536
+GOAL_READER, GOAL_BUILD, GOAL_RSS_MB, GOAL_WORKERS = 4.0, 8.0, 1536, 0.75
+GOAL_SLOPE_KB = {"benchmark": 0.3, "realistic": 1.0}  # peak RSS per extra comment (issue: a third of today's)
+SCRIPT = os.path.abspath(__file__)
 
 
 def _b36(n: int) -> str:
@@ -126,13 +145,37 @@ def write_mixed(path: str, lines: int, share: float = 0.001, seed: int = 7, leve
     return movies
 
 
-def write_month(folder: str, comments: int, seed: int = 13, level: int = 3) -> list:
-    """A month of r/movies: RS (submissions) + RC (``comments`` comments, RC 2019 field set)."""
+KEPT_BODIES = frozenset({"[deleted]", "[removed]"})
+KEPT_AUTHORS = frozenset({"AutoModerator", "RemindMeBot", "[deleted]"})
+
+
+def _bodies(text: str, seed: int):
+    """``body(comment)`` for ``--text``: the thread generator's own (benchmark) or realistic ones.
+
+    Realistic mode replaces every body but deleted/removed ones and the bots' (their rules
+    are what the pipeline filters on), so thread shapes and filters stay the same.
+    """
+    if text == "benchmark":
+        return lambda c: c["body"]
+    from realistic_text import RealisticText
+
+    draw = RealisticText(seed).body
+    return lambda c: c["body"] if c["body"] in KEPT_BODIES or c["author"] in KEPT_AUTHORS else draw()
+
+
+def write_month(folder: str, comments: int, seed: int = 13, level: int = 3, text: str = "benchmark") -> list:
+    """A month of r/movies: RS (submissions) + RC (``comments`` comments, RC 2019 field set).
+
+    ``text``: ``benchmark`` (the thread generator's short templated bodies) or ``realistic``
+    (:mod:`realistic_text`: real Reddit lengths and markup). Threads and record fields are the
+    same in both.
+    """
     import zstandard
 
     from lsdscc.corpus.sample_gen import iter_threads
 
     rng = random.Random(seed)
+    body = _bodies(text, seed)
     os.makedirs(folder, exist_ok=True)
     rs_path, rc_path = os.path.join(folder, "RS_2019-06.zst"), os.path.join(folder, "RC_2019-06.zst")
     with open(rs_path, "wb") as rs_raw, open(rc_path, "wb") as rc_raw, \
@@ -141,7 +184,7 @@ def write_month(folder: str, comments: int, seed: int = 13, level: int = 3) -> l
         for sub, coms in iter_threads(comments, seed):
             rs.write(_line(sub))
             rc.write(b"".join(
-                _line(comment_record(rng, c["id"], sub["id"], c["parent_id"], c["body"], c["author"], "movies",
+                _line(comment_record(rng, c["id"], sub["id"], c["parent_id"], body(c), c["author"], "movies",
                                      int(float(c["created_utc"])), c["score"]))
                 for c in coms
             ))
@@ -175,16 +218,16 @@ def baseline_filter(path: str) -> tuple[int, float]:
     return kept, time.perf_counter() - t0
 
 
-def baseline_parse(paths) -> tuple[int, float]:
-    """Decode and json-parse every line: (records, seconds)."""
-    t0, n = time.perf_counter(), 0
+def baseline_parse(paths) -> tuple[int, float, float]:
+    """Decode and json-parse every line: (records, seconds, CPU seconds)."""
+    t0, c0, n = time.perf_counter(), time.process_time(), 0
     for path in paths:
         for lines in _decoded_lines(path):
             for line in lines:
                 if line:
                     json.loads(line)
                     n += 1
-    return n, time.perf_counter() - t0
+    return n, time.perf_counter() - t0, time.process_time() - c0
 
 
 def timed_reader(path: str, subreddits) -> tuple[dict, float]:
@@ -211,20 +254,6 @@ def child_build(folder: str, out: str, extra: list) -> dict:
     return {"seconds": seconds, "rows": rows}
 
 
-def measure_build(folder: str, out: str, extra: list) -> dict:
-    """The build in a child process: its run() seconds, whole-process seconds and max RSS."""
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child-build", folder, out] + extra,
-                          capture_output=True, text=True, cwd=ROOT)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        raise SystemExit(f"the build failed:\n{proc.stderr[-3000:]}")
-    result = json.loads(proc.stdout.strip().splitlines()[-1])
-    result["process_seconds"] = wall
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # KiB on Linux
-    return result
-
-
 def measure_reader(path: str, repeat: int, exact: bool) -> dict:
     """Reader vs decode + byte-filter, interleaved, best of ``repeat``; optionally the exact path."""
     base, fast, counts = [], [], None
@@ -240,13 +269,14 @@ def measure_reader(path: str, repeat: int, exact: bool) -> dict:
 
 
 def _row(what, seconds, baseline, goal=None, unit="s") -> str:
+    """A table row: result, baseline, ratio (two decimals below 1x), goal and verdict."""
     ratio = seconds / baseline if baseline else float("nan")
     verdict = "" if goal is None else ("met" if ratio <= goal else "missed")
     goal_text = "-" if goal is None else f"<= {goal:g}x"
-    return f"| {what} | {seconds:,.2f} {unit} | {baseline:,.2f} {unit} | {ratio:.1f}x | {(goal_text + ' ' + verdict).strip()} |"
+    return f"| {what} | {seconds:,.2f} {unit} | {baseline:,.2f} {unit} | {ratio:.{2 if ratio < 1 else 1}f}x | {(goal_text + ' ' + verdict).strip()} |"
 
 
-def report(args, reader: dict | None, build: dict | None) -> None:
+def report(args, reader: dict | None, builds: list) -> None:
     print("\n| measure | result | baseline (same run) | ratio | goal |\n| --- | --- | --- | --- | --- |")
     if reader:
         print(_row(f"reader, {args.lines:,} lines, 0.1% r/movies (vs decode + byte-filter)",
@@ -254,61 +284,149 @@ def report(args, reader: dict | None, build: dict | None) -> None:
         if "exact_seconds" in reader:
             print(_row("reader, exact path: every line parsed (context)", reader["exact_seconds"],
                        reader["baseline_seconds"]))
-    if build:
-        print(_row(f"build, {args.comments:,} r/movies comments: run() (vs decode + json-parse)",
-                   build["seconds"], build["baseline_seconds"], GOAL_BUILD))
-        print(_row("build, whole child process (imports included)", build["process_seconds"],
-                   build["baseline_seconds"]))
-        verdict = "met" if build["peak_rss_mb"] <= GOAL_RSS_MB else "missed"
-        print(f"| build peak RSS (child ru_maxrss) | {build['peak_rss_mb']:,.0f} MB | - | - | "
-              f"<= {GOAL_RSS_MB:,} MB {verdict} |")
+    for build in builds:
+        report_build(args, build)
+    if len(builds) > 1:
+        slope, goal = memory_slope_kb(builds[0], builds[-1]), GOAL_SLOPE_KB[args.text]
+        print(f"| memory slope, {builds[0]['comments']:,} -> {builds[-1]['comments']:,} comments ({args.text} "
+              f"text): peak RSS per extra comment | {slope:.3f} KB | - | - | <= {goal:g} KB "
+              f"{'met' if slope <= goal else 'missed'} |")
+    for build in builds:
+        if "workers" in build:
+            report_workers(build)
 
 
-def main(argv=None) -> int:
+def report_build(args, build: dict) -> None:
+    """Rows for one size: run() and whole-process seconds, CPU seconds, peak RSS."""
+    what = f"build, {build['comments']:,} r/movies comments ({args.text} text)"
+    print(_row(f"{what}: run() (vs decode + json-parse)", build["seconds"], build["baseline_seconds"], GOAL_BUILD))
+    print(_row(f"{what}: whole child process (imports included)", build["process_seconds"],
+               build["baseline_seconds"]))
+    print(_row(f"{what}: CPU of the child, user + sys (vs the baseline's CPU)", build["cpu_seconds"],
+               build["baseline_cpu_seconds"]))
+    verdict = "met" if build["peak_rss_mb"] <= GOAL_RSS_MB else "missed"
+    print(f"| {what}: peak RSS (child ru_maxrss) | {build['peak_rss_mb']:,.0f} MB | - | - | "
+          f"<= {GOAL_RSS_MB:,} MB {verdict} |")
+
+
+def report_workers(build: dict) -> None:
+    """Rows for the second build with other Beam flags: time ratio, CPU, same bytes or not."""
+    second = build["workers"]
+    what = f"build, {build['comments']:,} comments, `{' '.join(second['flags'])}` vs one process"
+    print(_row(f"{what}: run()", second["seconds"], build["seconds"], GOAL_WORKERS))
+    print(_row(f"{what}: CPU of the child (its waited-for workers included)", second["cpu_seconds"],
+               build["cpu_seconds"]))
+    print(f"| {what}: peak RSS | {second['peak_rss_mb']:,.0f} MB | {build['peak_rss_mb']:,.0f} MB | "
+          f"{second['peak_rss_mb'] / build['peak_rss_mb']:.2f}x | - |")
+    same = "yes" if second["identical"] else f"NO ({len(second['differing'])} files differ: {second['differing'][:5]})"
+    print(f"| {what}: identical output bytes ({second['files']} files, sha256) | {same} | - | - | same bytes |")
+
+
+def compare_workers(folder: str, out: str, extra: list, flags: list) -> dict:
+    """The same build again with ``flags`` added; its figures and whether every output file is the same."""
+    second_out = out + "-workers"
+    second = measure_build(SCRIPT, folder, second_out, extra + flags, ROOT)
+    first_digests, second_digests = output_digests(out), output_digests(second_out)
+    differing = differing_files(first_digests, second_digests)
+    shutil.rmtree(second_out, ignore_errors=True)
+    print(f"second build with {' '.join(flags)}: run() {second['seconds']:.1f}s, CPU {second['cpu_seconds']:.1f}s, "
+          f"{'same bytes' if not differing else f'{len(differing)} files differ'}", flush=True)
+    return {"flags": flags, "identical": not differing, "differing": differing, "files": len(first_digests), **second}
+
+
+def build_size(args, tmp: str, comments: int, extra: list, compare: bool) -> dict:
+    """Generates a month of ``comments``, builds it in a child, times the baseline on the same files
+    (and with ``compare``, builds it again with ``--workers-compare``'s flags)."""
+    folder, out = os.path.join(tmp, f"month-{comments}"), os.path.join(tmp, f"out-{comments}")
+    t0 = time.perf_counter()
+    month = write_month(folder, comments, seed=args.seed, text=args.text)
+    print(f"generated a month of {comments:,} r/movies comments ({args.text} text) in {time.perf_counter() - t0:.0f}s "
+          f"({sum(os.path.getsize(p) for p in month) / 2**20:,.1f} MB zstd); load average {load_average()}", flush=True)
+    build = measure_build(SCRIPT, folder, out, extra, ROOT)
+    build["comments"] = comments
+    build["records"], build["baseline_seconds"], build["baseline_cpu_seconds"] = baseline_parse(month)
+    print(f"build: run() {build['seconds']:.1f}s, CPU {build['cpu_seconds']:.1f}s, peak RSS "
+          f"{build['peak_rss_mb']:,.0f} MB, rows {build['rows']}; decode + json-parse {build['records']:,} records "
+          f"{build['baseline_seconds']:.1f}s", flush=True)
+    if compare:
+        build["workers"] = compare_workers(folder, out, extra, shlex.split(args.workers_compare))
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    return build
+
+
+def run_reader(args, tmp: str) -> dict:
+    """Part a: the reader on a mixed file vs decode + byte-filter."""
+    path = os.path.join(tmp, "RC_mixed.zst")
+    t0 = time.perf_counter()
+    movies = write_mixed(path, args.lines, seed=args.seed)
+    print(f"generated {args.lines:,} comment lines ({movies:,} r/movies) in {time.perf_counter() - t0:.0f}s "
+          f"({os.path.getsize(path) / 2**20:,.1f} MB zstd)", flush=True)
+    reader = measure_reader(path, args.repeat, args.exact)
+    counts = reader["counts"]
+    if counts["ok"] != movies or counts["ok"] + counts["skipped"] != args.lines:
+        raise SystemExit(f"reader counts are wrong: {counts}, expected {movies:,} kept of {args.lines:,}")
+    print(f"reader: {counts['ok']:,} kept, {counts['skipped']:,} skipped; "
+          f"byte filter hits {reader['byte_filter_hits']:,}", flush=True)
+    return reader
+
+
+def _sizes(text: str) -> list:
+    """``--sizes`` ("300000,1000000") as increasing comment counts."""
+    try:
+        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--sizes wants comma-separated comment counts, got {text!r}") from None
+    if not sizes or any(n <= 0 for n in sizes) or sizes != sorted(set(sizes)):
+        raise argparse.ArgumentTypeError(f"--sizes wants increasing positive comment counts, got {text!r}")
+    return sizes
+
+
+def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=400_000, help="reader file: comment lines (default 400,000)")
     parser.add_argument("--comments", type=int, default=300_000, help="build: r/movies comments (default 300,000)")
+    parser.add_argument("--sizes", type=_sizes, default=None,
+                        help="build several months, e.g. 300000,1000000 (overrides --comments); with two or more, "
+                             "the memory slope between the first and the last is printed")
+    parser.add_argument("--workers-compare", default=None, metavar="BEAM_FLAGS",
+                        help='build the largest month again with these Beam flags added (e.g. "--direct_running_mode '
+                             'multi_processing --direct_num_workers 2"): time ratio and identical bytes')
     parser.add_argument("--quick", action="store_true", help="100,000 lines and 30,000 comments")
     parser.add_argument("--repeat", type=int, default=2, help="reader timings: best of N (default 2)")
     parser.add_argument("--no-exact", dest="exact", action="store_false", help="skip the exact-path reader timing")
     parser.add_argument("--only", choices=("reader", "build"), default=None)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--text", choices=("benchmark", "realistic"), default="benchmark",
+                        help="comment bodies of the build's month: the thread generator's short templated ones "
+                             "(default) or realistic ones (real Reddit lengths, markdown, links, mentions)")
     parser.add_argument("--json", default=None, help="also write the results here")
     parser.add_argument("--child-build", nargs=2, default=None, help=argparse.SUPPRESS)
-    args, extra = parser.parse_known_args(argv)
+    return parser.parse_known_args(argv)
+
+
+def main(argv=None) -> int:
+    args, extra = parse_args(argv)
     if args.child_build:
         print(json.dumps(child_build(*args.child_build, extra)))
         return 0
     if args.quick:
         args.lines, args.comments = 100_000, 30_000
-    reader = build = None
+    sizes = args.sizes or [args.comments]
+    reader, builds, load = None, [], {"start": load_average()}
     with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
         if args.only != "reader":
-            t0 = time.perf_counter()
-            month = write_month(os.path.join(tmp, "month"), args.comments, seed=args.seed)
-            print(f"generated a month of {args.comments:,} r/movies comments in {time.perf_counter() - t0:.0f}s "
-                  f"({sum(os.path.getsize(p) for p in month) / 2**20:,.1f} MB zstd)", flush=True)
-            build = measure_build(os.path.join(tmp, "month"), os.path.join(tmp, "out"), extra)
-            build["records"], build["baseline_seconds"] = baseline_parse(month)
-            print(f"build: run() {build['seconds']:.1f}s, rows {build['rows']}; "
-                  f"decode + json-parse {build['records']:,} records {build['baseline_seconds']:.1f}s", flush=True)
+            builds = [build_size(args, tmp, n, extra, bool(args.workers_compare) and n == sizes[-1]) for n in sizes]
         if args.only != "build":
-            path = os.path.join(tmp, "RC_mixed.zst")
-            t0 = time.perf_counter()
-            movies = write_mixed(path, args.lines, seed=args.seed)
-            print(f"generated {args.lines:,} comment lines ({movies:,} r/movies) in {time.perf_counter() - t0:.0f}s "
-                  f"({os.path.getsize(path) / 2**20:,.1f} MB zstd)", flush=True)
-            reader = measure_reader(path, args.repeat, args.exact)
-            counts = reader["counts"]
-            if counts["ok"] != movies or counts["ok"] + counts["skipped"] != args.lines:
-                raise SystemExit(f"reader counts are wrong: {counts}, expected {movies:,} kept of {args.lines:,}")
-            print(f"reader: {counts['ok']:,} kept, {counts['skipped']:,} skipped; "
-                  f"byte filter hits {reader['byte_filter_hits']:,}", flush=True)
-    report(args, reader, build)
+            reader = run_reader(args, tmp)
+    load["end"] = load_average()
+    report(args, reader, builds)
+    print(f"\nload average (1, 5, 15 min): {load['start']} at the start, {load['end']} at the end")
     if args.json:
         os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
         with open(args.json, "w") as fh:
-            json.dump({"lines": args.lines, "comments": args.comments, "reader": reader, "build": build}, fh, indent=2)
+            json.dump({"lines": args.lines, "sizes": sizes, "text": args.text, "load_average": load,
+                       "reader": reader, "builds": builds}, fh, indent=2)
     return 0
 
 

@@ -74,7 +74,8 @@ _HRULE = re.compile(r"^[ \t]*(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,}
 _TABLE_RULE = re.compile(r"^[ \t]*+\|?[ \t]*+:?-{2,}:?[ \t]*+(?:\|[ \t]*+:?-{2,}:?[ \t]*+)*\|?[ \t]*+$", re.M)
 _TABLE_PIPE = re.compile(r"(?:(?<![ \t])[ \t]++)?\|[ \t]*+")
 _BULLET = re.compile(r"^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+", re.M)
-_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3}|~~)(?=\S)(.+?)(?<=\S)\1")
+# (\*\*{0,2} is \*{1,3}, tried in the same order; starting with literals, re scans for them)
+_EMPHASIS = re.compile(r"(\*\*{0,2}|__{0,2}|~~)(?=\S)(.+?)(?<=\S)\1")
 _INLINE_CODE = re.compile(r"`+([^`]*)`+")
 _SUPERSCRIPT = re.compile(r"\^\(([^)]*)\)|\^(?=\w)")
 _BACKSLASH_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|^])")
@@ -132,6 +133,11 @@ class _Runs:
 _EMPHASIS_DELIMITER = re.compile(r"[*_~]")
 
 
+def _emphasised(match: re.Match) -> str:
+    """The emphasised text (``\\2``; a function is faster than re's template expansion)."""
+    return match.group(2)
+
+
 def _emphasis_closers(text: str, delimiter: str) -> list[int]:
     """Positions where ``(?<=\\S)`` + ``delimiter`` matches (where ``delimiter`` can close)."""
     return [m.start() for m in re.finditer(r"(?<=\S)(?=" + re.escape(delimiter) + ")", text)]
@@ -145,7 +151,7 @@ def _emphasis_subn(text: str) -> tuple[str, int]:
     binary search in that delimiter's closer positions instead of a scan to the line's end.
     """
     if text.count("*") + text.count("_") + text.count("~") <= _FEW_OPENERS:
-        return _EMPHASIS.subn(r"\2", text)
+        return _EMPHASIS.subn(_emphasised, text)
     closers: dict[str, list[int]] = {}
     out, found, pos, size, newline = [], 0, 0, len(text), -1
     for start in _EMPHASIS_DELIMITER.finditer(text):
@@ -430,7 +436,7 @@ def strip_markup(text: str) -> str:
         text = _BULLET.sub("", text)
     if has("*") or has("_") or has("~~"):
         text, found = _emphasis_subn(text)
-        if found:  # nested emphasis: ***a*** or **_a_**
+        if found and ("*" in text or "_" in text or "~~" in text):  # nested emphasis: ***a*** or **_a_**
             text = _emphasis_subn(text)[0]
     if has("`"):
         text = _INLINE_CODE.sub(r"\1", text)
@@ -439,8 +445,19 @@ def strip_markup(text: str) -> str:
     if escaped:
         text = text.translate(_UNPROTECT)
     if "  " in text or not text.isprintable():  # else every space is already a single " "
-        text = _WHITESPACE.sub(" ", text)
+        return _collapse_whitespace(text)
     return text.strip()
+
+
+def _collapse_whitespace(text: str) -> str:
+    r"""``_WHITESPACE.sub(" ", text).strip()``; one split and join when the only whitespace is
+    ``" "`` and ``\n`` (then every whitespace run becomes one space: a run with a newline by the
+    first rule, two or more spaces by the second). ``isprintable`` is false for every other
+    whitespace character (``\s`` is ``str.isspace``; the only printable one is the space)
+    and for ``\u200b``, which take the regex."""
+    if text.replace("\n", " ").isprintable():
+        return " ".join(text.split())
+    return _WHITESPACE.sub(" ", text).strip()
 
 
 # --- step 2: urls, e-mails, numbers -------------------------------------------------------
@@ -586,6 +603,28 @@ _LAUGH_LOL = re.compile(r"\bl(?:ol){2,}\b", re.I)
 _REPEAT = re.compile(r"([A-Za-z])\1{2,}")
 _TRIPLE = re.compile(r"([A-Za-z])\1\1")  # a search for it is 3x faster than the _REPEAT pass
 _REPEAT_PUNCT = re.compile(r"([!?.])\1{3,}")
+# Faster forms of two of them (same output; tests/test_lsdscc_cleaning_speed.py checks them):
+# - a _LAUGH_HA match is a whole word (it starts and ends at \b and holds only a/h, word
+#   characters); this finds the whole a/h words of 4 or more letters from a leading class
+#   (re scans for a/h instead of trying \b everywhere) and keeps those _LAUGH_HA matches;
+# - _REPEAT per letter: each letter with a run of 3+ has its runs shortened by a literal pattern.
+_AH_WORD = re.compile(r"[ah](?<!\w.)[ah]{3,}\b", re.I)
+_LETTER_RUN = {c: re.compile(c * 3 + "+") for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
+def _laugh_ha(match: re.Match) -> str:
+    return "haha" if _LAUGH_HA.fullmatch(match.group(0)) else match.group(0)
+
+
+def _shorten_repeats(text: str, first: re.Match) -> str:
+    r"""``_REPEAT.sub(r"\1\1", text)``, given the first ``_TRIPLE`` match: runs of different
+    letters are apart, so each letter's runs are shortened on their own, letter by letter in
+    the order of their first run (none is left before the last one found)."""
+    while first:
+        letter = first.group(1)
+        text = _LETTER_RUN[letter].sub(letter + letter, text)
+        first = _TRIPLE.search(text, first.start() + 2)
+    return text
 
 
 def shorten_elongated(text: str) -> str:
@@ -594,11 +633,12 @@ def shorten_elongated(text: str) -> str:
     >>> shorten_elongated("cooool movie ahahaha lololol!!!!!!")
     'cool movie haha lol!!!'
     """
-    if _TRIPLE.search(text):
-        text = _REPEAT.sub(r"\1\1", text)
+    first = _TRIPLE.search(text)
+    if first:
+        text = _shorten_repeats(text, first)
     lower = text.lower()
     if "hah" in lower or "aha" in lower:
-        text = _LAUGH_HA.sub("haha", text)
+        text = _AH_WORD.sub(_laugh_ha, text)
     if "hehe" in lower:
         text = _LAUGH_HE.sub("hehe", text)
     if "lolol" in lower:
@@ -671,7 +711,7 @@ def _tokenizer(name: str, fast: bool = True):
 
 
 # --- text conventions at the token level ----------------------------------------------
-_DIGIT_RUN = re.compile(r"\d+")
+_DIGIT_RUN = re.compile(r"\d\d*")  # = \d+; starting with a class, re scans for its characters
 _PUNCT_RUN = re.compile(r"([!?])\1{2,}")
 # treebank: a period (or a run: "wait..") ending a word is split off everywhere, as NLTK's
 # Treebank tokenizer does only at the end of the text: "weekend. so" -> "weekend . so".
@@ -682,6 +722,8 @@ _QUOTE_TOKENS = {_OPEN: "``", _CLOSE: "''"}
 #: quote tokens), curly double quotes that count as ``"``, and long dashes as ``--``.
 _TO_SPACE = re.compile("['`\u2018\u2019\u00b4./\\\\\u2026*~|<>{}]")
 _WIDE = (("\u201c", '"'), ("\u201d", '"'), ("\u201e", '"'), ("\u2013", "--"), ("\u2014", "--"))
+#: _TO_SPACE on ASCII text as a bytes table (bytes.translate is 4x faster than the sub).
+_TO_SPACE_ASCII = bytes(32 if _TO_SPACE.match(chr(i)) else i for i in range(256))
 
 
 def lsdscc_characters(text: str) -> str:
@@ -697,10 +739,11 @@ def lsdscc_characters(text: str) -> str:
     text = _DIGIT_RUN.sub("digits", _protect_quotes(text))
     if "!!!" in text or "???" in text:
         text = _PUNCT_RUN.sub(r"\1\1", text)
-    if not text.isascii():
-        for wide, ascii_ in _WIDE:
-            if wide in text:
-                text = text.replace(wide, ascii_)
+    if text.isascii():
+        return text.encode("ascii").translate(_TO_SPACE_ASCII).decode("ascii")
+    for wide, ascii_ in _WIDE:
+        if wide in text:
+            text = text.replace(wide, ascii_)
     return _TO_SPACE.sub(" ", text)
 
 
@@ -742,7 +785,7 @@ def clean_and_tokenize(text: str, tokenizer: str = "treebank", lowercase: bool =
 
 
 # --- the fused fast path of clean_and_tokenize(convention="lsdscc", tokenizer="treebank") ---
-_OPEN_QUOTE = re.compile(r'(?<=[ (\[{<])"')
+_OPEN_QUOTE = re.compile(r'"(?<=[ (\[{<]")')  # a " after one of them; " first, so re scans for it
 _COLON_COMMA = re.compile(r"([:,])([^\d]|$)")
 _PAD = re.compile(r"([;@#$%&?!()\[\]{}<>])")
 _PAD_WITH_COLON_COMMA = re.compile(r"([,:;@#$%&?!()\[\]{}<>])")

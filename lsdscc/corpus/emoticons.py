@@ -89,7 +89,8 @@ def trie_pattern(words) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _emoticon_regex() -> tuple:
-    """(standalone ASCII faces, emoji anywhere, the lowest emoji character, replacement)."""
+    """(standalone ASCII faces, emoji anywhere, (a class of every character from the lowest first
+    character of an emoji up, the set of first characters), replacement)."""
     table = emoticon_table()
     faces = [f for f in table if f.isascii()]
     emoji = [f for f in table if not f.isascii()]
@@ -101,7 +102,11 @@ def _emoticon_regex() -> tuple:
     alts = [re.escape(ch) + r"(?<!\S.)" + trie_pattern(rests) for ch, rests in sorted(by_first.items())]
     face_regex = re.compile("(?:" + "|".join(alts) + r")(?=\s|$|[.,!?;])")
     emoji_regex = re.compile(trie_pattern(emoji) or r"(?!)")
-    return face_regex, emoji_regex, min((e[0] for e in emoji), default="\U0010ffff"), lambda m: f" {table[m.group(0)]} "
+    # re tries the emoji trie at every position (45 branches), and a class of scattered astral
+    # characters is as slow: one range scans fast for the few places where an emoji can start.
+    firsts = frozenset(e[0] for e in emoji)
+    high = re.compile(f"[{min(firsts)}-\U0010ffff]" if firsts else r"(?!)")
+    return face_regex, emoji_regex, (high, firsts), lambda m: f" {table[m.group(0)]} "
 
 
 # The arm before the face is taken only from the start of a run of \ and _ (re tries a later
@@ -114,10 +119,30 @@ def substitute_emoticons(text: str) -> str:
 
     Faces first, then emoji, so an emoji's replacement never makes a face stand alone.
     """
-    faces, emoji, lowest_emoji, word = _emoticon_regex()
+    faces, emoji, emoji_starts, word = _emoticon_regex()
     if "(ツ)" in text:
         text = _SHRUG.sub(" shrug ", text)
     text = faces.sub(word, text)
-    if not text.isascii() and max(text) >= lowest_emoji:
-        text = emoji.sub(word, text)
+    if not text.isascii():
+        text = _emoji_sub(text, emoji, emoji_starts, word)
     return text
+
+
+def _emoji_sub(text: str, emoji: re.Pattern, starts: tuple, word) -> str:
+    """``emoji.sub(word, text)``, tried only where an emoji can start: at the characters of
+    ``starts[0]`` (every character from the lowest first character up) that are first
+    characters (``starts[1]``); leftmost matches, none inside an earlier one, as sub does."""
+    high, firsts = starts
+    out, pos = [], 0
+    for candidate in high.finditer(text):
+        at = candidate.start()
+        if at < pos or text[at] not in firsts:
+            continue
+        found = emoji.match(text, at)
+        if found:
+            out += (text[pos:at], word(found))
+            pos = found.end()
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)

@@ -79,15 +79,11 @@ class Vocabulary:
 
     def apply(self, tokens: Iterable[str]) -> list[str]:
         """Split rare run-together tokens, drop non-ASCII tokens, replace OOV with ``<unk>``."""
-        out = []
         kept, splits, unk = self.kept, self.splits, self.unk_token
-        for token in tokens:
-            pieces = splits.get(token)
-            for piece in pieces if pieces is not None else (token,):
-                if not piece.isascii():
-                    continue
-                out.append(piece if piece in kept else unk)
-        return out
+        tokens = tokens if isinstance(tokens, list) else list(tokens)
+        if not splits.keys().isdisjoint(tokens):  # (a C-level test: most texts have no split word)
+            tokens = [piece for token in tokens for piece in splits.get(token, (token,))]
+        return [token if token in kept else unk for token in tokens if token.isascii()]
 
 
 def build_vocabulary(
