@@ -322,3 +322,41 @@ def test_lsdscc_card_fails_the_rules_without_its_fields(era_build):
     stripped = "\n".join(line for line in text.splitlines() if not line.startswith(("license", "language", "- en")))
     with pytest.raises((AssertionError, KeyError)):
         check_hub_card(stripped)
+
+
+def _plain_tally(records):
+    """The tally as computed before it remembered key sets and days: every record's fields."""
+    from lsdscc.corpus import eras
+
+    months, fields = {}, {}
+    for record, created in records:
+        if created is None:
+            continue
+        try:
+            month = eras.month_of(created)
+        except (OverflowError, OSError, ValueError):
+            continue
+        months[month] = months.get(month, 0) + 1
+        fields.setdefault(eras.era_of(month), set()).update(
+            k if eras._FIELD_NAME.match(k) else eras.OTHER_FIELD for k in record)
+    return months, {era: sorted(f) for era, f in fields.items()}
+
+
+def test_the_schema_tally_remembers_key_sets_and_days_without_changing_the_tally(monkeypatch):
+    import random
+
+    from lsdscc.corpus import eras
+
+    monkeypatch.setattr(eras.SchemaTally, "SEEN_LIMIT", 7)  # the bound is passed many times
+    rng = random.Random(5)
+    keys = ["id", "body", "author", "score", "name", "_meta", "bad key!", "permalink", "edited"]
+    times = [0, 86399, 86400, 1_117_584_000, 1_420_070_399, 1_420_070_400, 1_700_000_000.5, -86401,
+             10**20, float("nan"), None]
+    records = [({k: 1 for k in rng.sample(keys, rng.randrange(1, len(keys)))}, rng.choice(times))
+               for _ in range(3000)]
+    records += [({f"k{i}": 1}, 1_559_347_200 + 86400 * i) for i in range(50)]  # ever-new key sets and days
+    tally = eras.SchemaTally()
+    for record, created in records:
+        tally.add(record, created)
+    assert tally.as_data() == _plain_tally(records)
+    assert len(tally._seen) <= 7 and len(tally._days) <= 7

@@ -107,21 +107,44 @@ OTHER_FIELD = "<other>"
 class SchemaTally:
     """Records by month and the fields seen per era, from records as they are read."""
 
+    #: bound on the remembered (era, key tuple) pairs and days: a dump of ever-new key sets
+    #: (hostile or not) only costs the uncached path, never memory
+    SEEN_LIMIT = 4096
+
     def __init__(self):
         self.months: Counter = Counter()
         self.fields: dict = {}
+        self._seen: set = set()  # (era, key tuple) already added: the same fields again
+        self._days: dict = {}  # UTC day number -> YYYY-MM (a day lies in one month)
 
     def add(self, record: dict, created: int | None) -> None:
         """Count one parsed record (``created``: its ``created_utc``, None when unreadable)."""
         if created is None:
             return
         try:
-            month = month_of(created)
+            month = self._month(created)
         except (OverflowError, OSError, ValueError):
             return  # a time no calendar holds: counted nowhere (the record itself is handled elsewhere)
         self.months[month] += 1
-        fields = self.fields.setdefault(era_of(month), set())
+        era = era_of(month)
+        seen = (era, tuple(record))
+        if seen in self._seen:
+            return
+        if len(self._seen) >= self.SEEN_LIMIT:
+            self._seen.clear()
+        self._seen.add(seen)
+        fields = self.fields.setdefault(era, set())
         fields.update(k if _FIELD_NAME.match(k) else OTHER_FIELD for k in record)
+
+    def _month(self, created) -> str:
+        day = created // 86400
+        month = self._days.get(day)
+        if month is None:
+            month = month_of(day * 86400)
+            if len(self._days) >= self.SEEN_LIMIT:
+                self._days.clear()
+            self._days[day] = month
+        return month
 
     def __bool__(self):
         return bool(self.months)
