@@ -15,6 +15,11 @@ b. build: a month of ``--comments`` r/movies comments (threads from lsdscc.corpu
    RSS of the build is the child's ``ru_maxrss`` (``resource.getrusage(RUSAGE_CHILDREN)``),
    so the baseline's memory does not mix in. Goal: at most 1.5 GB.
 
+The month's comment bodies (``--text``): ``benchmark`` (default), the thread generator's short
+templated sentences; ``realistic``, bodies with real Reddit lengths (median about 30 words, a
+long tail to 10,000 characters), markdown, links, mentions, numbers and emoji
+(``benchmarks/realistic_text.py``). Both are seeded and byte-reproducible.
+
 Timings are in-process wall-clock seconds (best of ``--repeat`` for the reader part); the
 build's figure is the ``run()`` call inside the child, its whole-process time is printed
 too. Extra arguments go to the pipeline (e.g. Beam flags)::
@@ -22,6 +27,7 @@ too. Extra arguments go to the pipeline (e.g. Beam flags)::
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py            # 400k lines, 300k comments
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --quick    # 100k lines, 30k comments
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --lines 1200000 --json out/bench_corpus.json
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --only build --text realistic
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 OTHER_SUBREDDITS = (
     "AskReddit", "pics", "funny", "gaming", "worldnews", "todayilearned", "nba", "politics", "aww",
@@ -126,13 +133,37 @@ def write_mixed(path: str, lines: int, share: float = 0.001, seed: int = 7, leve
     return movies
 
 
-def write_month(folder: str, comments: int, seed: int = 13, level: int = 3) -> list:
-    """A month of r/movies: RS (submissions) + RC (``comments`` comments, RC 2019 field set)."""
+KEPT_BODIES = frozenset({"[deleted]", "[removed]"})
+KEPT_AUTHORS = frozenset({"AutoModerator", "RemindMeBot", "[deleted]"})
+
+
+def _bodies(text: str, seed: int):
+    """``body(comment)`` for ``--text``: the thread generator's own (benchmark) or realistic ones.
+
+    Realistic mode replaces every body but deleted/removed ones and the bots' (their rules
+    are what the pipeline filters on), so thread shapes and filters stay the same.
+    """
+    if text == "benchmark":
+        return lambda c: c["body"]
+    from realistic_text import RealisticText
+
+    draw = RealisticText(seed).body
+    return lambda c: c["body"] if c["body"] in KEPT_BODIES or c["author"] in KEPT_AUTHORS else draw()
+
+
+def write_month(folder: str, comments: int, seed: int = 13, level: int = 3, text: str = "benchmark") -> list:
+    """A month of r/movies: RS (submissions) + RC (``comments`` comments, RC 2019 field set).
+
+    ``text``: ``benchmark`` (the thread generator's short templated bodies) or ``realistic``
+    (:mod:`realistic_text`: real Reddit lengths and markup). Threads and record fields are the
+    same in both.
+    """
     import zstandard
 
     from lsdscc.corpus.sample_gen import iter_threads
 
     rng = random.Random(seed)
+    body = _bodies(text, seed)
     os.makedirs(folder, exist_ok=True)
     rs_path, rc_path = os.path.join(folder, "RS_2019-06.zst"), os.path.join(folder, "RC_2019-06.zst")
     with open(rs_path, "wb") as rs_raw, open(rc_path, "wb") as rc_raw, \
@@ -141,7 +172,7 @@ def write_month(folder: str, comments: int, seed: int = 13, level: int = 3) -> l
         for sub, coms in iter_threads(comments, seed):
             rs.write(_line(sub))
             rc.write(b"".join(
-                _line(comment_record(rng, c["id"], sub["id"], c["parent_id"], c["body"], c["author"], "movies",
+                _line(comment_record(rng, c["id"], sub["id"], c["parent_id"], body(c), c["author"], "movies",
                                      int(float(c["created_utc"])), c["score"]))
                 for c in coms
             ))
@@ -273,6 +304,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-exact", dest="exact", action="store_false", help="skip the exact-path reader timing")
     parser.add_argument("--only", choices=("reader", "build"), default=None)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--text", choices=("benchmark", "realistic"), default="benchmark",
+                        help="comment bodies of the build's month: the thread generator's short templated ones "
+                             "(default) or realistic ones (real Reddit lengths, markdown, links, mentions)")
     parser.add_argument("--json", default=None, help="also write the results here")
     parser.add_argument("--child-build", nargs=2, default=None, help=argparse.SUPPRESS)
     args, extra = parser.parse_known_args(argv)
@@ -285,8 +319,8 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-corpus-") as tmp:
         if args.only != "reader":
             t0 = time.perf_counter()
-            month = write_month(os.path.join(tmp, "month"), args.comments, seed=args.seed)
-            print(f"generated a month of {args.comments:,} r/movies comments in {time.perf_counter() - t0:.0f}s "
+            month = write_month(os.path.join(tmp, "month"), args.comments, seed=args.seed, text=args.text)
+            print(f"generated a month of {args.comments:,} r/movies comments ({args.text} text) in {time.perf_counter() - t0:.0f}s "
                   f"({sum(os.path.getsize(p) for p in month) / 2**20:,.1f} MB zstd)", flush=True)
             build = measure_build(os.path.join(tmp, "month"), os.path.join(tmp, "out"), extra)
             build["records"], build["baseline_seconds"] = baseline_parse(month)
