@@ -7,9 +7,10 @@ and the dataset card. The graph, one composite per step of the paper
 (:mod:`pipelines.lsdscc_transforms`)::
 
     Read -> Threads (GroupByKey by link id) -> Clean -> Vocabulary (a combiner, applied as a
-    side input) -> Pairs + Conversations -> Dedup (CombinePerKey on the content key)
-    -> Split (hash of the thread id) -> Write (multiref.output.beam_writer: shard = hash of the
-    thread id, GroupByKey on the shard, sorted, temporary name then rename)
+    side input) -> Pairs + Conversations (rows packed per thread) -> Dedup (GroupByKey of the
+    content keys alone; per thread, a notice of its duplicates) -> Split (hash of the thread id)
+    -> Write (multiref.output.beam_writer: shard = hash of the thread id, GroupByKey on the
+    shard, unpacked without the duplicates, sorted, temporary name then rename)
 
 Drops are counted as data, summed by a combiner and written with the other figures to
 ``stats.json`` by the graph; the driver then draws the plots and writes the card from it.
@@ -69,13 +70,15 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
     pairs = vocabulary["threads"] | "Pairs" >> t.Pairs(config)
     conversations = vocabulary["threads"] | "Conversations" >> t.Conversations(config)
     # One lane per config from here to the writer: a Flatten would be materialized locally.
-    deduped = {"single_turn": pairs["rows"], "multi_turn": conversations["rows"]} | "Dedup" >> t.Dedup()
+    lanes = {"single_turn": pairs, "multi_turn": conversations}
+    deduped = {c: {"rows": lane["rows"], "keys": lane["keys"]} for c, lane in lanes.items()} | "Dedup" >> t.Dedup()
     splits = [(c, s) for c in outputs.CONFIGS for s in outputs.SPLITS
               if not (s == "validation" and config.validation_fraction == 0)]
     shards = (deduped["rows"]
               | "Split" >> t.Split(config.validation_fraction)
               | "Write" >> bw.WriteShards(folder, {c: outputs.schema(c) for c in outputs.CONFIGS}, splits,
-                                          config.num_shards, finish=t.finish_shard, summarize=t.summarize_shard))
+                                          config.num_shards, finish=t.finish_shard, summarize=t.summarize_shard,
+                                          unpack=t.unpack_shard))
     _ = ((read["rejected"], resolved["rejected"])
          | "AllRejected" >> beam.Flatten()
          | "CollectRejected" >> beam.combiners.ToList()

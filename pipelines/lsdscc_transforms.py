@@ -11,22 +11,28 @@ functions of the ``lsdscc`` package:
 - :class:`Vocabulary`: the corpus's word counts (a combiner), steps 5-6 built from them
   (:func:`lsdscc.corpus.vocab.build_vocabulary`) and applied to every thread as a side input;
 - :class:`Pairs` and :class:`Conversations`: single-turn pairs and root-to-leaf
-  conversations, pruned by length (step 7);
-- :class:`Dedup`: exact duplicates by content key (``CombinePerKey``; the smallest id wins);
+  conversations, pruned by length (step 7), packed per thread (each post's text once:
+  :func:`lsdscc.corpus.threads.pack_rows`), with each row's content key;
+- :class:`Dedup`: exact duplicates by content key (a ``GroupByKey`` of the keys alone; the
+  smallest id wins): per thread, a notice of the ids to drop, joined to the packed rows;
 - :class:`Split`: train/validation by a hash of the thread id.
 
-Writing is :class:`multiref.output.beam_writer.WriteShards`. Posts, threads and rows travel as
-NamedTuples (``Post``, ``Thread``, ``SingleTurnRow``, ``MultiTurnRow``) declared with
-``with_output_types``, encoded by a registered deterministic coder (:func:`~multiref.output.beam_writer.register_row_coder`).
+Writing is :class:`multiref.output.beam_writer.WriteShards`, which unpacks each shard's rows and
+leaves the duplicates out (:func:`unpack_shard`). What crosses a shuffle is bytes (posts, packed
+rows, content keys): Beam's local runner holds a ``GroupByKey``'s values as decoded Python
+objects, and a bytes value costs a fraction of the memory of a NamedTuple of strings. Between
+the other steps threads travel as NamedTuples (``Thread``) declared with ``with_output_types``,
+encoded by a registered deterministic coder (:func:`~multiref.output.beam_writer.register_row_coder`).
 Every DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.CountingDoFn`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Tuple
+from typing import Tuple
 
 import apache_beam as beam
+from apache_beam.coders import coder_impl
 from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc.corpus import sources, threads  # noqa: F401  (sources: the reader of Read, patched by tests)
@@ -34,7 +40,7 @@ from lsdscc.corpus.outcomes import Kept
 from lsdscc.corpus.outputs import finish_shard, rejected_jsonl, summarize_shard  # noqa: F401 (the graph's file hooks)
 from lsdscc.corpus.records import Post, dead_letter
 from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
-from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, register_row_coder
+from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, TupleRowCoder, register_row_coder
 from pipelines.lsdscc_read import NAMESPACE, REJECTED, Read, ReadPosts  # noqa: F401  (Read: the job's first step)
 
 register_row_coder(Post, Node, Thread, SingleTurnRow, MultiTurnRow)
@@ -44,13 +50,22 @@ class _Counting(CountingDoFn):
     namespace = NAMESPACE
 
 
+_POST = TupleRowCoder(Post)  # a post crosses the Threads shuffle as these bytes
+_PRIMITIVES = beam.coders.FastPrimitivesCoder()  # packed rows and notices: plain tuples
+_KEYS = _PRIMITIVES.get_impl()  # content keys, appended to a bucket's buffer
+
+
+def _encode_post(link_id, post):
+    return link_id, _POST.encode(post)
+
+
 class ResolveThread(_Counting):
-    """``(link_id, posts)`` -> ``(link_id, the thread as a tree)``; posts on a parent cycle go
-    to the ``rejected`` output (:func:`lsdscc.corpus.threads.resolve_thread`)."""
+    """``(link_id, encoded posts)`` -> ``(link_id, the thread as a tree)``; posts on a parent
+    cycle go to the ``rejected`` output (:func:`lsdscc.corpus.threads.resolve_thread`)."""
 
     def process(self, element):
-        link_id, posts = element
-        resolved, counts, cyclic = threads.resolve_thread(link_id, posts)
+        link_id, encoded = element
+        resolved, counts, cyclic = threads.resolve_thread(link_id, map(_POST.decode, encoded))
         self.count("threads")
         for name, n in counts.items():
             self.count(name, n)
@@ -62,10 +77,13 @@ class ResolveThread(_Counting):
 
 class Threads(beam.PTransform):
     """Threads: posts keyed by link id -> ``{"threads": (link_id, posts sorted by id, a tree),
-    "rejected": dead letters of parent cycles, "counts"}``."""
+    "rejected": dead letters of parent cycles, "counts"}``. The posts cross the GroupByKey as
+    bytes: the local runner holds a GroupByKey's values as decoded objects, and a bytes value
+    is a tenth of the memory of a post's NamedTuple of strings."""
 
     def expand(self, posts):
         out = (posts
+               | "EncodePost" >> beam.MapTuple(_encode_post).with_output_types(Tuple[str, bytes])
                | "GroupByLinkId" >> beam.GroupByKey()
                | "ResolveThread" >> beam.ParDo(ResolveThread()).with_outputs(REJECTED, COUNTS, main="threads"))
         return {"threads": out.threads, "rejected": out[REJECTED], "counts": out[COUNTS]}
@@ -133,12 +151,58 @@ class Vocabulary(beam.PTransform):
         return {"threads": final, "summary": summary}
 
 
-class MakePairs(_Counting):
-    """``(link_id, final nodes)`` -> :class:`~lsdscc.corpus.threads.SingleTurnRow`; the pairs'
-    lengths before pruning leave on the ``lengths`` output once per bundle."""
+#: Content keys are grouped in this many buckets (the first 12 bits of the key).
+DEDUP_BUCKETS = 4096
+
+
+def add_content_key(buffers: dict, row) -> None:
+    """Append ``(content key, id, thread_id)`` of ``row`` to its bucket's buffer in ``buffers``
+    (bucket -> output stream; ``stream.get()``: the bytes :func:`duplicates` reads)."""
+    digest = threads.dedup_key(row)
+    bucket = digest[0] << 4 | digest[1] >> 4
+    stream = buffers.get(bucket)
+    if stream is None:
+        stream = buffers[bucket] = coder_impl.create_OutputStream()
+    _KEYS.encode_to_stream((digest, row.id, row.thread_id), stream, True)
+
+
+def packed(rows) -> tuple:
+    """A thread's rows of one config as :class:`_MakeRows` sends them: ``(thread_id, bytes)``."""
+    return rows[0].thread_id, _PRIMITIVES.encode(threads.pack_rows(rows[0].thread_id, rows))
+
+
+class _MakeRows(_Counting):
+    """A thread's kept rows of one config leave as one packed value ``(link_id, bytes of
+    :func:`lsdscc.corpus.threads.pack_rows`)`` on the main output. Each row's ``(content key,
+    id, thread_id)`` is appended to its bucket's buffer (:data:`DEDUP_BUCKETS`); the buffers
+    leave on ``keys`` as ``(bucket, bytes)`` when the bundle finishes: a few large values
+    instead of one small object per row in the Dedup shuffle."""
 
     def __init__(self, config):
         self.config = config
+
+    def start_bundle(self):
+        super().start_bundle()
+        self.keys = {}
+
+    def emit(self, rows):
+        if not rows:
+            return
+        yield packed(rows)
+        for row in rows:
+            add_content_key(self.keys, row)
+
+    def finish_bundle(self):
+        keys, self.keys = self.keys, {}
+        for bucket in sorted(keys):
+            yield beam.pvalue.TaggedOutput("keys", GlobalWindows.windowed_value((bucket, keys.pop(bucket).get())))
+        yield from super().finish_bundle()
+
+
+class MakePairs(_MakeRows):
+    """``(link_id, final nodes)`` -> the thread's :class:`~lsdscc.corpus.threads.SingleTurnRow`
+    s, packed (:class:`_MakeRows`); the pairs' lengths before pruning leave on the ``lengths``
+    output once per bundle."""
 
     def start_bundle(self):
         super().start_bundle()
@@ -146,15 +210,17 @@ class MakePairs(_Counting):
 
     def process(self, element):
         link_id, nodes = element
+        rows = []
         for outcome in threads.thread_pairs(link_id, nodes, self.config):
             if isinstance(outcome, Kept):
-                yield outcome.value
+                rows.append(outcome.value)
             elif isinstance(outcome, PairLengths):
                 self.count("pairs-candidate")
                 self.query_lengths[outcome.query] += 1
                 self.response_lengths[outcome.response] += 1
             else:
                 self.count(outcome.reason)
+        yield from self.emit(rows)
 
     def finish_bundle(self):
         if self.query_lengths:
@@ -186,154 +252,168 @@ class SumLengths(beam.CombineFn):
 
 
 class Pairs(beam.PTransform):
-    """Pairs: threads -> ``{"rows", "lengths", "counts"}`` (single-turn rows, step 7 applied)."""
+    """Pairs: threads -> ``{"rows", "keys", "lengths", "counts"}``: single-turn rows (step 7
+    applied), packed per thread, and their content keys (:class:`_MakeRows`)."""
 
     def __init__(self, config):
         super().__init__()
         self.config = config
 
     def expand(self, final_threads):
-        make = beam.ParDo(MakePairs(self.config)).with_output_types(SingleTurnRow)
-        out = final_threads | "MakePairs" >> make.with_outputs("lengths", COUNTS, main="rows")
+        make = beam.ParDo(MakePairs(self.config)).with_output_types(Tuple[str, bytes])
+        out = final_threads | "MakePairs" >> make.with_outputs("keys", "lengths", COUNTS, main="rows")
         lengths = out.lengths | "SumLengths" >> beam.CombineGlobally(SumLengths())
-        return {"rows": out.rows, "lengths": lengths, "counts": out[COUNTS]}
+        return {"rows": out.rows, "keys": out["keys"], "lengths": lengths, "counts": out[COUNTS]}
 
 
-class MakeConversations(_Counting):
-    """``(link_id, final nodes)`` -> :class:`~lsdscc.corpus.threads.MultiTurnRow`."""
-
-    def __init__(self, config):
-        self.config = config
+class MakeConversations(_MakeRows):
+    """``(link_id, final nodes)`` -> the thread's :class:`~lsdscc.corpus.threads.MultiTurnRow` s,
+    packed (:class:`_MakeRows`)."""
 
     def process(self, element):
         link_id, nodes = element
+        rows = []
         for outcome in threads.thread_conversations(link_id, nodes, self.config):
             if isinstance(outcome, Kept):
                 self.count("multi-turn-candidate")
-                yield outcome.value
+                rows.append(outcome.value)
             else:
                 self.count(outcome.reason)
+        yield from self.emit(rows)
 
 
 class Conversations(beam.PTransform):
-    """Conversations: threads -> ``{"rows", "counts"}`` (root-to-leaf multi-turn rows)."""
+    """Conversations: threads -> ``{"rows", "keys", "counts"}`` (root-to-leaf multi-turn rows,
+    packed per thread, and their content keys)."""
 
     def __init__(self, config):
         super().__init__()
         self.config = config
 
     def expand(self, final_threads):
-        make = beam.ParDo(MakeConversations(self.config)).with_output_types(MultiTurnRow)
-        out = final_threads | "MakeConversations" >> make.with_outputs(COUNTS, main="rows")
-        return {"rows": out.rows, "counts": out[COUNTS]}
+        make = beam.ParDo(MakeConversations(self.config)).with_output_types(Tuple[str, bytes])
+        out = final_threads | "MakeConversations" >> make.with_outputs("keys", COUNTS, main="rows")
+        return {"rows": out.rows, "keys": out["keys"], "counts": out[COUNTS]}
 
 
-class KeepSmallestId(beam.CombineFn):
-    """Of the rows sharing a content key, the one :func:`lsdscc.corpus.threads.smallest_id`
-    keeps, and how many there were. ``row_type``: the rows' NamedTuple, for the
-    accumulator's coder (None: Beam's default)."""
-
-    def __init__(self, row_type=None):
-        self.row_type = row_type
-
-    def create_accumulator(self):
-        return (None, 0)
-
-    def add_input(self, acc, row):
-        return (threads.smallest_id(acc[0], row), acc[1] + 1)
-
-    def merge_accumulators(self, accs):
-        best, n = None, 0
-        for b, m in accs:
-            best, n = threads.smallest_id(best, b), n + m
-        return (best, n)
-
-    def extract_output(self, acc):
-        return acc
-
-    def get_accumulator_coder(self):
-        if self.row_type is None:
-            return super().get_accumulator_coder()
-        row = beam.coders.NullableCoder(beam.coders.registry.get_coder(self.row_type))
-        return beam.coders.TupleCoder([row, beam.coders.VarIntCoder()])
+def _decoded_keys(buffers):
+    for data in buffers:
+        stream = coder_impl.create_InputStream(data)
+        while stream.size() > 0:
+            yield _KEYS.decode_from_stream(stream, True)
 
 
-class DropDuplicates(_Counting):
-    """``(content key, (kept row, rows with that key))`` -> the kept row; the others count as
-    duplicates."""
+def duplicates(buffers) -> tuple:
+    """A bucket's buffers of ``(content key, id, thread_id)`` (:class:`_MakeRows`) ->
+    ``(dropped, notices)``: how many rows are duplicates, and ``(thread_id, id)`` of each of
+    them. Of the rows sharing a content key the smallest ``(id, thread_id)`` is kept
+    (:func:`lsdscc.corpus.threads.smallest_ref`)."""
+    groups: dict = {}
+    for digest, row_id, thread_id in _decoded_keys(buffers):
+        groups.setdefault(digest, []).append((row_id, thread_id))
+    dropped, notices = 0, []
+    for refs in groups.values():
+        if len(refs) > 1:
+            kept = threads.smallest_ref(refs)
+            dropped += len(refs) - 1
+            notices.extend((thread_id, row_id) for row_id, thread_id in refs if (row_id, thread_id) != kept)
+    return dropped, sorted(notices)
+
+
+class FindDuplicates(_Counting):
+    """``(bucket, buffers of content keys)`` -> ``(thread_id, encoded (thread_id, ids))``: the
+    ids of a thread's rows dropped as exact duplicates, one notice per thread and bundle, for
+    the writer (:func:`unpack_shard`)."""
+
+    def __init__(self, counter: str):
+        self.counter = counter
+
+    def start_bundle(self):
+        super().start_bundle()
+        self.notices = {}
 
     def process(self, element):
-        _, (best, n) = element
-        if n > 1:
-            self.count("dropped-duplicate" if best.config == "single_turn" else "multi-turn-dropped-duplicate", n - 1)
-        yield best
+        dropped, notices = duplicates(element[1])
+        if dropped:
+            self.count(self.counter, dropped)
+        for thread_id, row_id in notices:
+            self.notices.setdefault(thread_id, []).append(row_id)
+
+    def finish_bundle(self):
+        notices, self.notices = self.notices, {}
+        for thread_id in sorted(notices):
+            notice = _PRIMITIVES.encode((thread_id, tuple(sorted(notices.pop(thread_id)))))
+            yield GlobalWindows.windowed_value((thread_id, notice))
+        yield from super().finish_bundle()
 
 
-def _keyed(row):
-    return threads.dedup_key(row), row
+_DUPLICATE_COUNTERS = {"single_turn": "dropped-duplicate", "multi_turn": "multi-turn-dropped-duplicate"}
 
 
 class _DedupLane(beam.PTransform):
-    def expand(self, rows):
-        row_type = _row_type(rows)
-        out = (rows
-               | "ContentKey" >> beam.Map(_keyed).with_output_types(Tuple[bytes, row_type])
-               | "KeepSmallestId" >> beam.CombinePerKey(KeepSmallestId(None if row_type is Any else row_type))
-               | "DropDuplicates" >> beam.ParDo(DropDuplicates()).with_output_types(row_type).with_outputs(
-                   COUNTS, main="rows"))
-        return {"rows": out.rows, "counts": out[COUNTS]}
+    def __init__(self, counter: str):
+        super().__init__()
+        self.counter = counter
 
-
-def _row_type(rows):
-    """The NamedTuple type of a PCollection of rows, or ``Any`` when it is not declared."""
-    hint = rows.element_type
-    return hint if isinstance(hint, type) and issubclass(hint, tuple) else Any
-
-
-def _lanes(examples, make):
-    """``make`` applied to one PCollection, or to each lane of ``{config: PCollection}``
-    (labelled by config): lanes need no Flatten, which the local runner would
-    materialize (one more copy of every row)."""
-    if not isinstance(examples, dict):
-        return make().expand(examples)
-    return {name: lane | name >> make() for name, lane in sorted(examples.items())}
+    def expand(self, lane):
+        out = (lane["keys"]
+               | "GroupByContent" >> beam.GroupByKey()
+               | "FindDuplicates" >> beam.ParDo(FindDuplicates(self.counter)).with_output_types(
+                   Tuple[str, bytes]).with_outputs(COUNTS, main="notices"))
+        rows = (lane["rows"], out.notices) | "WithNotices" >> beam.Flatten()
+        return {"rows": rows, "counts": out[COUNTS]}
 
 
 class Dedup(beam.PTransform):
-    """Dedup: rows (:class:`~lsdscc.corpus.threads.SingleTurnRow`, :class:`~lsdscc.corpus.threads.MultiTurnRow`)
-    -> ``{"rows": the same without exact duplicates, "counts"}``. ``examples``: one PCollection,
-    or ``{config: PCollection}`` (then ``rows`` is a dict too: duplicates never cross configs,
-    the content key holds the config)."""
+    """Dedup: ``{config: {"rows": packed rows, "keys": their content keys}}`` (the outputs of
+    :class:`Pairs` and :class:`Conversations`) -> ``{"rows": {config: the packed rows and, per
+    thread with duplicates, a notice of their ids}, "counts"}``. Only the content keys are
+    grouped (by bucket: :data:`DEDUP_BUCKETS`), not the rows; a thread's rows meet its notice
+    in the writer's shard (:func:`unpack_shard`), where the duplicates are left out.
+    Duplicates never cross configs."""
 
     def expand(self, examples):
-        out = _lanes(examples, _DedupLane)
-        if not isinstance(examples, dict):
-            return out
+        out = {name: {"rows": lane["rows"], "keys": lane["keys"]} | name >> _DedupLane(_DUPLICATE_COUNTERS[name])
+               for name, lane in sorted(examples.items())}
         counts = tuple(lane["counts"] for lane in out.values()) | "Counts" >> beam.Flatten()
         return {"rows": {name: lane["rows"] for name, lane in out.items()}, "counts": counts}
 
 
+def unpack_shard(config: str, values) -> list:
+    """Writer hook: a shard's packed rows (:func:`lsdscc.corpus.threads.pack_rows`, encoded) and
+    duplicate notices (:class:`FindDuplicates`) -> its rows without the duplicates."""
+    packed, dropped = [], set()
+    for value in map(_PRIMITIVES.decode, values):
+        if len(value) == 2:  # a notice: (thread_id, ids)
+            dropped.update((value[0], row_id) for row_id in value[1])
+        else:
+            packed.append(value)
+    return [row for p in packed for row in threads.unpack_rows(config, p) if (row.thread_id, row.id) not in dropped]
+
+
 class _SplitLane(beam.PTransform):
-    def __init__(self, validation_fraction: float):
+    def __init__(self, config: str, validation_fraction: float):
         super().__init__()
+        self.config = config
         self.validation_fraction = validation_fraction
 
     def expand(self, rows):
-        fraction = self.validation_fraction
-        return rows | "HashThreadId" >> beam.Map(
-            lambda row: (row.config, threads.split_of(row.thread_id, fraction), row.thread_id, row)
-        ).with_output_types(Tuple[str, str, str, _row_type(rows)])
+        config, fraction = self.config, self.validation_fraction
+        return rows | "HashThreadId" >> beam.MapTuple(
+            lambda thread_id, value: (config, threads.split_of(thread_id, fraction), thread_id, value)
+        ).with_output_types(Tuple[str, str, str, bytes])
 
 
 class Split(beam.PTransform):
-    """Split: rows -> ``(config, split, shard key, row)`` for the writer;
-    the split is a hash of the thread id, which is also the shard key (a query's responses
-    share a shard, so ``response_number`` is computed per shard). One PCollection, or
-    ``{config: PCollection}`` lane by lane."""
+    """Split: ``{config: (thread_id, packed rows or notice)}`` -> ``{config: (config, split,
+    shard key, value)}`` for the writer; the split is a hash of the thread id, which is also
+    the shard key (a query's responses share a shard, so ``response_number`` is computed per
+    shard; a thread's notice reaches its rows)."""
 
     def __init__(self, validation_fraction: float):
         super().__init__()
         self.validation_fraction = validation_fraction
 
     def expand(self, examples):
-        return _lanes(examples, lambda: _SplitLane(self.validation_fraction))
+        return {name: lane | name >> _SplitLane(name, self.validation_fraction)
+                for name, lane in sorted(examples.items())}

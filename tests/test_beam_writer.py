@@ -44,6 +44,21 @@ def test_shards_sorted_complete_and_independent_of_order(tmp_path):
     assert {hfdata.shard_index(f"k{i}", 3) for i in range(7)} == {0, 1, 2}
 
 
+def _unpack_pairs(config, values):
+    return [row for packed in values for row in packed]
+
+
+def test_unpack_hook_makes_rows_of_packed_values_before_sorting(tmp_path):
+    # each element carries several rows as one value; the shard's rows are unpacked, then sorted
+    packed = [("train", "k", (("b", 2), ("a", 1))), ("train", "k", (("c", 3),))]
+    with BeamTestPipeline(options=pipeline_options([])) as p:
+        out = (p | beam.Create([("c", s, key, v) for s, key, v in packed])
+               | WriteShards(str(tmp_path), {"c": SCHEMA}, [("c", "train")], 1, unpack=_unpack_pairs))
+        assert_that(out | beam.Map(lambda s: s.rows), equal_to([3]))
+    assert pq.read_table(tmp_path / "c" / "train-00000-of-00001.parquet").to_pylist() == [
+        {"id": "a", "n": 1}, {"id": "b", "n": 2}, {"id": "c", "n": 3}]
+
+
 def test_more_shards_than_rows_and_empty_splits_are_valid_files(tmp_path):
     k = hfdata.shard_index("k", 4)
     _write(tmp_path, [("train", "k", ("a", 1))], 4,

@@ -287,7 +287,7 @@ def test_render_runner_draws_every_step(tmp_path):
                    "--render_output", str(graph)], quiet=True)
     assert summary["dry_run"] is True and not (tmp_path / "o").exists()  # nothing ran, nothing written
     dot = graph.read_text()
-    for step in STEPS + ("CountWords", "SegmentAndTruncate", "GroupByLinkId", "KeepSmallestId", "GroupByShard"):
+    for step in STEPS + ("CountWords", "SegmentAndTruncate", "GroupByLinkId", "GroupByContent", "GroupByShard"):
         assert re.search(rf'label="?{step}"?[,\]\s]', dot), step
 
 

@@ -103,3 +103,32 @@ def test_split_and_shard_hash_the_thread_id():
 def test_config_rejects_bad_values(bad):
     with pytest.raises(ValueError):
         CorpusConfig(**bad)
+
+
+def test_pack_rows_round_trip_keeps_each_text_once():
+    from lsdscc.corpus.threads import MultiTurnRow, SingleTurnRow, pack_rows, unpack_rows
+
+    pairs = [SingleTurnRow("t1_b", "t3_s", "t3_s", "t1_b", "best movie", "heat", 7),
+             SingleTurnRow("t1_a", "t3_s", "t3_s", "t1_a", "best movie", "alien", 5),
+             SingleTurnRow("t1_c", "t3_s", "t1_a", "t1_c", "alien", "agreed", 9)]
+    convs = [MultiTurnRow("t1_c", "t3_s", ["t3_s", "t1_a", "t1_c"], ["best movie", "alien", "agreed"], 9),
+             MultiTurnRow("t1_d", "t3_s", ["t3_s", "t1_a", "t1_d"], ["best movie", "alien", ""], 11)]
+    for config, rows in (("single_turn", pairs), ("multi_turn", convs)):
+        packed = pack_rows("t3_s", rows)
+        assert unpack_rows(config, packed) == rows
+        assert sorted(packed[1]) == sorted({i for r in rows for i in (r[0], *(r[2:4] if config == "single_turn" else r[2]))})
+        assert sum(t == "best movie" for t in packed[2]) == 1  # a shared post's text travels once
+    assert unpack_rows("single_turn", pack_rows("t3_s", [])) == []
+
+
+def test_smallest_ref_keeps_the_row_smallest_id_keeps():
+    from functools import reduce
+
+    from lsdscc.corpus.threads import SingleTurnRow, smallest_id, smallest_ref
+
+    # rows sharing a content key: same text; an id may repeat across threads (hostile dumps)
+    rows = [SingleTurnRow(i, th, "t1_p", i, "q", "r", n)
+            for i, th, n in (("t1_b", "t3_a", 1), ("t1_a", "t3_z", 2), ("t1_a", "t3_c", 3), ("t1_c", "t3_b", 0))]
+    for order in (rows, rows[::-1], rows[1:] + rows[:1]):
+        kept = reduce(smallest_id, order, None)
+        assert smallest_ref([(r.id, r.thread_id) for r in order]) == (kept.id, kept.thread_id) == ("t1_a", "t3_c")

@@ -99,10 +99,15 @@ def _final_thread():
                      Node("t1_c3", "t1_gone", 103, "orphan"), Node("t3_s", "", 100, "best movie ?")))
 
 
+def _unpacked(config, packed_rows):
+    """Packed rows ``(thread_id, bytes)`` -> the rows, as the writer unpacks them."""
+    return packed_rows | f"Unpack{config}" >> beam.FlatMap(lambda kv: t.unpack_shard(config, [kv[1]]))
+
+
 def test_pairs_rows_lengths_and_drops():
     with _pipeline() as p:
         out = p | beam.Create([_final_thread()]) | t.Pairs(CONFIG)
-        assert_that(out["rows"], equal_to([
+        assert_that(_unpacked("single_turn", out["rows"]), equal_to([
             SingleTurnRow("t1_c1", "t3_s", "t3_s", "t1_c1", "best movie ?", "inception happy", 101),
             SingleTurnRow("t1_c2", "t3_s", "t1_c1", "t1_c2", "inception happy", "agreed !", 102)]),
             label="rows")
@@ -114,7 +119,7 @@ def test_pairs_rows_lengths_and_drops():
 def test_conversations_root_to_leaf():
     with _pipeline() as p:
         out = p | beam.Create([_final_thread()]) | t.Conversations(CONFIG)
-        assert_that(out["rows"], equal_to([MultiTurnRow(
+        assert_that(_unpacked("multi_turn", out["rows"]), equal_to([MultiTurnRow(
             "t1_c2", "t3_s", ["t3_s", "t1_c1", "t1_c2"], ["best movie ?", "inception happy", "agreed !"], 102)]),
             label="rows")
         assert_that(_total(out["counts"]), equal_to([{"multi-turn-candidate": 1,
@@ -125,20 +130,45 @@ def _pair(i, thread, query="q", response="r"):
     return SingleTurnRow(i, thread, "t1_p", i, query, response, 1)
 
 
+def _buffers(rows):
+    """The content-key buffers the row makers send for ``rows``, as ``[(bucket, bytes)]``."""
+    buffers = {}
+    for row in rows:
+        t.add_content_key(buffers, row)
+    return sorted((bucket, stream.get()) for bucket, stream in buffers.items())
+
+
+def _written_ids(config, lane):
+    """The ids of the rows the writer keeps of a lane's packed rows and notices (one shard)."""
+    grouped = lane | f"One{config}" >> beam.Map(lambda kv: (0, kv[1])) | f"Group{config}" >> beam.GroupByKey()
+    return grouped | f"Ids{config}" >> beam.FlatMap(lambda kv: [r.id for r in t.unpack_shard(config, kv[1])])
+
+
+def _lane(p, name, rows):
+    """A lane of :class:`Dedup`'s input: each row packed alone, and the rows' content keys."""
+    return {"rows": p | f"{name}Rows" >> beam.Create([t.packed([row]) for row in rows]),
+            "keys": p | f"{name}Keys" >> beam.Create(_buffers(rows))}
+
+
 def test_dedup_keeps_the_smallest_id():
     examples = [_pair("t1_c", "t3_a"), _pair("t1_a", "t3_b"), _pair("t1_b", "t3_c"), _pair("t1_z", "t3_d", "other")]
-    keep = t.KeepSmallestId(SingleTurnRow)  # the rule the job runs, in any order and any merge
-    for order in (examples[:3], examples[2::-1]):
-        acc = keep.create_accumulator()
-        for e in order:
-            acc = keep.add_input(acc, e)
-        assert keep.extract_output(acc) == (examples[1], 3)
-    halves = [keep.add_input(keep.create_accumulator(), e) for e in examples[:3]] + [keep.create_accumulator()]
-    assert keep.merge_accumulators(halves) == (examples[1], 3)
+    for order in (examples, examples[::-1]):  # the rule the job runs, in any order and any split of the buffers
+        for buffers in ([data for _, data in _buffers(order)], [data for r in order for _, data in _buffers([r])]):
+            assert t.duplicates(buffers) == (2, [("t3_a", "t1_c"), ("t3_c", "t1_b")])
     with _pipeline() as p:
-        out = p | beam.Create(examples) | t.Dedup()
-        assert_that(out["rows"] | beam.Map(lambda e: e.id), equal_to(["t1_a", "t1_z"]), label="rows")
+        out = {"single_turn": _lane(p, "S", examples)} | t.Dedup()
+        assert_that(_written_ids("single_turn", out["rows"]["single_turn"]), equal_to(["t1_a", "t1_z"]), label="rows")
         assert_that(_total(out["counts"]), equal_to([{"dropped-duplicate": 2}]), label="counts")
+
+
+def test_dedup_drops_rows_of_threads_that_also_keep_one():
+    # A thread's kept and dropped rows travel in one packed value; only the dropped leave.
+    rows = [_pair("t1_a", "t3_x"), _pair("t1_b", "t3_x"), _pair("t1_c", "t3_y", "other"), _pair("t1_d", "t3_x", "other")]
+    with _pipeline() as p:
+        lane = {"rows": p | beam.Create([t.packed(rows[:2] + rows[3:]), t.packed(rows[2:3])]),
+                "keys": p | "Keys" >> beam.Create(_buffers(rows))}
+        out = {"single_turn": lane} | t.Dedup()
+        assert_that(_written_ids("single_turn", out["rows"]["single_turn"]), equal_to(["t1_a", "t1_c"]))
 
 
 @pytest.mark.parametrize("fraction", [0.0, 0.5])
@@ -147,8 +177,9 @@ def test_split_by_thread_hash(fraction):
 
     threads = [f"t3_{i}" for i in range(20)]
     with _pipeline() as p:
-        out = p | beam.Create([_pair(f"t1_{i}", th) for i, th in enumerate(threads)]) | t.Split(fraction)
-        assert_that(out | beam.Map(lambda e: (e[0], e[1], e[2])),
+        rows = p | beam.Create([t.packed([_pair(f"t1_{i}", th)]) for i, th in enumerate(threads)])
+        out = {"single_turn": rows} | t.Split(fraction)
+        assert_that(out["single_turn"] | beam.Map(lambda e: (e[0], e[1], e[2])),
                     equal_to([("single_turn", split_of(th, fraction), th) for th in threads]))
     assert {split_of(th, 0.5) for th in threads} == {"train", "validation"}
 
@@ -168,31 +199,49 @@ def test_dedup_and_split_lane_by_lane():
     turns = [MultiTurnRow("t1_x", "t3_a", ["t3_a", "t1_x"], ["q", "r"], 1),
              MultiTurnRow("t1_w", "t3_b", ["t3_b", "t1_w"], ["q", "r"], 1)]
     with _pipeline() as p:
-        out = {"single_turn": p | "P" >> beam.Create(pairs), "multi_turn": p | "M" >> beam.Create(turns)} | t.Dedup()
+        out = {"single_turn": _lane(p, "P", pairs), "multi_turn": _lane(p, "M", turns)} | t.Dedup()
         split = out["rows"] | t.Split(0.0)
         assert sorted(split) == ["multi_turn", "single_turn"]
-        assert_that(split["single_turn"] | "S" >> beam.Map(lambda e: (e[1], e[3][0])), equal_to([("train", "t1_a")]),
-                    label="single")
-        assert_that(split["multi_turn"] | "T" >> beam.Map(lambda e: e[3][0]), equal_to(["t1_w"]), label="multi")
+
+        def kept(config):
+            return lambda kv: [(kv[0][1], r.id) for r in t.unpack_shard(config, kv[1])]
+
+        for config, label, expected in (("single_turn", "S", ("train", "t1_a")), ("multi_turn", "T", ("train", "t1_w"))):
+            grouped = split[config] | f"{label}Key" >> beam.Map(lambda e: ((e[0], e[1]), e[3])) | f"{label}G" >> beam.GroupByKey()
+            assert_that(grouped | f"{label}Kept" >> beam.FlatMap(kept(config)), equal_to([expected]), label=config)
         assert_that(_total(out["counts"]), equal_to([{"dropped-duplicate": 1, "multi-turn-dropped-duplicate": 1}]),
                     label="counts")
 
 
-def test_rows_cross_every_shuffle_with_the_registered_row_coder():
-    # Beam's default coder pickles a NamedTuple's type with every element; the job declares its
-    # rows' types, so every GroupByKey/CombinePerKey input is encoded by TupleRowCoder.
+def test_only_bytes_cross_the_shuffles():
+    # Beam's local runner holds a GroupByKey's values as decoded objects: posts, packed rows
+    # and content keys cross as bytes; threads between the steps keep the registered row coder.
     from multiref.output.beam_writer import TupleRowCoder
 
     registry = beam.coders.registry
     p = beam.Pipeline(options=pipeline_options([]))
     posts = (p | t.Read(CONFIG, source=[_comment("a", "hi")]))["posts"]
     final = (posts | t.Threads())["threads"] | t.Clean(CONFIG) | "V" >> t.Vocabulary(CONFIG)
-    pairs = (final["threads"] | t.Pairs(CONFIG))["rows"]
-    convs = (final["threads"] | t.Conversations(CONFIG))["rows"]
+    pairs = final["threads"] | t.Pairs(CONFIG)
+    convs = final["threads"] | t.Conversations(CONFIG)
     split = ({"single_turn": pairs, "multi_turn": convs} | t.Dedup())["rows"] | t.Split(0.1)
     assert registry.get_coder(posts.element_type).coders()[1] == TupleRowCoder(Post)
     assert registry.get_coder(final["threads"].element_type) == TupleRowCoder(Thread)
-    assert registry.get_coder(pairs.element_type) == TupleRowCoder(SingleTurnRow)
-    assert registry.get_coder(split["multi_turn"].element_type).coders()[3] == TupleRowCoder(MultiTurnRow)
-    row, count = t.KeepSmallestId(SingleTurnRow).get_accumulator_coder().coders()
-    assert row == beam.coders.NullableCoder(TupleRowCoder(SingleTurnRow)) and count == beam.coders.VarIntCoder()
+    assert registry.get_coder(pairs["rows"].element_type).coders()[1] == beam.coders.BytesCoder()
+    assert registry.get_coder(split["multi_turn"].element_type).coders()[3] == beam.coders.BytesCoder()
+    grouped = [node.inputs[0] for node in _applied(p) if node.full_label.endswith("GroupByLinkId")]
+    assert registry.get_coder(grouped[0].element_type).coders()[1] == beam.coders.BytesCoder()
+
+
+def _applied(p):
+    nodes = []
+
+    class Visitor(beam.pipeline.PipelineVisitor):
+        def enter_composite_transform(self, node):
+            nodes.append(node)
+
+        def visit_transform(self, node):
+            nodes.append(node)
+
+    p.visit(Visitor())
+    return nodes

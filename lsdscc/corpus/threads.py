@@ -15,7 +15,10 @@ share a ``link_id``. Pure functions over :class:`lsdscc.corpus.records.Post` and
   ``Kept(row)`` with a :class:`SingleTurnRow` or :class:`MultiTurnRow`, ``Dropped(reason)``
   for every example not kept, and for pairs a :class:`PairLengths` before length pruning.
 - :func:`dedup_key` and :func:`smallest_id` are the exact-duplicate rule (the smallest id of
-  the rows sharing a content key is kept); :func:`add_response_numbers` numbers a shard's pairs.
+  the rows sharing a content key is kept; :func:`smallest_ref` the same on ``(id, thread_id)``);
+  :func:`add_response_numbers` numbers a shard's pairs.
+- :func:`pack_rows` / :func:`unpack_rows`: a thread's rows of one config as one tuple holding
+  each post's text once, the form rows take between the job's steps and its writer.
 - :func:`split_of` / :func:`shard_of` hash the thread id, so reruns agree.
 """
 
@@ -279,6 +282,54 @@ def dedup_key(row: SingleTurnRow | MultiTurnRow) -> bytes:
     else:
         content = "\n".join(row.turns)
     return hashlib.sha1(f"{row.config}\n{content}".encode("utf-8")).digest()
+
+
+def pack_rows(thread_id: str, rows) -> tuple:
+    """The rows of one thread and config (all :class:`SingleTurnRow` or all :class:`MultiTurnRow`)
+    as one plain tuple in which each post's id and text appear once: ``(thread_id, ids, texts,
+    rows)``; a row refers to posts by their index in ``ids`` (``texts[i]``: the text of
+    ``ids[i]``, or None when no row quotes it): ``(id, query, response, created_utc)`` for a
+    single-turn row, ``(id, (turn, ...), created_utc)`` for a multi-turn one. A thread's rows
+    share their posts (a query's responses, the upper turns of its conversations), so this
+    is a fraction of the rows' size. :func:`unpack_rows` makes the rows again."""
+    index: dict = {}
+    texts: list = []
+
+    def ref(post_id, text=None):
+        i = index.get(post_id)
+        if i is None:
+            i = index[post_id] = len(texts)
+            texts.append(text)
+        elif text is not None:
+            texts[i] = text
+        return i
+
+    packed = []
+    for row in rows:
+        if isinstance(row, SingleTurnRow):
+            packed.append((ref(row.id), ref(row.query_id, row.query), ref(row.response_id, row.response),
+                           row.created_utc))
+        else:
+            turns = tuple(ref(c, t) for c, t in zip(row.comment_ids, row.turns))
+            packed.append((ref(row.id), turns, row.created_utc))
+    return thread_id, tuple(index), tuple(texts), tuple(packed)
+
+
+def unpack_rows(config: str, packed: tuple) -> list:
+    """:func:`pack_rows`' tuple -> the rows of ``config`` it holds, equal to those packed."""
+    thread_id, ids, texts, rows = packed
+    if config == "single_turn":
+        return [SingleTurnRow(ids[i], thread_id, ids[q], ids[r], texts[q], texts[r], t) for i, q, r, t in rows]
+    return [MultiTurnRow(ids[i], thread_id, [ids[c] for c in turns], [texts[c] for c in turns], t)
+            for i, turns, t in rows]
+
+
+def smallest_ref(refs):
+    """Of the rows sharing a content key, given as ``(id, thread_id)``, the one kept: the
+    smallest. The same row :func:`smallest_id` keeps: a config's rows are unique by
+    ``(id, thread_id)`` (one row per post of a thread), and rows sharing a content key share
+    their text, so the whole rows compare as these two fields do."""
+    return min(refs)
 
 
 def smallest_id(a, b):

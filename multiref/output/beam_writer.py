@@ -259,16 +259,19 @@ class _ShardOf(beam.DoFn):
 
 
 class _WriteShard(beam.DoFn):
-    def __init__(self, folder, schemas, num_shards, sort_key, finish, summarize):
+    def __init__(self, folder, schemas, num_shards, sort_key, finish, summarize, unpack=None):
         self.folder = folder
         self.schemas = schemas
         self.num_shards = num_shards
         self.sort_key = sort_key
         self.finish = finish
         self.summarize = summarize
+        self.unpack = unpack
 
     def process(self, element):
         (config, split, shard), rows = element
+        if self.unpack is not None:
+            rows = self.unpack(config, rows)
         yield self.write(config, split, shard, sorted(rows, key=self.sort_key))
 
     def write(self, config, split, shard, rows) -> ShardSummary:
@@ -313,14 +316,16 @@ class WriteShards(beam.PTransform):
       must be a total order, so the bytes never depend on arrival order);
     - ``finish(config, sorted_rows) -> rows``: an optional last step per shard (e.g. adding
       a column computed over the shard);
-    - ``summarize(config, rows)``: optional extra value for the shard's :class:`ShardSummary`.
+    - ``summarize(config, rows)``: optional extra value for the shard's :class:`ShardSummary`;
+    - ``unpack(config, values) -> rows``: an optional first step per shard, when the elements
+      carry packed values (several rows as one compact value, say) rather than rows.
 
     Rows that must share a file (a thread's rows, say) share a ``shard_key``.
     """
 
     def __init__(self, folder: str, schemas: Mapping, splits: Sequence[tuple], num_shards: int,
                  sort_key: Callable = _first_field, finish: Callable | None = None,
-                 summarize: Callable | None = None):
+                 summarize: Callable | None = None, unpack: Callable | None = None):
         super().__init__()
         self.folder = folder
         self.schemas = dict(schemas)
@@ -329,11 +334,12 @@ class WriteShards(beam.PTransform):
         self.sort_key = sort_key
         self.finish = finish
         self.summarize = summarize
+        self.unpack = unpack
 
     def expand(self, examples):
         """``examples``: one PCollection, or ``{name: PCollection}`` (one GroupByShard per lane:
         no Flatten before the grouping, which the local runner would materialize)."""
-        args = (self.folder, self.schemas, self.num_shards, self.sort_key, self.finish, self.summarize)
+        args = (self.folder, self.schemas, self.num_shards, self.sort_key, self.finish, self.summarize, self.unpack)
         if isinstance(examples, dict):
             lanes = [lane | name >> _WriteLane(self.num_shards, args) for name, lane in sorted(examples.items())]
             written = tuple(lanes) | "Written" >> beam.Flatten()
