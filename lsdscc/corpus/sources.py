@@ -418,13 +418,11 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None, ta
     ``tap``: a function wrapping the opened file (as stored, before decompression), e.g.
     :meth:`lsdscc.corpus.provenance.FileTally.tap` to hash the bytes as they are read.
 
-    ``part`` of ``parts`` (default 0 of 1, the whole file): only the items of that share of the
-    lines, so ``parts`` workers can parse one file together. Every part decompresses the whole
-    file (cheap next to parsing); the decompressed lines are cut into pieces of about
-    :data:`PIECE` bytes at line ends, and piece ``i`` belongs to part ``i % parts``. Line
-    numbers and offsets stay those of the whole file; the items of all parts together are
-    those of ``parts=1`` (``skipped`` items may be split differently, same total). A JSON
-    array file and the ``truncated-file`` / ``corrupt-file`` item belong to part 0.
+    ``part`` of ``parts`` (default 0 of 1): the items of that share of the lines, for workers
+    parsing one file together. Each part decompresses the whole file; the lines are cut into
+    pieces of about :data:`PIECE` bytes, piece ``i`` going to part ``i % parts``. Line numbers
+    and offsets are the whole file's; all parts together give the items of ``parts=1``
+    (``skipped`` totals alike). A JSON array and the stream's end item go to part 0.
     """
     if isinstance(subreddits, (str, bytes)):
         raise TypeError(f"subreddits should be an iterable of names, not one string: {subreddits!r}")
