@@ -74,8 +74,9 @@ class ReadPosts(SchemaTallying, CountingDoFn):
         (``--progress``); ``tap`` sees the stored bytes as they are read
         (:mod:`lsdscc.corpus.provenance`)."""
         label = f"reading {os.path.basename(path)}" if part == 0 else None
+        shares = {"part": part, "parts": parts} if parts > 1 else {}  # a whole file: the plain call
         return sources.read_items(path, subreddits=tuple(self.config.subreddits), progress_label=label, tap=tap,
-                                  part=part, parts=parts)
+                                  **shares)
 
     def _normalize(self, path, line, record, offset=None, file_tally=None):
         self.count("records-read")
