@@ -19,9 +19,10 @@ So the folder is byte-identical on every runner. Draw the graph without running 
     python -m pipelines.lsdscc_corpus --runner apache_beam.runners.render.RenderRunner \\
         --render_output graph.dot
 
-Run locally (the offline FnApiRunner; add ``--direct_num_workers 2
---direct_running_mode multi_processing`` for two processes, or Beam's portable runner with
-``--runner PortableRunner --job_endpoint embed --environment_type LOOPBACK``)::
+Run locally (the offline FnApiRunner; ``--workers auto``, the default, runs it in one process
+per core, at most 4, from about 100 MB of uncompressed input, each worker reading its part of
+every file, and ``--workers N`` chooses; or Beam's portable runner with ``--runner
+PortableRunner --job_endpoint embed --environment_type LOOPBACK``)::
 
     python -m pipelines.lsdscc_corpus --input 'dumps/RC_2017-*.zst' --input dumps/RS_2017-01.zst \\
         --output out/lsdscc

@@ -1,7 +1,13 @@
 """The LSDSCC corpus job's first step, :class:`Read` (docs/algorithms.md section 1): dump files,
 or injected records, -> kept posts ``(link_id, Post)``, dead letters, counts, and each input
 file's digest and schema tallies (:func:`lsdscc.corpus.sources.read_items`,
-:func:`lsdscc.corpus.records.normalize`, :mod:`lsdscc.corpus.provenance`)."""
+:func:`lsdscc.corpus.records.normalize`, :mod:`lsdscc.corpus.provenance`).
+
+With ``parts > 1`` (``--workers``) every file becomes that many :class:`FilePart` elements
+behind a Reshuffle, so the runner deals them out to its workers (Beam's local runner gives
+its ``n`` workers the shuffled elements in turn: part ``k`` of every file to worker
+``k % n``) and the parsing, the costliest step, runs on all of them; the parts' file
+summaries are merged by path (:func:`lsdscc.corpus.provenance.merge_summaries`)."""
 
 from __future__ import annotations
 
