@@ -110,7 +110,8 @@ def _run_with_gc_tuned(p):
     rescanning them. Nothing here makes reference cycles that rely on prompt collection."""
     import gc
 
-    from multiref.output.beam_utils import GC_THRESHOLD, run_pipeline
+    from multiref.output.beam_utils import run_pipeline
+    from pipelines.lsdscc_read import GC_THRESHOLD
 
     old = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLD)

@@ -73,11 +73,6 @@ def counters(result) -> dict:
     return dict(sorted(out.items()))
 
 
-#: The GC thresholds the jobs run with (``gc.set_threshold``): gen-0 collections every
-#: 100,000 allocations instead of Python's 700 (the steps hold many small tuples).
-GC_THRESHOLD = (100_000, 50, 1_000)
-
-
 def is_local_runner(options) -> bool:
     """True when ``options`` name the local runner (:data:`LOCAL_RUNNER`, any running mode)."""
     from apache_beam.options.pipeline_options import StandardOptions
