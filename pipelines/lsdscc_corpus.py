@@ -19,9 +19,10 @@ So the folder is byte-identical on every runner. Draw the graph without running 
     python -m pipelines.lsdscc_corpus --runner apache_beam.runners.render.RenderRunner \\
         --render_output graph.dot
 
-Run locally (the offline FnApiRunner; add ``--direct_num_workers 2
---direct_running_mode multi_processing`` for two processes, or Beam's portable runner with
-``--runner PortableRunner --job_endpoint embed --environment_type LOOPBACK``)::
+Run locally (the offline FnApiRunner; ``--workers auto``, the default, runs it in one process
+per core, at most 4, from about 100 MB of uncompressed input, each worker reading its part of
+every file, and ``--workers N`` chooses; or Beam's portable runner with ``--runner
+PortableRunner --job_endpoint embed --environment_type LOOPBACK``)::
 
     python -m pipelines.lsdscc_corpus --input 'dumps/RC_2017-*.zst' --input dumps/RS_2017-01.zst \\
         --output out/lsdscc
@@ -44,14 +45,15 @@ import time
 
 from lsdscc.corpus.config import CorpusConfig
 from multiref.util.options import from_args
-from pipelines.lsdscc_options import CorpusJob, config_from_values, resolve_num_shards
+from pipelines.lsdscc_options import CorpusJob, config_from_values, resolve_num_shards, resolve_workers
 
 #: The composites of the graph, in order: the steps of docs/algorithms.md#1-lsdscc-corpus.
 STEPS = ("Read", "Threads", "Clean", "Vocabulary", "Pairs", "Conversations", "Dedup", "Split", "Write")
 
 
-def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None, input_names=()):
-    """Add the whole corpus job to pipeline ``p`` (see the module docstring)."""
+def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None, input_names=(), read_parts=1):
+    """Add the whole corpus job to pipeline ``p`` (see the module docstring); ``read_parts``:
+    workers reading each input file (:class:`pipelines.lsdscc_read.Read`)."""
     import apache_beam as beam
 
     from lsdscc.corpus import outputs
@@ -59,7 +61,7 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
     from pipelines import lsdscc_releases as r
     from pipelines import lsdscc_transforms as t
 
-    read = p | "Read" >> t.Read(config, inputs, source)
+    read = p | "Read" >> t.Read(config, inputs, source, parts=read_parts)
     resolved = read["posts"] | "Threads" >> t.Threads()
     threads, extra_counts = resolved, []
     if config.since is not None or config.until is not None:  # the whole thread, by its submission's time
@@ -109,9 +111,10 @@ def _run_with_gc_tuned(p):
     import gc
 
     from multiref.output.beam_utils import run_pipeline
+    from pipelines.lsdscc_read import GC_THRESHOLD
 
     old = gc.get_threshold()
-    gc.set_threshold(100_000, 50, 1_000)
+    gc.set_threshold(*GC_THRESHOLD)
     try:
         result = run_pipeline(p)
     finally:
@@ -210,7 +213,8 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
 
     from lsdscc.corpus import outputs, sources
     from multiref.util.errors import UserError
-    from multiref.output.beam_utils import check_output_for_runner, pipeline_options, runner_does_not_execute
+    from multiref.output.beam_utils import (check_output_for_runner, is_local_runner, pipeline_options,
+                                            runner_does_not_execute, use_local_workers)
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
@@ -228,14 +232,17 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     # --num-shards auto sizes remote inputs by listing them, except in a dry run (no network)
     config = config_from_values(values, resolve_num_shards(job.num_shards, inputs, source, list_remote=executes))
     check_output_for_runner(options, folder)
+    workers = resolve_workers(job.workers, inputs, source, local=is_local_runner(options))
     if executes:
         outputs.prepare_folder(folder)
     _log(f"{len(inputs) or 'in-memory'} input file(s), subreddits {list(config.subreddits)}, output {folder}, "
          f"{config.num_shards} shard(s) per split", quiet)
     _log("running the Beam pipeline: " + " -> ".join(STEPS), quiet)
     started = time.time()
+    if use_local_workers(options, workers):
+        _log(f"{workers} local worker processes (--workers)", quiet)
     p = beam.Pipeline(options=options)
-    build_pipeline(p, config, folder, inputs, source, [os.path.basename(i) for i in inputs])
+    build_pipeline(p, config, folder, inputs, source, [os.path.basename(i) for i in inputs], read_parts=workers)
     _run_with_gc_tuned(p)
     if not executes:
         return {"output": folder, "dry_run": True, "counts": {}, "splits": {}}

@@ -21,6 +21,8 @@ from multiref.util.options import add_arguments, from_args, option
 MAX_AUTO_SHARDS = 4096
 COMPRESSION_RATIO = 6
 AUTO_SHARD_MB = 32  # --num-shards auto: one shard per 32 MB of estimated uncompressed input
+AUTO_WORKERS_MB = 100  # --workers auto: several local workers from this estimated uncompressed input on
+MAX_AUTO_WORKERS = 4  # ... one per core, at most this many (each decompresses every input file whole)
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,11 @@ class CorpusJob:
                              help="parquet files per split (does not change the rows); auto (default): one per "
                                   f"{AUTO_SHARD_MB} MB of estimated uncompressed input, at least 1, at most "
                                   f"{MAX_AUTO_SHARDS}")
+    workers: str = option("auto", flag="--workers", metavar="N|auto",
+                          help="worker processes of the local runner (Beam's multi-processing mode), each reading "
+                               "its part of every input file; same output bytes. auto (default): one per core, "
+                               f"at most {MAX_AUTO_WORKERS}, when the input is estimated at {AUTO_WORKERS_MB} MB "
+                               "or more uncompressed, else 1. Other runners keep their own workers")
     verify_hashes: str | None = option(None, flag="--verify-hashes", metavar="FILE",
                                        help="check every input file against FILE (Arctic Shift's hashes.txt: "
                                             "'<sha256>  <name>' lines) before the build starts; a mismatch stops it")
@@ -87,6 +94,26 @@ def parse_num_shards(value) -> int | None:
     if n < 1:
         raise UserError(f"--num-shards must be 'auto' or a positive integer, got {value!r}")
     return n
+
+
+def resolve_workers(value, inputs, source=None, local: bool = True) -> int:
+    """Local worker processes: an explicit ``--workers N`` (N >= 1) wins; ``auto`` gives one
+    per core, at most :data:`MAX_AUTO_WORKERS`, when the runner is local and the inputs are
+    estimated at :data:`AUTO_WORKERS_MB` MB or more uncompressed (below that, starting the
+    workers costs more than they save), else 1. UserError for anything else."""
+    from multiref.util.errors import UserError
+
+    text = str(value).strip().lower()
+    if text != "auto":
+        n = int(text) if text.isdigit() else 0
+        if not 1 <= n <= 64:
+            raise UserError(f"--workers must be 'auto' or an integer from 1 to 64, got {value!r}")
+        return n
+    if not local or source is not None:
+        return 1
+    if estimated_input_bytes([i for i in inputs if "://" not in i]) < AUTO_WORKERS_MB * 2**20:
+        return 1
+    return max(1, min(MAX_AUTO_WORKERS, os.cpu_count() or 1))
 
 
 def config_from_values(values, num_shards: int = 1) -> CorpusConfig:

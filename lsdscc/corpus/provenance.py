@@ -68,6 +68,23 @@ class FileTally:
                 "first_created_utc": self.first, "last_created_utc": self.last}
 
 
+def merge_summaries(summaries) -> dict:
+    """One file's :meth:`FileTally.summary` from those of its parts (read by several
+    workers): records summed, first/last times the extremes, name, size and digest from the
+    part that hashed the file (the others give None). Merged summaries merge again the same."""
+    summaries = list(summaries)
+    if not summaries:
+        raise ValueError("merge_summaries needs at least one summary")
+    merged = dict(summaries[0])
+    hashed = [s for s in summaries if s["sha256"] is not None]
+    merged.update(bytes=hashed[0]["bytes"] if hashed else None, sha256=hashed[0]["sha256"] if hashed else None,
+                  records=sum(s["records"] for s in summaries))
+    for key, pick in (("first_created_utc", min), ("last_created_utc", max)):
+        times = [s[key] for s in summaries if s[key] is not None]
+        merged[key] = pick(times) if times else None
+    return merged
+
+
 def read_hashes(path: str) -> dict:
     """``{file name: sha256 hex}`` of a ``hashes.txt`` (``sha256sum`` format; blank lines and
     ``#`` comments skipped). UserError naming the file and line for anything else."""

@@ -40,6 +40,9 @@ from multiref.util.errors import UserError
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
+#: With ``parts > 1`` (:func:`read_items`), decompressed blocks are cut at line ends into
+#: pieces of about this size, dealt out to the parts in turn.
+PIECE = 1 << 22
 _DUMP_SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json", ".json.gz", ".json.zst", ".zst", ".gz", ".ndjson")
 SAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample")
 
@@ -384,7 +387,8 @@ def _metered(fh, path: str, label: str | None):
         meter.bar.close()
 
 
-def read_items(path: str, subreddits=None, progress_label: str | None = None, tap=None) -> Iterator[tuple]:
+def read_items(path: str, subreddits=None, progress_label: str | None = None, tap=None,
+               part: int = 0, parts: int = 1) -> Iterator[tuple]:
     """Every record of one dump file, in file order, as items (line numbers count from 1):
 
     - ``("ok", line, record, offset)``: a JSON object (``dict``), to be checked by ``normalize``;
@@ -413,9 +417,17 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None, ta
 
     ``tap``: a function wrapping the opened file (as stored, before decompression), e.g.
     :meth:`lsdscc.corpus.provenance.FileTally.tap` to hash the bytes as they are read.
+
+    ``part`` of ``parts`` (default 0 of 1): the items of that share of the lines, for workers
+    parsing one file together. Each part decompresses the whole file; the lines are cut into
+    pieces of about :data:`PIECE` bytes, piece ``i`` going to part ``i % parts``. Line numbers
+    and offsets are the whole file's; all parts together give the items of ``parts=1``
+    (``skipped`` totals alike). A JSON array and the stream's end item go to part 0.
     """
     if isinstance(subreddits, (str, bytes)):
         raise TypeError(f"subreddits should be an iterable of names, not one string: {subreddits!r}")
+    if not (isinstance(part, int) and isinstance(parts, int) and 0 <= part < parts):
+        raise ValueError(f"part {part!r} of {parts!r}: expected 0 <= part < parts")
     wanted = _wanted(subreddits)
     with _tapped(_open(path), tap) as stored, _metered(stored, path, progress_label) as fh:
         meter = fh if fh is not stored else None
@@ -424,13 +436,43 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None, ta
         try:
             first = next(chunks, b"")
             if first.lstrip().startswith(b"["):
-                yield from _read_array(path, first, chunks)
+                yield from _read_array(path, first, chunks) if part == 0 else ()
                 return
-            yield from _line_items(_blocks(itertools.chain([first], chunks)), wanted, where, meter)
+            blocks = _blocks(itertools.chain([first], chunks))
+            if parts > 1:
+                blocks = _shares(_pieces(blocks, PIECE), part, parts, where)
+            yield from _line_items(blocks, wanted, where, meter)
             if meter is not None:
                 meter.lines_read(where[0])
         except _STREAM_ENDS as exc:
-            yield _stream_end(path, exc, *where)
+            if part == 0:
+                yield _stream_end(path, exc, *where)
+
+
+def _pieces(blocks, size: int) -> Iterator[bytes]:
+    """``blocks`` (whole lines joined by ``\\n``) cut at line ends into pieces of at least
+    ``size`` bytes (a block's last piece and a longer line may differ); the pieces joined by
+    ``\\n`` are the blocks joined by ``\\n``."""
+    for block in blocks:
+        start = 0
+        while len(block) - start > size:
+            cut = block.find(b"\n", start + size)
+            if cut < 0:
+                break
+            yield block[start:cut]
+            start = cut + 1
+        yield block[start:] if start else block
+
+
+def _shares(blocks, part: int, parts: int, where: list) -> Iterator[bytes]:
+    """Every ``parts``-th block of ``blocks``, from the ``part``-th; for each one left out,
+    ``where`` (lines read, byte offset of the next line) moves past its lines."""
+    for index, block in enumerate(blocks):
+        if index % parts == part:
+            yield block
+        else:
+            where[0] += block.count(b"\n") + 1
+            where[1] += len(block) + 1
 
 
 def _line_items(blocks, wanted, where: list, meter) -> Iterator[tuple]:

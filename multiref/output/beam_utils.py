@@ -73,6 +73,28 @@ def counters(result) -> dict:
     return dict(sorted(out.items()))
 
 
+def is_local_runner(options) -> bool:
+    """True when ``options`` name the local runner (:data:`LOCAL_RUNNER`, any running mode)."""
+    from apache_beam.options.pipeline_options import StandardOptions
+
+    return options.view_as(StandardOptions).runner == LOCAL_RUNNER
+
+
+def use_local_workers(options, workers: int) -> bool:
+    """Run the local runner (:data:`LOCAL_RUNNER`) in ``workers`` processes: sets Beam's
+    ``direct_num_workers`` and ``direct_running_mode=multi_processing`` on ``options`` (in
+    place) when ``workers > 1``, unless the user set either flag. Other runners are left as
+    they are. Returns whether the options were changed."""
+    from apache_beam.options.pipeline_options import DirectOptions
+
+    direct = options.view_as(DirectOptions)
+    if workers <= 1 or not is_local_runner(options) or direct.direct_num_workers != 1 \
+            or direct.direct_running_mode != "in_memory":
+        return False
+    direct.direct_num_workers, direct.direct_running_mode = workers, "multi_processing"
+    return True
+
+
 def runner_does_not_execute(options) -> bool:
     """True for runners that only build (``--dry_run``) or draw (RenderRunner) the graph:
     nothing is written, so there is nothing to finish after ``run()``."""
