@@ -17,9 +17,11 @@ b. build: a month of ``--comments`` r/movies comments (threads from lsdscc.corpu
 c. with ``--sizes 300000,1000000``: each size is generated and built as in b, and the memory
    slope (peak RSS difference / comment difference, KB per comment) between the first and
    the last size is printed. Goal: at most 0.3 KB (benchmark text), 1.0 KB (realistic).
-d. with ``--workers-compare "BEAM FLAGS"``: the largest month is built a second time with
-   those flags added; the ratio of the run() times (second / first), both CPU times and
-   whether every output file has the same sha256. Goal: at most 0.75x, same bytes.
+d. with ``--workers-compare "FLAGS"`` (e.g. ``"--workers 2"``): the largest month is built a
+   second time with those flags added; the ratio of the run() times (second / first), both
+   CPU times and whether every output file has the same sha256. Goal: at most 0.75x, same
+   bytes. The first build is one process (``--workers 1``) unless the extra arguments say
+   otherwise.
 
 The month's comment bodies (``--text``): ``benchmark`` (default), the thread generator's short
 templated sentences; ``realistic``, bodies with real Reddit lengths (median about 30 words, a
@@ -35,7 +37,7 @@ too. Extra arguments go to the pipeline (e.g. Beam flags)::
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --lines 1200000 --json out/bench_corpus.json
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --only build --text realistic
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_corpus.py --only build --sizes 300000,1000000 \
-        --workers-compare "--direct_running_mode multi_processing --direct_num_workers 2"
+        --workers-compare "--workers 2"
 """
 
 from __future__ import annotations
@@ -242,10 +244,18 @@ def timed_reader(path: str, subreddits) -> tuple[dict, float]:
 
 
 def child_build(folder: str, out: str, extra: list) -> dict:
-    """In the child process: ``pipelines.lsdscc_corpus.run`` on ``folder``, timed in-process."""
+    """In the child process: ``pipelines.lsdscc_corpus.run`` on ``folder``, timed in-process.
+
+    One process (``--workers 1``) unless ``extra`` names the workers: the job's ``--workers auto``
+    would take one per core for months of 100 MB or more, and the baseline is one process."""
     from pipelines.lsdscc_corpus import run
 
     kwargs = {"quiet": True} if "quiet" in inspect.signature(run).parameters else {}
+    from pipelines import lsdscc_options
+
+    has_workers = hasattr(lsdscc_options, "resolve_workers")  # not on commits before --workers
+    if has_workers and not any(a.split("=")[0] == "--workers" for a in extra):
+        extra = ["--workers", "1"] + list(extra)  # later flags (--workers-compare's) win
     t0 = time.perf_counter()
     summary = run(["--input", folder, "--output", out] + extra, **kwargs)
     seconds = time.perf_counter() - t0
@@ -389,9 +399,9 @@ def parse_args(argv):
     parser.add_argument("--sizes", type=_sizes, default=None,
                         help="build several months, e.g. 300000,1000000 (overrides --comments); with two or more, "
                              "the memory slope between the first and the last is printed")
-    parser.add_argument("--workers-compare", default=None, metavar="BEAM_FLAGS",
-                        help='build the largest month again with these Beam flags added (e.g. "--direct_running_mode '
-                             'multi_processing --direct_num_workers 2"): time ratio and identical bytes')
+    parser.add_argument("--workers-compare", default=None, metavar="FLAGS",
+                        help='build the largest month again with these job or Beam flags added (e.g. "--workers 2"; '
+                             'the first build is one process): time ratio and identical bytes')
     parser.add_argument("--quick", action="store_true", help="100,000 lines and 30,000 comments")
     parser.add_argument("--repeat", type=int, default=2, help="reader timings: best of N (default 2)")
     parser.add_argument("--no-exact", dest="exact", action="store_false", help="skip the exact-path reader timing")

@@ -88,7 +88,7 @@ def test_file_summaries_of_parts_merge_to_the_whole():
     assert provenance.merge_summaries([provenance.merge_summaries([part1, part2]), part0]) == merged
 
 
-def test_workers_auto_and_explicit(tmp_path):
+def test_workers_auto_and_explicit(tmp_path, monkeypatch):
     small = tmp_path / "RC_small.zst"
     small.write_bytes(b"\x28\xb5\x2f\xfd")
     big = tmp_path / "RC_big.zst"
@@ -98,6 +98,14 @@ def test_workers_auto_and_explicit(tmp_path):
     assert lsdscc_options.resolve_workers("auto", [str(small)]) == 1
     assert lsdscc_options.resolve_workers("auto", [str(big)]) == cores
     assert lsdscc_options.resolve_workers("auto", [str(big)], local=False) == 1
+    # as many as the available memory holds, at least one
+    estimate = lsdscc_options.estimated_input_bytes([str(big)])
+    per_worker = lsdscc_options.WORKER_MEMORY_FACTOR * estimate
+    for room, expected in ((per_worker * 1.3, 1), (per_worker * 2.6, min(2, cores)), (per_worker * 0.1, 1),
+                           (None, cores)):
+        monkeypatch.setattr(lsdscc_options, "available_memory", lambda room=room: room)
+        assert lsdscc_options.resolve_workers("auto", [str(big)]) == expected, room
+    assert lsdscc_options.available_memory() is None or lsdscc_options.available_memory() > 0
     assert lsdscc_options.resolve_workers("3", [str(small)]) == 3
     for bad in ("0", "-1", "two", "65"):
         with pytest.raises(UserError, match="--workers"):
