@@ -12,13 +12,23 @@ import contextlib
 import logging
 
 
+#: warnings every local worker process of Beam's multi-processing mode relays on every run
+#: (it is started without a staging folder, which this job never uses): not the user's concern
+BENIGN = ("No semi_persistent_directory found",)
+
+
 class _Held(logging.Handler):
     def __init__(self):
         super().__init__(level=logging.WARNING)
         self.records: list = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
+        try:
+            message = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed record is kept, as it was
+            message = str(record.msg)
+        if not any(text in message for text in BENIGN):
+            self.records.append(record)
 
     def discard(self) -> None:
         self.records.clear()

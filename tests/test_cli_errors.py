@@ -256,3 +256,17 @@ def test_beam_failure_on_user_input_drops_beams_log(capsys):
 
     assert _run(handler, argparse.Namespace(command="dailydialog")) == 1
     assert capsys.readouterr().err == "multiref: error: data.txt:3: not valid UTF-8\n"
+
+
+def test_the_local_workers_routine_warning_is_not_shown(capsys):
+    # each worker of Beam's multi-processing mode (--workers 2) relays this warning on every run
+    import logging
+
+    from multiref_cli.beam_logs import captured_beam_logs
+
+    with captured_beam_logs():
+        logging.getLogger("apache_beam.runners.worker").warning(  # as Beam relays it: the entry an argument
+            "Worker: %s", 'severity: WARN message: "No semi_persistent_directory found:  User registered objects"')
+        logging.getLogger("apache_beam.runners.worker").warning("a real warning")
+    err = capsys.readouterr().err
+    assert "semi_persistent" not in err and "a real warning" in err
