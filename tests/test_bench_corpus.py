@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from benchmarks import bench_corpus
-from benchmarks.corpus_build import differing_files, memory_slope_kb, output_digests, run_child
+from benchmarks.corpus_build import differing_files, memory_slope_kb, output_digests
 from benchmarks.realistic_text import RealisticText
 
 
@@ -51,9 +51,27 @@ def test_month_text_modes_share_threads_and_are_byte_reproducible(tmp_path):
     assert bench_corpus.baseline_parse(bench[1:])[0] == bench_corpus.baseline_parse(real[1:])[0] == 3000
 
 
+MEASURE_TWO_CHILDREN = """
+import json, sys
+from benchmarks.corpus_build import run_child
+big = run_child([sys.executable, "-c", "x = bytearray(300 << 20); x[::4096] = b'1' * len(x[::4096])"], sys.argv[1])
+small = run_child([sys.executable, "-c", "sum(range(3_000_000))"], sys.argv[1])
+print(json.dumps([big, small]))
+"""
+
+
 def test_each_child_is_measured_alone(tmp_path):
-    big = run_child([sys.executable, "-c", "x = bytearray(300 << 20); x[::4096] = b'1' * len(x[::4096])"], str(tmp_path))
-    small = run_child([sys.executable, "-c", "sum(range(3_000_000))"], str(tmp_path))
+    # from a small parent, as the benchmark runs them: a child's ru_maxrss starts at its
+    # parent's size when it forks (a pytest worker can be 400+ MB), which no measure can undo
+    import json
+    import subprocess
+
+    from tests.helpers import REPO_DIR
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_DIR), os.environ.get("PYTHONPATH")]))}
+    out = subprocess.run([sys.executable, "-c", MEASURE_TWO_CHILDREN, str(tmp_path)], capture_output=True, text=True,
+                         env=env, check=True, timeout=120).stdout
+    big, small = json.loads(out.strip().splitlines()[-1])
     assert big["returncode"] == small["returncode"] == 0
     assert big["peak_rss_mb"] > 300
     assert small["peak_rss_mb"] < 100  # not the earlier child's peak (RUSAGE_CHILDREN would say 300+)

@@ -105,6 +105,27 @@ def test_byte_identical_reruns(sample_build, tmp_path):
     assert file_digests(folder) == file_digests(again)
 
 
+def test_plots_do_not_depend_on_what_the_process_set_before(sample_build, tmp_path):
+    # another report in the same process (multiref analyze sets font size and dpi) or a
+    # user's style used to change the PNG bytes of a corpus build run after it
+    import json
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from lsdscc.corpus.outputs import plot_all
+
+    folder, _ = sample_build
+    stats = json.loads((folder / "stats.json").read_text())
+    with matplotlib.rc_context({"font.size": 9, "figure.dpi": 150, "lines.linewidth": 3}):
+        plt.style.use("ggplot")
+        paths = plot_all(str(tmp_path), stats)
+    assert len(paths) == 4
+    for path in paths:
+        name = os.path.relpath(path, tmp_path)
+        assert (tmp_path / name).read_bytes() == (folder / name).read_bytes(), name
+
+
 def test_rejected_records_and_options(tmp_path):
     inputs = tmp_path / "in"
     inputs.mkdir()

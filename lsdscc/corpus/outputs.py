@@ -216,21 +216,23 @@ def plot_all(folder: str, stats: dict) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams["svg.hashsalt"] = "multiref"
     paths = []
-    for name, size, draw in (("vocabulary_noise.png", (6, 3.5), _plot_noise),
-                             ("length_coverage.png", (6, 3.5), _plot_length_coverage),
-                             ("responses_per_query.png", (6, 3.5), _plot_responses_per_query),
-                             ("survival.png", (7, 4), _plot_survival)):
-        fig, ax = plt.subplots(figsize=size)
-        draw(ax, stats)
-        fig.tight_layout()
-        path = join(folder, "plots", name)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
-        plt.close(fig)
-        write_bytes(path, buf.getvalue())
-        paths.append(path)
+    with matplotlib.rc_context():  # matplotlib's own defaults, whatever the process set before
+        matplotlib.rcdefaults()  # (another report's font size, a user's style): the same bytes
+        plt.rcParams["svg.hashsalt"] = "multiref"
+        for name, size, draw in (("vocabulary_noise.png", (6, 3.5), _plot_noise),
+                                 ("length_coverage.png", (6, 3.5), _plot_length_coverage),
+                                 ("responses_per_query.png", (6, 3.5), _plot_responses_per_query),
+                                 ("survival.png", (7, 4), _plot_survival)):
+            fig, ax = plt.subplots(figsize=size)
+            draw(ax, stats)
+            fig.tight_layout()
+            path = join(folder, "plots", name)
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+            plt.close(fig)
+            write_bytes(path, buf.getvalue())
+            paths.append(path)
     return paths
 
 
