@@ -393,7 +393,7 @@ def _sizes(text: str) -> list:
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--lines", type=int, default=400_000, help="reader file: comment lines (default 400,000)")
     parser.add_argument("--comments", type=int, default=300_000, help="build: r/movies comments (default 300,000)")
     parser.add_argument("--sizes", type=_sizes, default=None,

@@ -106,3 +106,10 @@ def test_sizes_parse(text):
 def test_sizes_reject(text):
     with pytest.raises(Exception, match="--sizes"):
         bench_corpus._sizes(text)
+
+
+def test_the_jobs_flags_reach_the_child_build():
+    # --workers is a prefix of the benchmark's own --workers-compare: with argparse's
+    # abbreviations the child build took it for that and built in one process
+    args, extra = bench_corpus.parse_args(["--child-build", "in", "out", "--workers", "2"])
+    assert args.child_build == ["in", "out"] and extra == ["--workers", "2"] and args.workers_compare is None
