@@ -261,13 +261,7 @@ def search_baseline(folder: str, args) -> dict:
     cache = cache_for(folder)
     files = {"all": sorted(glob.glob(os.path.join(cache, "corpus-full-*", "single_turn", "**", "*.parquet"),
                                      recursive=True))}
-    cols = {c: [] for c in ("id", "query_id", "query", "response", "created_utc")}
-    for paths in files.values():
-        table = ts.read_table(paths)
-        for c in cols:
-            cols[c].extend(table.column(c).to_pylist())
-    queries = ts.group_pairs(cols["id"], cols["query_id"], cols["query"], cols["response"], cols["created_utc"])
-    del cols
+    queries, _ = ts.queries_of_tables(ts.read_table(paths) for paths in files.values())
     sample = ts.sample_queries(queries, sampling)
     to_expand = [(qid, queries[qid].text) for ids in sample.values() for qid in ids]
     index_dirs = [d for d in glob.glob(os.path.join(cache, "lucene-index-*")) if os.path.isdir(d)

@@ -41,12 +41,7 @@ def _retrieval_state(folder: str, configs, workdir: str) -> dict:
 
     retrieval, _, sampling = configs
     files = ts.config_files(folder, "single_turn")
-    cols = {c: [] for c in ("id", "query_id", "query", "response", "created_utc")}
-    for paths in files.values():
-        table = ts.read_table(paths)
-        for c in cols:
-            cols[c].extend(table.column(c).to_pylist())
-    queries = ts.group_pairs(cols["id"], cols["query_id"], cols["query"], cols["response"], cols["created_utc"])
+    queries, cols = ts.queries_of_tables(ts.read_table(paths) for paths in files.values())
     sample = ts.sample_queries(queries, sampling, ts.stratum_limits(queries, sampling))
     to_expand = [(qid, queries[qid].text) for ids in sample.values() for qid in ids]
     index_dir = os.path.join(workdir, "lucene-index")

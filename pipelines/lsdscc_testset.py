@@ -204,11 +204,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     files, state, cache = _corpus_source(folder, cache or cache_for(folder))
     single = {split: ts.read_table(paths) for split, paths in files["single_turn"].items()}
     multi = {split: ts.read_table(paths) for split, paths in files["multi_turn"].items()}
-    cols = {c: [] for c in ("id", "query_id", "query", "response", "created_utc")}
-    for table in single.values():
-        for c in cols:
-            cols[c].extend(table.column(c).to_pylist())
-    queries = ts.group_pairs(cols["id"], cols["query_id"], cols["query"], cols["response"], cols["created_utc"])
+    queries, cols = ts.queries_of_tables(single.values())
     counts.update(corpus_pairs=len(cols["id"]), corpus_queries=len(queries))
     _progress(f"{len(cols['id']):,} pairs, {len(queries):,} distinct queries")
 

@@ -123,6 +123,20 @@ def grouped_schema():
 # ---------------------------------------------------------------- pure steps
 
 
+#: the single_turn columns the test-set stage reads, in :func:`group_pairs`' order
+PAIR_COLUMNS = ("id", "query_id", "query", "response", "created_utc")
+
+
+def queries_of_tables(tables) -> tuple:
+    """``(queries, columns)`` of single_turn Arrow tables: :func:`group_pairs` of their
+    :data:`PAIR_COLUMNS`, and those columns as lists (``{name: [values]}``, tables in order)."""
+    cols: dict = {c: [] for c in PAIR_COLUMNS}
+    for table in tables:
+        for c in cols:
+            cols[c].extend(table.column(c).to_pylist())
+    return group_pairs(*(cols[c] for c in PAIR_COLUMNS)), cols
+
+
 def group_pairs(pair_ids: Sequence[str], query_ids: Sequence[str], queries: Sequence[str],
                 responses: Sequence[str], created: Sequence[int]) -> dict:
     """Group single-turn pairs (parallel columns) by ``query_id`` -> ``{query_id: Query}``.
