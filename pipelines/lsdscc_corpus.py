@@ -6,11 +6,15 @@ and ``multi_turn`` (train + validation), ``rejected/`` dead letters, ``stats.jso
 and the dataset card. The graph, one composite per step of the paper
 (:mod:`pipelines.lsdscc_transforms`)::
 
-    Read -> Threads (GroupByKey by link id) -> Clean -> Vocabulary (a combiner, applied as a
-    side input) -> Pairs + Conversations (rows packed per thread) -> Dedup (GroupByKey of the
+    Read -> Threads (grouped by link id) -> Clean -> Vocabulary (a combiner, applied as a
+    side input) -> Pairs + Conversations (rows packed per thread) -> Dedup (grouping of the
     content keys alone; per thread, a notice of its duplicates) -> Split (hash of the thread id)
-    -> Write (multiref.output.beam_writer: shard = hash of the thread id, GroupByKey on the
-    shard, unpacked without the duplicates, sorted, temporary name then rename)
+    -> Write (multiref.output.beam_writer: shard = hash of the thread id, grouped by shard,
+    unpacked without the duplicates, sorted, temporary name then rename)
+
+The three groupings and the cleaned threads waiting for the vocabulary pass through spill files
+(:mod:`multiref.output.beam_spill`) in ``<output>/.spill-<random>/``, removed when the job ends,
+whether it succeeded or failed: the local runner would hold them in memory, several times over.
 
 Drops are counted as data, summed by a combiner and written with the other figures to
 ``stats.json`` by the graph; the driver then draws the plots and writes the card from it.
@@ -51,9 +55,12 @@ from pipelines.lsdscc_options import CorpusJob, config_from_values, resolve_num_
 STEPS = ("Read", "Threads", "Clean", "Vocabulary", "Pairs", "Conversations", "Dedup", "Split", "Write")
 
 
-def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None, input_names=(), read_parts=1):
+def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None, input_names=(), read_parts=1,
+                   spill=None):
     """Add the whole corpus job to pipeline ``p`` (see the module docstring); ``read_parts``:
-    workers reading each input file (:class:`pipelines.lsdscc_read.Read`)."""
+    workers reading each input file (:class:`pipelines.lsdscc_read.Read`); ``spill``: a folder
+    the caller owns and removes (:func:`multiref.output.beam_spill.spill_folder`) for the
+    groupings' spill files, or None for the runner's own GroupByKey."""
     import apache_beam as beam
 
     from lsdscc.corpus import outputs
@@ -62,25 +69,26 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
     from pipelines import lsdscc_transforms as t
 
     read = p | "Read" >> t.Read(config, inputs, source, parts=read_parts)
-    resolved = read["posts"] | "Threads" >> t.Threads()
+    resolved = read["posts"] | "Threads" >> t.Threads(spill)
     threads, extra_counts = resolved, []
     if config.since is not None or config.until is not None:  # the whole thread, by its submission's time
         threads = resolved["threads"] | "TimeRange" >> r.TimeRange(config.since, config.until)
         extra_counts.append(threads["counts"])
     cleaned = threads["threads"] | "Clean" >> t.Clean(config)
-    vocabulary = cleaned | "Vocabulary" >> t.Vocabulary(config)
+    vocabulary = cleaned | "Vocabulary" >> t.Vocabulary(config, spill)
     pairs = vocabulary["threads"] | "Pairs" >> t.Pairs(config)
     conversations = vocabulary["threads"] | "Conversations" >> t.Conversations(config)
     # One lane per config from here to the writer: a Flatten would be materialized locally.
     lanes = {"single_turn": pairs, "multi_turn": conversations}
-    deduped = {c: {"rows": lane["rows"], "keys": lane["keys"]} for c, lane in lanes.items()} | "Dedup" >> t.Dedup()
+    deduped = ({c: {"rows": lane["rows"], "keys": lane["keys"]} for c, lane in lanes.items()}
+               | "Dedup" >> t.Dedup(spill))
     splits = [(c, s) for c in outputs.CONFIGS for s in outputs.SPLITS
               if not (s == "validation" and config.validation_fraction == 0)]
     shards = (deduped["rows"]
               | "Split" >> t.Split(config.validation_fraction)
               | "Write" >> bw.WriteShards(folder, {c: outputs.schema(c) for c in outputs.CONFIGS}, splits,
                                           config.num_shards, finish=t.finish_shard, summarize=t.summarize_shard,
-                                          unpack=t.unpack_shard))
+                                          unpack=t.unpack_shard, spill=spill))
     _ = ((read["rejected"], resolved["rejected"])
          | "AllRejected" >> beam.Flatten()
          | "CollectRejected" >> beam.combiners.ToList()
@@ -213,6 +221,7 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
 
     from lsdscc.corpus import outputs, sources
     from multiref.util.errors import UserError
+    from multiref.output.beam_spill import spill_folder
     from multiref.output.beam_utils import (check_output_for_runner, is_local_runner, pipeline_options,
                                             runner_does_not_execute, use_local_workers)
 
@@ -241,9 +250,11 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     started = time.time()
     if use_local_workers(options, workers):
         _log(f"{workers} local worker processes (--workers)", quiet)
-    p = beam.Pipeline(options=options)
-    build_pipeline(p, config, folder, inputs, source, [os.path.basename(i) for i in inputs], read_parts=workers)
-    _run_with_gc_tuned(p)
+    with spill_folder(folder, remove=executes) as spill:  # the big groupings' files: removed on success or failure
+        p = beam.Pipeline(options=options)
+        build_pipeline(p, config, folder, inputs, source, [os.path.basename(i) for i in inputs], read_parts=workers,
+                       spill=spill)
+        _run_with_gc_tuned(p)
     if not executes:
         return {"output": folder, "dry_run": True, "counts": {}, "splits": {}}
     _log(f"pipeline done in {time.time() - started:.1f}s; writing plots and the dataset card", quiet)

@@ -13,14 +13,16 @@ functions of the ``lsdscc`` package:
 - :class:`Pairs` and :class:`Conversations`: single-turn pairs and root-to-leaf
   conversations, pruned by length (step 7), packed per thread (each post's text once:
   :func:`lsdscc.corpus.threads.pack_rows`), with each row's content key;
-- :class:`Dedup`: exact duplicates by content key (a ``GroupByKey`` of the keys alone; the
-  smallest id wins): per thread, a notice of the ids to drop, joined to the packed rows;
+- :class:`~pipelines.lsdscc_dedup.Dedup`: exact duplicates by content key (a grouping of the
+  keys alone; the smallest id wins): per thread, a notice of the ids to drop, for the writer;
 - :class:`Split`: train/validation by a hash of the thread id.
 
 Writing is :class:`multiref.output.beam_writer.WriteShards`, which unpacks each shard's rows and
-leaves the duplicates out (:func:`unpack_shard`). What crosses a shuffle is bytes (posts, packed
-rows, content keys): Beam's local runner holds a ``GroupByKey``'s values as decoded Python
-objects, and a bytes value costs a fraction of the memory of a NamedTuple of strings. Between
+leaves the duplicates out (:func:`~pipelines.lsdscc_dedup.unpack_shard`). What crosses a shuffle is
+bytes (posts, packed rows, content keys): Beam's local runner holds a ``GroupByKey``'s values as
+decoded Python objects, and a bytes value costs a fraction of the memory of a NamedTuple of
+strings. Given a ``spill`` folder (the job's), the groupings and the cleaned threads that wait for
+the vocabulary go through files there instead (:mod:`multiref.output.beam_spill`). Between
 the other steps threads travel as NamedTuples (``Thread``) declared with ``with_output_types``,
 encoded by a registered deterministic coder (:func:`~multiref.output.beam_writer.register_row_coder`).
 Every DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.CountingDoFn`).
@@ -32,7 +34,6 @@ from collections import Counter
 from typing import Tuple
 
 import apache_beam as beam
-from apache_beam.coders import coder_impl
 from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc.corpus import sources, threads  # noqa: F401  (sources: the reader of Read, patched by tests)
@@ -40,7 +41,9 @@ from lsdscc.corpus.outcomes import Kept
 from lsdscc.corpus.outputs import finish_shard, rejected_jsonl, summarize_shard  # noqa: F401 (the graph's file hooks)
 from lsdscc.corpus.records import Post, dead_letter
 from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
+from multiref.output.beam_spill import SpillReshuffle, grouping
 from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, TupleRowCoder, register_row_coder
+from pipelines.lsdscc_dedup import Dedup, add_content_key, packed, unpack_shard  # noqa: F401 (the graph's step, its hook)
 from pipelines.lsdscc_read import NAMESPACE, REJECTED, Read, ReadPosts  # noqa: F401  (Read: the job's first step)
 
 register_row_coder(Post, Node, Thread, SingleTurnRow, MultiTurnRow)
@@ -51,8 +54,6 @@ class _Counting(CountingDoFn):
 
 
 _POST = TupleRowCoder(Post)  # a post crosses the Threads shuffle as these bytes
-_PRIMITIVES = beam.coders.FastPrimitivesCoder()  # packed rows and notices: plain tuples
-_KEYS = _PRIMITIVES.get_impl()  # content keys, appended to a bucket's buffer
 
 
 def _encode_post(link_id, post):
@@ -79,12 +80,17 @@ class Threads(beam.PTransform):
     """Threads: posts keyed by link id -> ``{"threads": (link_id, posts sorted by id, a tree),
     "rejected": dead letters of parent cycles, "counts"}``. The posts cross the GroupByKey as
     bytes: the local runner holds a GroupByKey's values as decoded objects, and a bytes value
-    is a tenth of the memory of a post's NamedTuple of strings."""
+    is a tenth of the memory of a post's NamedTuple of strings. ``spill``: a folder the job
+    owns: the grouping goes through spill files there (:class:`~multiref.output.beam_spill.SpillGroupByKey`)."""
+
+    def __init__(self, spill: str | None = None):
+        super().__init__()
+        self.spill = spill
 
     def expand(self, posts):
         out = (posts
                | "EncodePost" >> beam.MapTuple(_encode_post).with_output_types(Tuple[str, bytes])
-               | "GroupByLinkId" >> beam.GroupByKey()
+               | "GroupByLinkId" >> grouping(self.spill)
                | "ResolveThread" >> beam.ParDo(ResolveThread()).with_outputs(REJECTED, COUNTS, main="threads"))
         return {"threads": out.threads, "rejected": out[REJECTED], "counts": out[COUNTS]}
 
@@ -135,46 +141,31 @@ def _apply_vocabulary(thread, vocabulary):
 class Vocabulary(beam.PTransform):
     """Vocabulary: count every token (a combiner), build steps 5-6 from the counts, and apply
     them (slang segmentation, non-ASCII removal, truncation) to every thread through a side
-    input. -> ``{"threads": (link_id, final nodes), "summary": stats of the vocabulary}``."""
+    input. -> ``{"threads": (link_id, final nodes), "summary": stats of the vocabulary}``.
+    ``spill``: a folder the job owns; the cleaned threads wait there for the vocabulary
+    (:class:`~multiref.output.beam_spill.SpillReshuffle`), not in the runner's memory."""
 
-    def __init__(self, config):
+    def __init__(self, config, spill=None):
         super().__init__()
         self.config = config
+        self.spill = spill
 
     def expand(self, cleaned):
         config = self.config
         raw = cleaned | "CountWords" >> beam.CombineGlobally(CountWords())
         vocabulary = raw | "BuildVocabulary" >> beam.Map(_build_vocabulary, config)
         summary = raw | "SummarizeVocabulary" >> beam.Map(_summarize_vocabulary, config)
+        if self.spill is not None:  # kept on disk until the vocabulary is known
+            cleaned = cleaned | "SpillCleaned" >> SpillReshuffle(self.spill)
         final = cleaned | "SegmentAndTruncate" >> beam.Map(
             _apply_vocabulary, beam.pvalue.AsSingleton(vocabulary)).with_output_types(Thread)
         return {"threads": final, "summary": summary}
 
 
-#: Content keys are grouped in this many buckets (the first 12 bits of the key).
-DEDUP_BUCKETS = 4096
-
-
-def add_content_key(buffers: dict, row) -> None:
-    """Append ``(content key, id, thread_id)`` of ``row`` to its bucket's buffer in ``buffers``
-    (bucket -> output stream; ``stream.get()``: the bytes :func:`duplicates` reads)."""
-    digest = threads.dedup_key(row)
-    bucket = digest[0] << 4 | digest[1] >> 4
-    stream = buffers.get(bucket)
-    if stream is None:
-        stream = buffers[bucket] = coder_impl.create_OutputStream()
-    _KEYS.encode_to_stream((digest, row.id, row.thread_id), stream, True)
-
-
-def packed(rows) -> tuple:
-    """A thread's rows of one config as :class:`_MakeRows` sends them: ``(thread_id, bytes)``."""
-    return rows[0].thread_id, _PRIMITIVES.encode(threads.pack_rows(rows[0].thread_id, rows))
-
-
 class _MakeRows(_Counting):
     """A thread's kept rows of one config leave as one packed value ``(link_id, bytes of
     :func:`lsdscc.corpus.threads.pack_rows`)`` on the main output. Each row's ``(content key,
-    id, thread_id)`` is appended to its bucket's buffer (:data:`DEDUP_BUCKETS`); the buffers
+    id, thread_id)`` is appended to its bucket's buffer (:data:`pipelines.lsdscc_dedup.DEDUP_BUCKETS`); the buffers
     leave on ``keys`` as ``(bucket, bytes)`` when the bundle finishes: a few large values
     instead of one small object per row in the Dedup shuffle."""
 
@@ -296,101 +287,6 @@ class Conversations(beam.PTransform):
         return {"rows": out.rows, "keys": out["keys"], "counts": out[COUNTS]}
 
 
-def _decoded_keys(buffers):
-    for data in buffers:
-        stream = coder_impl.create_InputStream(data)
-        while stream.size() > 0:
-            yield _KEYS.decode_from_stream(stream, True)
-
-
-def duplicates(buffers) -> tuple:
-    """A bucket's buffers of ``(content key, id, thread_id)`` (:class:`_MakeRows`) ->
-    ``(dropped, notices)``: how many rows are duplicates, and ``(thread_id, id)`` of each of
-    them. Of the rows sharing a content key the smallest ``(id, thread_id)`` is kept
-    (:func:`lsdscc.corpus.threads.smallest_ref`)."""
-    groups: dict = {}
-    for digest, row_id, thread_id in _decoded_keys(buffers):
-        groups.setdefault(digest, []).append((row_id, thread_id))
-    dropped, notices = 0, []
-    for refs in groups.values():
-        if len(refs) > 1:
-            kept = threads.smallest_ref(refs)
-            dropped += len(refs) - 1
-            notices.extend((thread_id, row_id) for row_id, thread_id in refs if (row_id, thread_id) != kept)
-    return dropped, sorted(notices)
-
-
-class FindDuplicates(_Counting):
-    """``(bucket, buffers of content keys)`` -> ``(thread_id, encoded (thread_id, ids))``: the
-    ids of a thread's rows dropped as exact duplicates, one notice per thread and bundle, for
-    the writer (:func:`unpack_shard`)."""
-
-    def __init__(self, counter: str):
-        self.counter = counter
-
-    def start_bundle(self):
-        super().start_bundle()
-        self.notices = {}
-
-    def process(self, element):
-        dropped, notices = duplicates(element[1])
-        if dropped:
-            self.count(self.counter, dropped)
-        for thread_id, row_id in notices:
-            self.notices.setdefault(thread_id, []).append(row_id)
-
-    def finish_bundle(self):
-        notices, self.notices = self.notices, {}
-        for thread_id in sorted(notices):
-            notice = _PRIMITIVES.encode((thread_id, tuple(sorted(notices.pop(thread_id)))))
-            yield GlobalWindows.windowed_value((thread_id, notice))
-        yield from super().finish_bundle()
-
-
-_DUPLICATE_COUNTERS = {"single_turn": "dropped-duplicate", "multi_turn": "multi-turn-dropped-duplicate"}
-
-
-class _DedupLane(beam.PTransform):
-    def __init__(self, counter: str):
-        super().__init__()
-        self.counter = counter
-
-    def expand(self, lane):
-        out = (lane["keys"]
-               | "GroupByContent" >> beam.GroupByKey()
-               | "FindDuplicates" >> beam.ParDo(FindDuplicates(self.counter)).with_output_types(
-                   Tuple[str, bytes]).with_outputs(COUNTS, main="notices"))
-        rows = (lane["rows"], out.notices) | "WithNotices" >> beam.Flatten()
-        return {"rows": rows, "counts": out[COUNTS]}
-
-
-class Dedup(beam.PTransform):
-    """Dedup: ``{config: {"rows": packed rows, "keys": their content keys}}`` (the outputs of
-    :class:`Pairs` and :class:`Conversations`) -> ``{"rows": {config: the packed rows and, per
-    thread with duplicates, a notice of their ids}, "counts"}``. Only the content keys are
-    grouped (by bucket: :data:`DEDUP_BUCKETS`), not the rows; a thread's rows meet its notice
-    in the writer's shard (:func:`unpack_shard`), where the duplicates are left out.
-    Duplicates never cross configs."""
-
-    def expand(self, examples):
-        out = {name: {"rows": lane["rows"], "keys": lane["keys"]} | name >> _DedupLane(_DUPLICATE_COUNTERS[name])
-               for name, lane in sorted(examples.items())}
-        counts = tuple(lane["counts"] for lane in out.values()) | "Counts" >> beam.Flatten()
-        return {"rows": {name: lane["rows"] for name, lane in out.items()}, "counts": counts}
-
-
-def unpack_shard(config: str, values) -> list:
-    """Writer hook: a shard's packed rows (:func:`lsdscc.corpus.threads.pack_rows`, encoded) and
-    duplicate notices (:class:`FindDuplicates`) -> its rows without the duplicates."""
-    packed, dropped = [], set()
-    for value in map(_PRIMITIVES.decode, values):
-        if len(value) == 2:  # a notice: (thread_id, ids)
-            dropped.update((value[0], row_id) for row_id in value[1])
-        else:
-            packed.append(value)
-    return [row for p in packed for row in threads.unpack_rows(config, p) if (row.thread_id, row.id) not in dropped]
-
-
 class _SplitLane(beam.PTransform):
     def __init__(self, config: str, validation_fraction: float):
         super().__init__()
@@ -408,12 +304,18 @@ class Split(beam.PTransform):
     """Split: ``{config: (thread_id, packed rows or notice)}`` -> ``{config: (config, split,
     shard key, value)}`` for the writer; the split is a hash of the thread id, which is also
     the shard key (a query's responses share a shard, so ``response_number`` is computed per
-    shard; a thread's notice reaches its rows)."""
+    shard; a thread's notice reaches its rows). A config's lane may be a tuple of
+    PCollections (:class:`~pipelines.lsdscc_dedup.Dedup`'s rows and notices): each is split."""
 
     def __init__(self, validation_fraction: float):
         super().__init__()
         self.validation_fraction = validation_fraction
 
     def expand(self, examples):
-        return {name: lane | name >> _SplitLane(name, self.validation_fraction)
-                for name, lane in sorted(examples.items())}
+        def split(name, lane):
+            if not isinstance(lane, tuple):
+                return lane | name >> _SplitLane(name, self.validation_fraction)
+            return tuple(part | f"{name}/{i}" >> _SplitLane(name, self.validation_fraction)
+                         for i, part in enumerate(lane))
+
+        return {name: split(name, lane) for name, lane in sorted(examples.items())}

@@ -175,6 +175,29 @@ def test_injected_records(tmp_path):
                      "validation-00000-of-00002.parquet", "validation-00001-of-00002.parquet"]
 
 
+def _spill_leftovers(root) -> list:
+    return [os.path.join(d, n) for d, dirs, files in os.walk(root) for n in dirs + files if ".spill" in n]
+
+
+def _fail_writing(config, rows):
+    """A writer hook that fails once the groupings' spill files exist: it names how many there are."""
+    spilled = [f for f in _spill_leftovers(os.environ["SPILL_TEST_ROOT"]) if f.endswith(".spill")]
+    raise ValueError(f"writer failed with {len(spilled)} spill files present")
+
+
+def test_the_spill_files_go_when_the_job_succeeds_or_fails(sample_build, tmp_path, monkeypatch):
+    folder, _ = sample_build
+    assert _spill_leftovers(folder.parent) == []  # after success: only the dataset
+    from pipelines import lsdscc_transforms
+
+    monkeypatch.setenv("SPILL_TEST_ROOT", str(tmp_path))
+    monkeypatch.setattr(lsdscc_transforms, "finish_shard", _fail_writing)
+    submissions, comments = generate(3, seed=5, hard_cases=False)
+    with pytest.raises(Exception, match=r"writer failed with [1-9]\d* spill files present"):
+        run(["--output", str(tmp_path / "o")], source=submissions + comments, quiet=True)
+    assert _spill_leftovers(tmp_path) == []
+
+
 def test_dataflow_job_graph_builds_offline(tmp_path):
     # --setup_file makes Beam build an sdist: `python -m build` is not installed, so Beam falls
     # back to `python setup.py sdist`, which needs no network. --dry_run stops before staging.

@@ -11,6 +11,7 @@ from lsdscc.corpus.records import Post
 from lsdscc.corpus.threads import MultiTurnRow, Node, SingleTurnRow, Thread
 from multiref.output.beam_utils import pipeline_options
 from multiref.output.beam_writer import SumCounts
+from pipelines import lsdscc_dedup as d
 from pipelines import lsdscc_transforms as t
 
 CONFIG = CorpusConfig(max_query_tokens=8, max_response_tokens=5, min_turns=3, rare_max_count=1, piece_min_count=2)
@@ -140,6 +141,7 @@ def _buffers(rows):
 
 def _written_ids(config, lane):
     """The ids of the rows the writer keeps of a lane's packed rows and notices (one shard)."""
+    lane = lane | f"Flat{config}" >> beam.Flatten() if isinstance(lane, tuple) else lane
     grouped = lane | f"One{config}" >> beam.Map(lambda kv: (0, kv[1])) | f"Group{config}" >> beam.GroupByKey()
     return grouped | f"Ids{config}" >> beam.FlatMap(lambda kv: [r.id for r in t.unpack_shard(config, kv[1])])
 
@@ -154,7 +156,7 @@ def test_dedup_keeps_the_smallest_id():
     examples = [_pair("t1_c", "t3_a"), _pair("t1_a", "t3_b"), _pair("t1_b", "t3_c"), _pair("t1_z", "t3_d", "other")]
     for order in (examples, examples[::-1]):  # the rule the job runs, in any order and any split of the buffers
         for buffers in ([data for _, data in _buffers(order)], [data for r in order for _, data in _buffers([r])]):
-            assert t.duplicates(buffers) == (2, [("t3_a", "t1_c"), ("t3_c", "t1_b")])
+            assert d.duplicates(buffers) == (2, [("t3_a", "t1_c"), ("t3_c", "t1_b")])
     with _pipeline() as p:
         out = {"single_turn": _lane(p, "S", examples)} | t.Dedup()
         assert_that(_written_ids("single_turn", out["rows"]["single_turn"]), equal_to(["t1_a", "t1_z"]), label="rows")
@@ -207,7 +209,7 @@ def test_dedup_and_split_lane_by_lane():
             return lambda kv: [(kv[0][1], r.id) for r in t.unpack_shard(config, kv[1])]
 
         for config, label, expected in (("single_turn", "S", ("train", "t1_a")), ("multi_turn", "T", ("train", "t1_w"))):
-            grouped = split[config] | f"{label}Key" >> beam.Map(lambda e: ((e[0], e[1]), e[3])) | f"{label}G" >> beam.GroupByKey()
+            grouped = split[config] | f"{label}Flat" >> beam.Flatten() | f"{label}Key" >> beam.Map(lambda e: ((e[0], e[1]), e[3])) | f"{label}G" >> beam.GroupByKey()
             assert_that(grouped | f"{label}Kept" >> beam.FlatMap(kept(config)), equal_to([expected]), label=config)
         assert_that(_total(out["counts"]), equal_to([{"dropped-duplicate": 1, "multi-turn-dropped-duplicate": 1}]),
                     label="counts")
@@ -228,7 +230,8 @@ def test_only_bytes_cross_the_shuffles():
     assert registry.get_coder(posts.element_type).coders()[1] == TupleRowCoder(Post)
     assert registry.get_coder(final["threads"].element_type) == TupleRowCoder(Thread)
     assert registry.get_coder(pairs["rows"].element_type).coders()[1] == beam.coders.BytesCoder()
-    assert registry.get_coder(split["multi_turn"].element_type).coders()[3] == beam.coders.BytesCoder()
+    for part in split["multi_turn"]:  # the packed rows and the notices
+        assert registry.get_coder(part.element_type).coders()[3] == beam.coders.BytesCoder()
     grouped = [node.inputs[0] for node in _applied(p) if node.full_label.endswith("GroupByLinkId")]
     assert registry.get_coder(grouped[0].element_type).coders()[1] == beam.coders.BytesCoder()
 

@@ -40,6 +40,7 @@ from apache_beam.io.filesystems import CompressionTypes, FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
 from multiref.output import hfdata
+from multiref.output.beam_spill import SpillGroupByKey
 
 COUNTS = "counts"
 
@@ -318,14 +319,17 @@ class WriteShards(beam.PTransform):
       a column computed over the shard);
     - ``summarize(config, rows)``: optional extra value for the shard's :class:`ShardSummary`;
     - ``unpack(config, values) -> rows``: an optional first step per shard, when the elements
-      carry packed values (several rows as one compact value, say) rather than rows.
+      carry packed values (several rows as one compact value, say) rather than rows;
+    - ``spill``: a folder the job owns and removes (:func:`multiref.output.beam_spill.spill_folder`):
+      the rows are grouped by shard through spill files there
+      (:class:`~multiref.output.beam_spill.SpillGroupByKey`) instead of the runner's memory.
 
     Rows that must share a file (a thread's rows, say) share a ``shard_key``.
     """
 
     def __init__(self, folder: str, schemas: Mapping, splits: Sequence[tuple], num_shards: int,
                  sort_key: Callable = _first_field, finish: Callable | None = None,
-                 summarize: Callable | None = None, unpack: Callable | None = None):
+                 summarize: Callable | None = None, unpack: Callable | None = None, spill: str | None = None):
         super().__init__()
         self.folder = folder
         self.schemas = dict(schemas)
@@ -335,17 +339,21 @@ class WriteShards(beam.PTransform):
         self.finish = finish
         self.summarize = summarize
         self.unpack = unpack
+        self.spill = spill
 
     def expand(self, examples):
         """``examples``: one PCollection, or ``{name: PCollection}`` (one GroupByShard per lane:
-        no Flatten before the grouping, which the local runner would materialize)."""
+        no Flatten before the grouping, which the local runner would materialize); a lane may
+        be a tuple of PCollections, each sharded on its own and grouped together."""
         args = (self.folder, self.schemas, self.num_shards, self.sort_key, self.finish, self.summarize, self.unpack)
         if isinstance(examples, dict):
-            lanes = [lane | name >> _WriteLane(self.num_shards, args) for name, lane in sorted(examples.items())]
+            lanes = [lane | name >> _WriteLane(self.num_shards, args, self.spill)
+                     for name, lane in sorted(examples.items())]
             written = tuple(lanes) | "Written" >> beam.Flatten()
             pipeline = lanes[0].pipeline
         else:
-            written, pipeline = _WriteLane(self.num_shards, args).expand(examples), examples.pipeline
+            written = _WriteLane(self.num_shards, args, self.spill).expand(examples)
+            pipeline = written.pipeline
         every = [(c, s, i) for c, s in self.splits for i in range(self.num_shards)]
         empty = (pipeline
                  | "EveryShard" >> beam.Create([None], reshuffle=False)
@@ -354,17 +362,25 @@ class WriteShards(beam.PTransform):
 
 
 class _WriteLane(beam.PTransform):
-    def __init__(self, num_shards, args):
+    def __init__(self, num_shards, args, spill=None):
         super().__init__()
         self.num_shards = num_shards
         self.args = args
+        self.spill = spill
 
     def expand(self, examples):
+        parts = list(examples) if isinstance(examples, (tuple, list)) else [examples]
+        sharded = tuple(part | f"ShardOf{i if len(parts) > 1 else ''}" >> self.shard_of(part.element_type)
+                        for i, part in enumerate(parts))
+        if self.spill is not None:  # each part spilled on its own: no Flatten of the rows
+            grouped = sharded | "GroupByShard" >> SpillGroupByKey(self.spill)
+        else:
+            flat = sharded[0] if len(sharded) == 1 else sharded | "AllParts" >> beam.Flatten()
+            grouped = flat | "GroupByShard" >> beam.GroupByKey()
+        return grouped | "WriteShard" >> beam.ParDo(_WriteShard(*self.args))
+
+    def shard_of(self, hint):
         shard_of = beam.ParDo(_ShardOf(self.num_shards))
-        hint = examples.element_type
         if isinstance(hint, typehints.typehints.TupleConstraint) and len(hint.tuple_types) == 4:  # keep the row's coder
             shard_of = shard_of.with_output_types(typehints.Tuple[typehints.Tuple[str, str, int], hint.tuple_types[3]])
-        return (examples
-                | "ShardOf" >> shard_of
-                | "GroupByShard" >> beam.GroupByKey()
-                | "WriteShard" >> beam.ParDo(_WriteShard(*self.args)))
+        return shard_of
