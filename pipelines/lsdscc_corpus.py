@@ -12,9 +12,11 @@ and the dataset card. The graph, one composite per step of the paper
     -> Write (multiref.output.beam_writer: shard = hash of the thread id, grouped by shard,
     unpacked without the duplicates, sorted, temporary name then rename)
 
-The three groupings and the cleaned threads waiting for the vocabulary pass through spill files
+On the local runner (and the portable runner with ``--job_endpoint embed``) the three groupings
+and the cleaned threads waiting for the vocabulary pass through spill files
 (:mod:`multiref.output.beam_spill`) in ``<output>/.spill-<random>/``, removed when the job ends,
-whether it succeeded or failed: the local runner would hold them in memory, several times over.
+whether it succeeded or failed: that runner would hold them in memory, several times over.
+Dataflow, Flink and Spark get plain ``GroupByKey`` s (their shuffles spill by themselves).
 
 Drops are counted as data, summed by a combiner and written with the other figures to
 ``stats.json`` by the graph; the driver then draws the plots and writes the card from it.
@@ -223,7 +225,7 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     from multiref.util.errors import UserError
     from multiref.output.beam_spill import spill_folder
     from multiref.output.beam_utils import (check_output_for_runner, is_local_runner, pipeline_options,
-                                            runner_does_not_execute, use_local_workers)
+                                            runner_does_not_execute, shuffles_in_memory, use_local_workers)
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
@@ -250,10 +252,11 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     started = time.time()
     if use_local_workers(options, workers):
         _log(f"{workers} local worker processes (--workers)", quiet)
-    with spill_folder(folder, remove=executes) as spill:  # the big groupings' files: removed on success or failure
+    spills = shuffles_in_memory(options)  # other runners' shuffles spill to disk by themselves
+    with spill_folder(folder, remove=executes and spills) as spill:  # removed on success or failure
         p = beam.Pipeline(options=options)
         build_pipeline(p, config, folder, inputs, source, [os.path.basename(i) for i in inputs], read_parts=workers,
-                       spill=spill)
+                       spill=spill if spills else None)
         _run_with_gc_tuned(p)
     if not executes:
         return {"output": folder, "dry_run": True, "counts": {}, "splits": {}}

@@ -140,3 +140,16 @@ def test_bad_arguments_and_windows_are_refused():
     windowed = p | beam.Create([("a", 1)]) | beam.WindowInto(beam.window.FixedWindows(10))
     with pytest.raises(ValueError, match="global window"):
         _ = windowed | bs.SpillGroupByKey("x")
+
+
+@pytest.mark.parametrize("flags, expected", [
+    ((), True),
+    (("--direct_running_mode", "multi_processing", "--direct_num_workers", "2"), True),
+    (("--runner", "PortableRunner", "--job_endpoint", "embed", "--environment_type", "LOOPBACK"), True),
+    (("--runner", "PortableRunner", "--job_endpoint", "localhost:8099"), False),  # a Flink or Spark job server
+    (("--runner", "DataflowRunner", "--project", "p", "--region", "r"), False),
+])
+def test_the_spill_is_for_runners_that_shuffle_in_this_memory(flags, expected):
+    from multiref.output.beam_utils import shuffles_in_memory
+
+    assert shuffles_in_memory(pipeline_options(list(flags))) is expected

@@ -198,6 +198,17 @@ def test_the_spill_files_go_when_the_job_succeeds_or_fails(sample_build, tmp_pat
     assert _spill_leftovers(tmp_path) == []
 
 
+def test_same_bytes_with_the_runners_own_shuffles(sample_build, tmp_path, monkeypatch):
+    # Dataflow, Flink and Spark get plain GroupByKeys instead of the spill (shuffles_in_memory
+    # is False for them): the same folder, and no spill folder is made.
+    from multiref.output import beam_utils
+
+    folder, _ = sample_build
+    monkeypatch.setattr(beam_utils, "shuffles_in_memory", lambda options: False)
+    run(["--output", str(tmp_path / "plain")], quiet=True)
+    assert file_digests(tmp_path / "plain") == file_digests(folder)
+
+
 def test_dataflow_job_graph_builds_offline(tmp_path):
     # --setup_file makes Beam build an sdist: `python -m build` is not installed, so Beam falls
     # back to `python setup.py sdist`, which needs no network. --dry_run stops before staging.

@@ -80,6 +80,19 @@ def is_local_runner(options) -> bool:
     return options.view_as(StandardOptions).runner == LOCAL_RUNNER
 
 
+def shuffles_in_memory(options) -> bool:
+    """True for runners whose ``GroupByKey`` holds its whole input in this machine's memory: the
+    local runner (:data:`LOCAL_RUNNER`, any running mode) and Beam's portable runner with an
+    embedded job service (``--job_endpoint embed``: the same runner, inside this process).
+    Dataflow, Flink and Spark shuffle through their own service or disks."""
+    from apache_beam.options.pipeline_options import PortableOptions, StandardOptions
+
+    runner = options.view_as(StandardOptions).runner
+    name = runner if isinstance(runner, str) else type(runner).__name__
+    portable = str(name).rsplit(".", 1)[-1] == "PortableRunner"
+    return is_local_runner(options) or (portable and options.view_as(PortableOptions).job_endpoint == "embed")
+
+
 def use_local_workers(options, workers: int) -> bool:
     """Run the local runner (:data:`LOCAL_RUNNER`) in ``workers`` processes: sets Beam's
     ``direct_num_workers`` and ``direct_running_mode=multi_processing`` on ``options`` (in
