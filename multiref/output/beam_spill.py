@@ -23,6 +23,11 @@ the runner committed are read (a failed attempt's files are never named downstre
 files are removed with their folder by :func:`spill_folder` when the job ends, whether it
 succeeded or failed; the composite itself deletes nothing (a retried read needs its files).
 Only the global window is supported (the files keep no timestamps or windows).
+
+:class:`SpillReshuffle` is the same without keys: a PCollection materialized in spill files
+rather than in the runner's memory (for a step that must wait for a side input computed from
+it). :func:`grouping` picks ``GroupByKey`` or the spill. Worth it only on a runner whose
+shuffle lives in memory (:func:`multiref.output.beam_utils.shuffles_in_memory`).
 """
 
 from __future__ import annotations
@@ -55,9 +60,13 @@ def spill_folder(parent: str, *, remove: bool = True):
     folder = FileSystems.join(parent, f".spill-{uuid.uuid4().hex}")
     try:
         yield folder
-    finally:
+    except BaseException:
         if remove:
-            remove_folder(folder)
+            with contextlib.suppress(Exception):  # the job's own error is the one to report
+                remove_folder(folder)
+        raise
+    if remove:
+        remove_folder(folder)
 
 
 def remove_folder(folder: str) -> None:
