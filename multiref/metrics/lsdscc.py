@@ -367,10 +367,11 @@ def coverage(alignment: Sequence[int], group_sizes: Sequence[int]) -> tuple:
 #: from this many items on, :meth:`_LsdsccMetric.test_set_alignment` matches a whole test set in numpy
 BATCH_MIN_ITEMS = 64
 #: ... when the items have fewer hypotheses than this on average: with many hypotheses per query, the
-#: per-query path (numpy per query, the query's references counted once) is faster. Measured with
-#: nltk1 and the brevity penalty on LSDSCC queries, CPU seconds batch / per query: 1 hypothesis per
-#: item 0.42/1.11, 16: 0.33/0.50, 32: 0.17/0.20, 50 (benchmarks/bench_metrics.py): 0.27/0.24
-BATCH_MAX_HYPOTHESES = 32
+#: per-query path (numpy per query, the query's references counted once, BLEU values shared) catches
+#: up. Measured with nltk1 and the brevity penalty on the 299 LSDSCC queries, CPU seconds of maxbleu +
+#: mds + pds, batch / per query: 1 hypothesis per item 0.033/0.085, 8: 0.051/0.139, 32: 0.107/0.200,
+#: 50 (benchmarks/bench_metrics.py): 0.149/0.231, 100: 0.265/0.338, 200: 0.513/0.520
+BATCH_MAX_HYPOTHESES = 128
 #: the reference side of the last test set matched in batch, ``[(key, side)]`` (kept across systems)
 _SIDE_MEMO: list = []
 
@@ -441,16 +442,21 @@ def _batch_alignment(metric, items) -> list:
 def _batch_penalties(side: dict, lengths, owner) -> "np.ndarray":
     """``(hypotheses, groups)`` brevity penalties against each group's closest reference length,
     each from :func:`multiref.metrics.bleu.brevity_penalty_factor` once per distinct (hypothesis
-    length, reference length), as :func:`align_tokenized` computes them."""
+    length, reference length), as :func:`align_tokenized` computes them. The closest lengths are
+    found once per distinct (item, hypothesis length), not per hypothesis."""
     import numpy as np
 
-    from multiref.metrics._batch_matches import closest_lengths
+    from multiref.metrics._batch_matches import NO_LENGTH, closest_lengths
 
-    ref = closest_lengths(side, lengths, owner)
-    pairs = np.stack([np.broadcast_to(lengths[:, None], ref.shape).ravel(), ref.ravel()], axis=1)
+    radix = int(lengths.max()) + 1 if len(lengths) else 1
+    cells, per_hyp = np.unique(owner * radix + lengths, return_inverse=True)
+    cell_item, cell_length = np.divmod(cells, radix)
+    ref = closest_lengths(side, cell_length, cell_item)
+    ref[ref == NO_LENGTH] = 0  # groups the item lacks (never chosen): small keys for unique_rows
+    pairs = np.stack([np.broadcast_to(cell_length[:, None], ref.shape).ravel(), ref.ravel()], axis=1)
     keys, inverse = unique_rows(pairs)
     factors = np.array([brevity_penalty_factor(h, r) for h, r in keys.tolist()], dtype=np.float64)
-    return factors[inverse.ravel()].reshape(ref.shape)
+    return factors[inverse.ravel()].reshape(ref.shape)[per_hyp.ravel()]
 
 
 def unique_rows(rows) -> tuple:
