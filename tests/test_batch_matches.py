@@ -42,10 +42,16 @@ def test_clipped_matches_equal_the_per_query_sets(k):
             row += 1
 
 
-def test_clipped_matches_with_hypotheses_in_any_item_order():
+@pytest.mark.parametrize("per_pass", [100_000, 7])
+def test_clipped_matches_with_hypotheses_in_any_item_order(per_pass, monkeypatch):
     """Hypotheses need not come item by item (``hyp_item`` as a numpy array, items interleaved and
-    repeated); references too short for the order, repeated n-grams and tokens no reference has."""
+    repeated); references too short for the order, repeated n-grams and tokens no reference has;
+    in one pass or in passes of 7 hypotheses."""
     import numpy as np
+
+    from multiref.metrics import _batch_matches
+
+    monkeypatch.setattr(_batch_matches, "PASS_HYPOTHESES", per_pass)
 
     items = _items(5, 80) + [Item(id="short", hypotheses=["a a a b", "a b a b a b"], groups=[["a"], ["a a b", ""]])]
     groups = [[[r.split() for r in g] for g in item.groups] for item in items]

@@ -27,6 +27,28 @@ from itertools import chain, count, groupby, islice, repeat
 import numpy as np
 
 
+def _distinct_counts(keys) -> tuple:
+    """``numpy.unique(keys, return_counts=True)``, sorting with ``kind="stable"``: the keys here come
+    nearly sorted (position by position, sequence after sequence), which that sort (timsort for
+    int64) exploits: about 4x faster than the default on 100,000 keys."""
+    keys = np.sort(keys, kind="stable")
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    starts = np.flatnonzero(first)
+    return keys[starts], np.diff(np.append(starts, len(keys)))
+
+
+def _distinct_inverse(keys) -> tuple:
+    """``numpy.unique(keys, return_inverse=True)`` with a stable sort (see :func:`_distinct_counts`)."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    inverse = np.empty(len(keys), dtype=np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    return ordered[first], inverse
+
+
 def _next_ranks(prev, ids, owner, n: int, mult: int, keys=None):
     """Ranks of order ``n`` >= 2 per position (-1: no such n-gram, or not among ``keys``).
 
@@ -40,7 +62,7 @@ def _next_ranks(prev, ids, owner, n: int, mult: int, keys=None):
     needle = head[where] * mult + tail[where]
     ranks = np.full(size, -1, dtype=np.int64)
     if keys is None:
-        keys, ranks[where] = np.unique(needle, return_inverse=True)
+        keys, ranks[where] = _distinct_inverse(needle)
         return ranks, keys
     if len(keys) and len(where):
         pos = np.searchsorted(keys, needle)
@@ -126,16 +148,12 @@ def _group_maxima(ranks, ref_of, ref_group, size: int, n_groups: int) -> tuple:
     """``(start, groups, maxima)`` of one order from the ranks per reference position (-1: none):
     per rank r, entries ``start[r]:start[r + 1]`` give each group holding the n-gram (ascending)
     and the n-gram's largest count in one reference of that group. One sort of the positions by
-    (rank, group, reference): runs are the counts per reference, their maxima per (rank, group)."""
+    (rank, group, reference) gives the counts per reference, then their maxima per (rank, group)."""
     alive = np.flatnonzero(ranks >= 0)
     n_refs = int(ref_of[-1]) + 1 if len(ref_of) else 1
     ref = ref_of[alive]
-    key = np.sort((ranks[alive] * n_groups + ref_group[ref]) * n_refs + ref)
-    first = np.ones(len(key), dtype=bool)
-    first[1:] = key[1:] != key[:-1]
-    runs = np.flatnonzero(first)  # one run per (rank, group, reference): its length is the count
-    counts = np.diff(np.append(runs, len(key)))
-    group_key = key[runs] // n_refs
+    key, counts = _distinct_counts((ranks[alive] * n_groups + ref_group[ref]) * n_refs + ref)  # count per reference
+    group_key = key // n_refs
     new_group = np.ones(len(group_key), dtype=bool)
     new_group[1:] = group_key[1:] != group_key[:-1]
     heads = np.flatnonzero(new_group)
@@ -157,12 +175,28 @@ def _hypothesis_ranks(side: dict, hypotheses, hyp_item) -> tuple:
     return ranks, np.repeat(np.arange(len(hypotheses), dtype=np.int64), lengths)
 
 
+#: hypotheses per pass of :func:`clipped_matches` (bounds its position arrays: about 100 MB per
+#: 100,000 hypotheses of 15 tokens)
+PASS_HYPOTHESES = 100_000
+
+
 def clipped_matches(side: dict, hypotheses, hyp_item) -> np.ndarray:
     """Clipped matches ``[hypothesis, group, order]`` (int64) of tokenized hypotheses against
-    the reference side; ``hyp_item[h]`` is the item of hypothesis h. Groups an item lacks are 0."""
+    the reference side; ``hyp_item[h]`` is the item of hypothesis h. Groups an item lacks are 0.
+    At most :data:`PASS_HYPOTHESES` hypotheses are matched at a time."""
+    hyp_item = hyp_item.tolist() if isinstance(hyp_item, np.ndarray) else list(hyp_item)
+    result = np.zeros((len(hypotheses), side["groups"], len(side["tables"])), dtype=np.int64)
+    for lo in range(0, len(hypotheses), PASS_HYPOTHESES):
+        hi = lo + PASS_HYPOTHESES
+        result[lo:hi] = _pass_matches(side, hypotheses[lo:hi], hyp_item[lo:hi])
+    return result
+
+
+def _pass_matches(side: dict, hypotheses, hyp_item: list) -> np.ndarray:
+    """:func:`clipped_matches` of one pass: ``(hypotheses, groups, orders)``."""
     n_hyps, n_groups, k = len(hypotheses), side["groups"], len(side["tables"])
     result = np.zeros((n_hyps * n_groups, k), dtype=np.int64)
-    ids, owner = _hypothesis_ranks(side, hypotheses, hyp_item.tolist() if isinstance(hyp_item, np.ndarray) else hyp_item)
+    ids, owner = _hypothesis_ranks(side, hypotheses, hyp_item)
     ranks, size = ids, side["mult"]
     for n in range(1, k + 1):
         if n > 1:
@@ -171,7 +205,7 @@ def clipped_matches(side: dict, hypotheses, hyp_item) -> np.ndarray:
         alive = np.flatnonzero(ranks >= 0)
         if not len(alive):
             break  # no longer n-gram can match either
-        entries, counts = np.unique(owner[alive] * size + ranks[alive], return_counts=True)
+        entries, counts = _distinct_counts(owner[alive] * size + ranks[alive])
         hyp, rank = np.divmod(entries, size)
         start, groups, maxima = side["tables"][n - 1]
         lo = start[rank]

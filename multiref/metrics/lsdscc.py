@@ -39,11 +39,12 @@ computation; a BLEU value is computed once per distinct (hypothesis length, clip
 matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
 BLEU per (hypothesis, group) pair.
 A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and fewer than
-:data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average is aligned at once
-(:func:`_batch_alignment`: the clipped matches of every pair from
-:mod:`multiref.metrics._batch_matches`, the references counted once for all systems of a run, the
-brevity penalty from each group's closest reference length); the same integers and the same BLEU
-values.
+:data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average (the benchmark's 50 included) is
+aligned at once (:func:`_batch_alignment`: the clipped matches of every pair from
+:mod:`multiref.metrics._batch_matches`, n-grams ranked among their own query's reference n-grams,
+the references counted once for all systems of a run, the brevity penalty once per (query,
+hypothesis length) from each group's closest reference length); the same integers and the same
+BLEU values.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from multiref.metrics._ngrams import closest_sorted_length
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
 from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
-from multiref.metrics.tokenizers import get_tokenizer
+from multiref.metrics.tokenizers import get_tokenizer, tokenize_all
 
 
 def _codes(ids: list, base: int, k: int) -> list:
@@ -369,8 +370,8 @@ BATCH_MIN_ITEMS = 64
 #: ... when the items have fewer hypotheses than this on average: with many hypotheses per query, the
 #: per-query path (numpy per query, the query's references counted once, BLEU values shared) catches
 #: up. Measured with nltk1 and the brevity penalty on the 299 LSDSCC queries, CPU seconds of maxbleu +
-#: mds + pds, batch / per query: 1 hypothesis per item 0.033/0.085, 8: 0.051/0.139, 32: 0.107/0.200,
-#: 50 (benchmarks/bench_metrics.py): 0.149/0.231, 100: 0.265/0.338, 200: 0.513/0.520
+#: mds + pds, batch / per query: 1 hypothesis per item 0.024/0.082, 32: 0.089/0.189, 50
+#: (benchmarks/bench_metrics.py): 0.127/0.226, 100: 0.246/0.337, 200: 0.445/0.518, 400: 0.983/0.948
 BATCH_MAX_HYPOTHESES = 128
 #: the reference side of the last test set matched in batch, ``[(key, side)]`` (kept across systems)
 _SIDE_MEMO: list = []
@@ -379,7 +380,7 @@ _SIDE_MEMO: list = []
 def _batchable(metric, items) -> bool:
     """Whether ``items`` can go through :func:`_batch_alignment`: enough of them, ``ties="first"``,
     fewer than :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average, and every item well
-    formed (else the per-item path raises the errors)."""
+    formed, its texts strings (else the per-item path raises the errors)."""
     if len(items) < BATCH_MIN_ITEMS or metric.ties != "first":
         return False
     if sum(len(item.hypotheses) for item in items) >= BATCH_MAX_HYPOTHESES * len(items):
@@ -389,6 +390,8 @@ def _batchable(metric, items) -> bool:
             return False
         if not all(isinstance(h, str) for h in item.hypotheses):
             return False
+        if not all(isinstance(r, str) for group in item.groups for r in group):
+            return False
     return True
 
 
@@ -397,10 +400,12 @@ def _batch_side(metric, items, k: int) -> dict:
     counted once for the systems of a run scored on the same references."""
     from multiref.metrics._batch_matches import cached_side, reference_side
 
-    tok = get_tokenizer(metric.tokenizer_name, metric.lowercase)
+    def tokenized(groups):
+        return [tokenize_all(group, metric.tokenizer_name, metric.lowercase) for group in groups]
+
     return cached_side(_SIDE_MEMO, (metric.tokenizer_name, metric.lowercase, k), [item.groups for item in items],
                        lambda groups: tuple(map(tuple, groups)),
-                       lambda: reference_side([[[tok(r) for r in group] for group in item.groups] for item in items], k))
+                       lambda: reference_side([tokenized(item.groups) for item in items], k))
 
 
 def _batch_alignment(metric, items) -> list:
@@ -415,8 +420,7 @@ def _batch_alignment(metric, items) -> list:
 
     k = stat_order(len(metric.weights), metric.smoothing)
     side = _batch_side(metric, items, k)
-    tok = get_tokenizer(metric.tokenizer_name, metric.lowercase)
-    hyps = [tok(h) for item in items for h in item.hypotheses]
+    hyps = tokenize_all([h for item in items for h in item.hypotheses], metric.tokenizer_name, metric.lowercase)
     owner = [i for i, item in enumerate(items) for _ in item.hypotheses]
     matches = clipped_matches(side, hyps, owner)
     n_hyps, n_groups = matches.shape[:2]
