@@ -73,9 +73,14 @@ def test_clipped_matches_when_no_reference_is_long_enough():
     assert got.tolist() == [[[1, 0, 0, 0], [3, 1, 0, 0]], [[0, 0, 0, 0], [1, 0, 0, 0]]] * 3
 
 
-def test_many_hypotheses_per_item_are_aligned_at_once():
+@pytest.mark.parametrize("per_pass", [100_000, 97])
+def test_many_hypotheses_per_item_are_aligned_at_once(per_pass, monkeypatch):
     """With 40 hypotheses per item (the benchmark's kind of input: tens per query), the whole test set
-    goes through :func:`lsdscc._batch_alignment`, with the same alignment as item by item."""
+    goes through :func:`lsdscc._batch_alignment`, with the same alignment as item by item; also
+    tokenized and matched in passes of 97 hypotheses (a pass ends inside an item)."""
+    from multiref.metrics import _batch_matches
+
+    monkeypatch.setattr(_batch_matches, "PASS_HYPOTHESES", per_pass)
     rng = random.Random(9)
     items = []
     for item in _items(13, 70):

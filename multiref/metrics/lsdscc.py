@@ -416,15 +416,11 @@ def _batch_alignment(metric, items) -> list:
     first best group by ``numpy.argmax``. Same values, bit for bit."""
     import numpy as np
 
-    from multiref.metrics._batch_matches import clipped_matches
-
     k = stat_order(len(metric.weights), metric.smoothing)
     side = _batch_side(metric, items, k)
-    hyps = tokenize_all([h for item in items for h in item.hypotheses], metric.tokenizer_name, metric.lowercase)
     owner = [i for i, item in enumerate(items) for _ in item.hypotheses]
-    matches = clipped_matches(side, hyps, owner)
+    matches, lengths = _batch_matches(metric, side, items, owner)
     n_hyps, n_groups = matches.shape[:2]
-    lengths = np.fromiter(map(len, hyps), dtype=np.int64, count=n_hyps)
     rows = np.concatenate([np.repeat(lengths, n_groups)[:, None], matches.reshape(-1, k)], axis=1)
     keys, inverse = unique_rows(rows)
     values = np.array(_key_values(metric, keys.tolist()), dtype=np.float64)[inverse.ravel()].reshape(n_hyps, n_groups)
@@ -441,6 +437,26 @@ def _batch_alignment(metric, items) -> list:
         out.append(tuple(pairs[row:row + m]))
         row += m
     return out
+
+
+def _batch_matches(metric, side: dict, items, owner: list) -> tuple:
+    """``(matches, lengths)``: the clipped matches ``[hypothesis, group, order]`` of every hypothesis
+    of ``items`` (:func:`multiref.metrics._batch_matches.clipped_matches`) and the hypotheses'
+    token counts; tokenized one pass of
+    :data:`multiref.metrics._batch_matches.PASS_HYPOTHESES` at a time, so that the token lists of
+    only one pass are alive at once."""
+    import numpy as np
+
+    from multiref.metrics._batch_matches import PASS_HYPOTHESES, clipped_matches
+
+    texts = [h for item in items for h in item.hypotheses]
+    matches = np.empty((len(texts), side["groups"], len(side["tables"])), dtype=np.int64)
+    lengths = np.empty(len(texts), dtype=np.int64)
+    for lo in range(0, len(texts), PASS_HYPOTHESES):
+        hyps = tokenize_all(texts[lo:lo + PASS_HYPOTHESES], metric.tokenizer_name, metric.lowercase)
+        lengths[lo:lo + len(hyps)] = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
+        matches[lo:lo + len(hyps)] = clipped_matches(side, hyps, owner[lo:lo + len(hyps)])
+    return matches, lengths
 
 
 def _batch_penalties(side: dict, lengths, owner) -> "np.ndarray":
