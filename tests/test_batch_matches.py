@@ -122,6 +122,8 @@ def test_small_or_malformed_test_sets_take_the_item_path():
     assert not lsdscc._batchable(MaxBLEU(ties="lsdscc"), items)
     broken = items[:-1] + [Item(id="x", hypotheses=[], references=["a"], groups=[["a"]])]
     assert not lsdscc._batchable(MaxBLEU(), broken) and not bleu_module._batchable(broken)
+    not_text = items[:-1] + [Item(id="y", hypotheses=["a"], references=["a", 3], groups=[["a"], [3]])]
+    assert not lsdscc._batchable(MaxBLEU(), not_text) and not bleu_module._batchable(not_text)
     with pytest.raises(ValueError, match="no hypotheses"):
         MaxBLEU().score_items(broken)
 

@@ -388,9 +388,9 @@ def _batchable(metric, items) -> bool:
     for item in items:
         if not item.hypotheses or not item.groups or not all(item.groups):
             return False
-        if not all(isinstance(h, str) for h in item.hypotheses):
+        if not all(map(isinstance, item.hypotheses, repeat(str))):  # checked in C
             return False
-        if not all(isinstance(r, str) for group in item.groups for r in group):
+        if not all(map(isinstance, chain.from_iterable(item.groups), repeat(str))):
             return False
     return True
 
