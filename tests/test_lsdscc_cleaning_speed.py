@@ -153,3 +153,21 @@ def test_vocabulary_apply_equals_the_loop(texts, proxy):
         assert vocabulary.apply(chunk) == expected
         assert vocabulary.apply(iter(chunk)) == expected
         assert vocabulary.apply(tuple(chunk)) == expected
+        text = " ".join(chunk)
+        assert vocabulary.apply_text(text) == " ".join(expected)
+        # any whitespace between the tokens: the same as splitting first
+        spaced = "\t " + "  \n".join(chunk) + " \u3000"
+        assert vocabulary.apply_text(spaced) == " ".join(expected)
+
+
+def test_unchanged_tokens_are_those_apply_keeps():
+    # apply_text's shortcut: a token in Vocabulary.unchanged maps to itself; any other does
+    # not, but the unknown-word token (left to the token loop, which gives it back).
+    splits = {"abab": ("ab", "ab"), "kept": ("ke", "pt"), "gone": ("é",)}
+    vocabulary = Vocabulary(splits=splits, kept=frozenset({"ab", "ke", "pt", "kept", "word", "x"}),
+                            unk_token="<unk>", counts={})
+    assert vocabulary.unchanged == {"ab", "ke", "pt", "word", "x"}
+    for token in ["ab", "abab", "kept", "gone", "word", "x", "other", "é", "<unk>", "ke"]:
+        assert (vocabulary.apply([token]) == [token]) == (token in vocabulary.unchanged or token == "<unk>"), token
+    assert vocabulary.apply_text("") == "" and vocabulary.apply_text("word x") == "word x"
+    assert vocabulary.apply_text("word abab é other") == "word ab ab <unk>"

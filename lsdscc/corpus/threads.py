@@ -124,13 +124,18 @@ def parent_cycles(parents: dict) -> tuple[list, list]:
     return sorted(cycles), sorted(n for n, s in state.items() if s == "below")
 
 
-def clean_thread(posts: Iterable[Post], config: CorpusConfig) -> tuple:
-    """Steps 1-4 and tokenization of every post of a thread, once: one :class:`Node` per post."""
-    return tuple(
-        Node(post.id, post.parent_id, post.created_utc,
-             " ".join(clean_and_tokenize(post.text, config.tokenizer, config.lowercase, config.text_convention)))
-        for post in posts
-    )
+def clean_thread(posts: Iterable[Post], config: CorpusConfig, words: Counter | None = None) -> tuple:
+    """Steps 1-4 and tokenization of every post of a thread, once: one :class:`Node` per post.
+    ``words``: when given, each post's tokens are also counted into it (the first pass of
+    step 5, from the token lists at hand instead of splitting the texts again)."""
+    options = (config.tokenizer, config.lowercase, config.text_convention)
+    nodes = []
+    for post in posts:
+        tokens = clean_and_tokenize(post.text, *options)
+        if words is not None:
+            words.update(tokens)
+        nodes.append(Node(post.id, post.parent_id, post.created_utc, " ".join(tokens)))
+    return tuple(nodes)
 
 
 def prepare_thread(thread_id: str, posts: Iterable[Post], config: CorpusConfig) -> tuple[tuple, Counter]:
@@ -160,7 +165,8 @@ def shard_of(thread_id: str, num_shards: int) -> int:
 def apply_vocabulary(nodes: Iterable[Node], vocabulary) -> tuple:
     """Steps 5-6 on a thread's nodes: rare run-together words split, non-ASCII tokens dropped,
     words outside the kept vocabulary replaced by ``<unk>`` (:meth:`lsdscc.corpus.vocab.Vocabulary.apply`)."""
-    return tuple(node._replace(text=" ".join(vocabulary.apply(node.text.split()))) for node in nodes)
+    apply = vocabulary.apply_text
+    return tuple(Node(node.id, node.parent_id, node.created_utc, apply(node.text)) for node in nodes)
 
 
 class SingleTurnRow(NamedTuple):
