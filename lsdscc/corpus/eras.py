@@ -30,6 +30,8 @@ import datetime as _dt
 import re
 from collections import Counter
 
+from lsdscc.corpus import records
+
 
 #: (first month, label) of each era, oldest first; an era runs until the next one starts.
 ERAS = (
@@ -72,12 +74,11 @@ def unwrapped(record: dict) -> dict:
 
 
 def record_created(record: dict) -> int | None:
-    """A parsed record's ``created_utc`` (number or string, any era), or None when unreadable."""
-    from lsdscc.corpus.records import Rejected, _created
-
+    """A parsed record's ``created_utc`` (number or string, any era), or None when unreadable
+    (missing, not a number, out of :data:`lsdscc.corpus.records.CREATED_RANGE`)."""
     try:
-        return _created(unwrapped(record))
-    except (Rejected, OverflowError, ValueError):
+        return records._created(unwrapped(record))
+    except (records.Malformed, OverflowError, ValueError):
         return None
 
 

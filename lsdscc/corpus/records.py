@@ -140,7 +140,7 @@ def is_bot(author: str | None, config: CorpusConfig) -> bool:
     """True for AutoModerator and other bot accounts (config.bots, config.bot_pattern)."""
     if not author:
         return False
-    return author.lower() in _bot_names(config.bots) or re.search(config.bot_pattern, author) is not None
+    return author.lower() in _bot_names(config.bots) or _bot_regex(config.bot_pattern).search(author) is not None
 
 
 _BOT_CACHE: dict = {}
@@ -152,6 +152,13 @@ def _lowered(subreddits: tuple) -> frozenset:
     if names is None:
         names = _SUBREDDIT_CACHE[subreddits] = frozenset(s.lower() for s in subreddits)
     return names
+
+
+def _bot_regex(pattern: str) -> re.Pattern:
+    compiled = _BOT_CACHE.get(pattern)  # (bot name tuples and pattern strings never compare equal)
+    if compiled is None:
+        compiled = _BOT_CACHE[pattern] = re.compile(pattern)
+    return compiled
 
 
 def _bot_names(bots: tuple) -> frozenset:

@@ -164,7 +164,9 @@ def shard_of(thread_id: str, num_shards: int) -> int:
 
 def apply_vocabulary(nodes: Iterable[Node], vocabulary) -> tuple:
     """Steps 5-6 on a thread's nodes: rare run-together words split, non-ASCII tokens dropped,
-    words outside the kept vocabulary replaced by ``<unk>`` (:meth:`lsdscc.corpus.vocab.Vocabulary.apply`)."""
+    words outside the kept vocabulary replaced by ``<unk>`` (:meth:`lsdscc.corpus.vocab.Vocabulary.apply`).
+    Each text it returns is its tokens joined by single spaces (the unknown-word token is one
+    token: :class:`~lsdscc.corpus.config.CorpusConfig` checks it), as :func:`token_count` needs."""
     apply = vocabulary.apply_text
     return tuple(Node(node.id, node.parent_id, node.created_utc, apply(node.text)) for node in nodes)
 
@@ -212,6 +214,12 @@ def thread_examples(thread_id: str, nodes: tuple, vocabulary, config: CorpusConf
     yield from thread_conversations(thread_id, nodes, config)
 
 
+def token_count(text: str) -> int:
+    """How many tokens a final text holds: ``len(text.split())`` for a text of tokens joined by
+    single spaces (as :func:`apply_vocabulary` makes them), counted without making the list."""
+    return text.count(" ") + 1 if text else 0
+
+
 def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[Kept | Dropped | PairLengths]:
     """Single-turn pairs of one thread whose texts are final (after :func:`apply_vocabulary`).
 
@@ -220,7 +228,7 @@ def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator
     a :class:`PairLengths` for every pair before length pruning.
     """
     text = {node.id: node.text for node in nodes}
-    length = {node.id: len(node.text.split()) for node in nodes}
+    length = {node.id: token_count(node.text) for node in nodes}
     max_q, max_r = config.max_query_tokens, config.max_response_tokens
     for node in nodes:
         if not node.parent_id:
@@ -246,7 +254,7 @@ def thread_conversations(thread_id: str, nodes: tuple, config: CorpusConfig) -> 
     ``Kept(MultiTurnRow)`` and ``Dropped(counter name)``. ``nodes`` should form a tree
     (:func:`resolve_thread` makes it one); a chain that loops anyway is dropped as broken."""
     text = {node.id: node.text for node in nodes}
-    length = {node.id: len(node.text.split()) for node in nodes}
+    length = {node.id: token_count(node.text) for node in nodes}
     by_id = {node.id: node for node in nodes}
     children: set = {node.parent_id for node in nodes if node.parent_id}
     for leaf in nodes:
