@@ -167,8 +167,11 @@ def apply_vocabulary(nodes: Iterable[Node], vocabulary) -> tuple:
     words outside the kept vocabulary replaced by ``<unk>`` (:meth:`lsdscc.corpus.vocab.Vocabulary.apply`).
     Each text it returns is its tokens joined by single spaces (the unknown-word token is one
     token: :class:`~lsdscc.corpus.config.CorpusConfig` checks it), as :func:`token_count` needs."""
-    apply = vocabulary.apply_text
-    return tuple(Node(node.id, node.parent_id, node.created_utc, apply(node.text)) for node in nodes)
+    apply, out = vocabulary.apply_text, []
+    for node in nodes:
+        text = apply(node.text)
+        out.append(node if text == node.text else Node(node.id, node.parent_id, node.created_utc, text))
+    return tuple(out)
 
 
 class SingleTurnRow(NamedTuple):
