@@ -123,11 +123,10 @@ class SchemaTally:
         if created is None:
             return
         try:
-            month = self._month(created)
+            month, era = self._month(created)
         except (OverflowError, OSError, ValueError):
             return  # a time no calendar holds: counted nowhere (the record itself is handled elsewhere)
         self.months[month] += 1
-        era = era_of(month)
         seen = (era, tuple(record))
         if seen in self._seen:
             return
@@ -137,11 +136,13 @@ class SchemaTally:
         fields = self.fields.setdefault(era, set())
         fields.update(k if _FIELD_NAME.match(k) else OTHER_FIELD for k in record)
 
-    def _month(self, created) -> str:
+    def _month(self, created) -> tuple:
+        """``(YYYY-MM, era)`` of the UTC day of ``created``."""
         day = created // 86400
         month = self._days.get(day)
         if month is None:
             month = month_of(day * 86400)
+            month = (month, era_of(month))
             if len(self._days) >= self.SEEN_LIMIT:
                 self._days.clear()
             self._days[day] = month

@@ -203,10 +203,8 @@ def _normalize(record: dict, config: CorpusConfig) -> Kept | Dropped:
     post_id, link_id, parent_id, text = _comment_fields(record) if kind == "t1" else _submission_fields(record)
     if len(text) > MAX_TEXT_CHARS:
         raise Malformed("too-long", f"the text has {len(text):,} characters; Reddit allows at most {MAX_TEXT_CHARS:,}")
-    for name, value in (("text", text), ("id", post_id), ("link_id", link_id), ("parent_id", parent_id)):
-        if not (value.isascii() or _is_unicode(value)):  # the row coder and the parquet writer need UTF-8
-            raise Malformed("not-utf8", f"the {name} holds a lone surrogate (an escape such as \\ud800), "
-                            "not a character")
+    if not (text.isascii() and post_id.isascii() and link_id.isascii() and parent_id.isascii()):
+        _check_utf8(text=text, id=post_id, link_id=link_id, parent_id=parent_id)
     author = record.get("author")
     if author is not None and not isinstance(author, str):
         raise Malformed("wrong-type", f"'author' should be a string, got {type(author).__name__}")
@@ -220,6 +218,15 @@ def _normalize(record: dict, config: CorpusConfig) -> Kept | Dropped:
     if dropped is not None:  # lsdscc.corpus.deletions: removed or deleted after the first retrieval
         return Dropped(dropped)
     return Kept(Post(kind, post_id, link_id, parent_id, created, text))
+
+
+def _check_utf8(**values: str) -> None:
+    """Malformed ``not-utf8`` for the first of ``values`` holding a lone surrogate: the row coder
+    and the parquet writer need UTF-8."""
+    for name, value in values.items():
+        if not (value.isascii() or _is_unicode(value)):
+            raise Malformed("not-utf8", f"the {name} holds a lone surrogate (an escape such as \\ud800), "
+                            "not a character")
 
 
 def _comment_fields(record: dict) -> tuple[str, str, str, str]:
