@@ -171,3 +171,26 @@ def test_unchanged_tokens_are_those_apply_keeps():
         assert (vocabulary.apply([token]) == [token]) == (token in vocabulary.unchanged or token == "<unk>"), token
     assert vocabulary.apply_text("") == "" and vocabulary.apply_text("word x") == "word x"
     assert vocabulary.apply_text("word abab é other") == "word ab ab <unk>"
+
+
+_LINE_PIECES = ["- ", "* ", "+ ", "• ", "•\t", "1. ", "123) ", "1234. ", "12.", "---", "***", "_ _ _", "===", "-", "*",
+                "_", "=", " ", "\t", "a", "b c", "\n", "\n\n", "\r", "> ", "#", "\u3000", "é"]
+
+
+@pytest.mark.parametrize("name", ["_SETEXT", "_HRULE", "_BULLET"])
+def test_line_rules_equal_their_multiline_patterns(texts, name):
+    # strip_markup runs these three ^-anchored rules as a start-of-text pattern and a
+    # newline-led one (re scans for the newline instead of trying every position).
+    rng = random.Random(11)
+    lines = ["".join(rng.choice(_LINE_PIECES) for _ in range(rng.randint(0, 12))) for _ in range(20000)]
+    rule, lines_rule = getattr(cleaning, name), getattr(cleaning, name + "_LINES")
+    for text in texts + lines:
+        assert lines_rule.sub(text) == rule.sub("", text), repr(text)
+        assert bool(lines_rule.match(text)) == bool(rule.match(text)), repr(text)
+
+
+def test_a_line_rule_refuses_a_pattern_it_cannot_split():
+    for pattern in (re.compile(r"^a$", 0), re.compile(r"a^", re.M), re.compile(r"^a\nb", re.M),
+                    re.compile(r"^a$|^b", re.M)):
+        with pytest.raises(ValueError):
+            cleaning._LineRule(pattern)
