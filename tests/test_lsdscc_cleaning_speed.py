@@ -194,3 +194,20 @@ def test_a_line_rule_refuses_a_pattern_it_cannot_split():
                     re.compile(r"^a$|^b", re.M)):
         with pytest.raises(ValueError):
             cleaning._LineRule(pattern)
+
+
+def test_laughter_guard_skips_only_texts_the_pass_leaves_alone(texts):
+    extra = _fuzz(5000, seed=44) + ["haah", "HaAh", "ahha!", "hahh", "ahhh", "aahh", "hhaa", "Ahah", "x haah y"]
+    for text in texts + extra:
+        lower = text.lower()
+        if not cleaning._may_laugh(lower):
+            assert cleaning._AH_WORD.sub(cleaning._laugh_ha, text) == text, repr(text)
+    assert cleaning.shorten_elongated("x haah y") == "x haah y"  # no hah/aha: the old guard skips it too
+    assert cleaning.shorten_elongated("haah aha") == "haha aha"
+
+
+def test_url_guard_equals_the_lowered_test(texts):
+    extra = _fuzz(5000, seed=45) + ["WWW.x", "wWw.", "www", "w.w.w.", "İwww.", "ｗｗｗ.", "x.COM", "ftp://"]
+    for text in texts + extra:
+        old = "://" in text or cleaning._DOT_TLD.search(text) is not None or "www." in text.lower()
+        assert cleaning._has_url(text) == old, repr(text)

@@ -507,7 +507,8 @@ _DOT_TLD = re.compile(r"\." + _TLDS + r"\b", re.I)
 
 def _has_url(text: str) -> bool:
     """False only when ``_LSDSCC_URL`` cannot match: each match has ``://``, ``www.`` or ``.tld``."""
-    return "://" in text or _DOT_TLD.search(text) is not None or "www." in text.lower()
+    return "://" in text or _DOT_TLD.search(text) is not None or (
+        ("w." in text or "W." in text) and "www." in text.lower())  # (only W lowercases to w)
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9<:])[$£€#]?\d+(?:[.,:]\d+)*(?:st|nd|rd|th|s|k|m|am|pm|p)?(?![A-Za-z0-9])", re.I)
 _URL_TRAILING = re.compile(r"[.,;:!?)\]]+$")
@@ -649,6 +650,12 @@ _AH_WORD = re.compile(r"[ah](?<!\w.)[ah]{3,}\b", re.I)
 _LETTER_RUN = {c: re.compile(c * 3 + "+") for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 
+def _may_laugh(lower: str) -> bool:
+    """False when no word of ``lower`` (a lowercased text) can match ``_LAUGH_HA``, whose
+    ``(?:ha|ah){2,}`` holds one of these four (``_AH_WORD.sub`` then changes nothing)."""
+    return "haha" in lower or "ahah" in lower or "haah" in lower or "ahha" in lower
+
+
 def _laugh_ha(match: re.Match) -> str:
     return "haha" if _LAUGH_HA.fullmatch(match.group(0)) else match.group(0)
 
@@ -674,7 +681,7 @@ def shorten_elongated(text: str) -> str:
     if first:
         text = _shorten_repeats(text, first)
     lower = text.lower()
-    if "hah" in lower or "aha" in lower:
+    if ("hah" in lower or "aha" in lower) and _may_laugh(lower):
         text = _AH_WORD.sub(_laugh_ha, text)
     if "hehe" in lower:
         text = _LAUGH_HE.sub("hehe", text)
