@@ -258,12 +258,21 @@ def _exit_status(exc: BaseException):
             return EXIT_INPUT, f"already exists: {seen.filename or seen} (remove it or choose another path)"
         if isinstance(seen, OSError) and seen.filename:
             return EXIT_INPUT, f"{seen.strerror or type(seen).__name__}: {seen.filename}"
+        if isinstance(seen, OSError) or _is_cloud_error(seen):  # a full disk, Beam's file systems, gs://
+            return EXIT_INPUT, f"{type(seen).__name__}: {one_line(seen)}"
         if isinstance(seen, UnicodeDecodeError):
             return EXIT_INPUT, f"an input file is not valid UTF-8 ({seen.reason} at byte {seen.start})"
         if isinstance(seen, ValueError):
             return EXIT_INPUT, str(seen)
         seen = seen.__cause__ or seen.__context__
     return None
+
+
+def _is_cloud_error(exc: BaseException) -> bool:
+    """True for the Google Cloud client libraries' errors (refused credentials, a missing bucket,
+    a failed upload): the environment's, not a bug of ours."""
+    return type(exc).__module__.split(".")[0] == "google" and any(
+        cls.__name__ in ("GoogleAPIError", "GoogleAuthError") for cls in type(exc).__mro__)
 
 
 BEAM_COMMANDS = ("lsdscc", "dailydialog")  # the commands that run Apache Beam pipelines

@@ -32,22 +32,6 @@ ANALYZE = ("analyze correlation", "analyze refcount", "analyze discrimination", 
 RATED = ("analyze correlation", "analyze refcount")
 
 
-def integer_from(low: int, high: int):
-    """An argparse ``type``: an integer from ``low`` to ``high``, else a usage error (exit 2)
-    saying the range, before any file is read."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:  # also a number too long to convert
-            raise argparse.ArgumentTypeError(f"expected an integer from {low} to {high}, got {text[:20]!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {value}")
-        return value
-
-    return parse
-
-
 @dataclass(frozen=True)
 class Flag:
     """One concept of the vocabulary.

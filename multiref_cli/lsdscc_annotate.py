@@ -12,9 +12,9 @@ import sys
 def _add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on; the page has no login, so keep the loopback (default: %(default)s)")
-    from multiref_cli.flags import integer_from
+    from multiref.util.options import number_type
 
-    parser.add_argument("--port", type=integer_from(0, 65535), default=8765,
+    parser.add_argument("--port", type=number_type(int, 0, 65535), default=8765,
                         help="port, 0 to 65535; 0 picks a free one (default: %(default)s)")
     parser.add_argument("--verbose", action="store_true", help="log every request on stderr")
 

@@ -18,30 +18,10 @@ import argparse
 import logging
 import sys
 
-from multiref_cli.flags import integer_from
+from multiref.util.options import number_type
 
 LISTINGS = ("hot", "new", "top", "controversial", "rising")
 TIME_FILTERS = ("hour", "day", "week", "month", "year", "all")
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected seconds >= 0, got {value}")
-    return value
 
 
 class _StderrHandler(logging.Handler):
@@ -65,17 +45,17 @@ def register(parser: argparse.ArgumentParser) -> None:
                            "or a /comments/ URL; # starts a comment)")
     parser.add_argument("--time-filter", choices=TIME_FILTERS, default=None,
                         help="period of the top/controversial listing (default: Reddit's, all)")
-    parser.add_argument("--limit", type=_positive_int, default=None,
+    parser.add_argument("--limit", type=number_type(int, 0), default=None,
                         help="most submissions taken from the listing (default: 100; 0: as many as Reddit "
                              "gives, about 1000)")
     parser.add_argument("--site", default=None, metavar="NAME",
                         help="praw.ini section with client_id, client_secret and user_agent "
                              "(default: [multiref] if present, else $praw_site or [DEFAULT])")
-    parser.add_argument("--max-retries", type=_positive_int, default=5, metavar="N",
+    parser.add_argument("--max-retries", type=number_type(int, 0), default=5, metavar="N",
                         help="retries of a request answered 429 or 5xx or cut off (default: %(default)s)")
-    parser.add_argument("--backoff", type=_seconds, default=2.0, metavar="SECONDS",
+    parser.add_argument("--backoff", type=number_type(float, 0), default=2.0, metavar="SECONDS",
                         help="first retry wait, doubled at each retry, plus jitter (default: %(default)s)")
-    parser.add_argument("--requests-per-minute", type=integer_from(1, 100_000), default=100, metavar="N",
+    parser.add_argument("--requests-per-minute", type=number_type(int, 1, 100_000), default=100, metavar="N",
                         help="at most N API requests in any minute, the token request included "
                              "(default: %(default)s, Reddit's free-tier limit per OAuth client)")
     parser.add_argument("--comment-sort", default="confidence",

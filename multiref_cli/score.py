@@ -32,6 +32,8 @@ import operator
 import sys
 import time
 
+from multiref.util.options import number_type
+
 DEFAULT_GROUPED = ("maxbleu", "mds", "pds")
 DEFAULT_FLAT = ("bleu",)
 FORMATS = ("table", "json", "csv", "markdown", "latex")
@@ -67,7 +69,6 @@ def bleu_weights(text: str) -> tuple:
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from multiref_cli.flags import integer_from
     from multiref.metrics.base import AGGREGATES, MAX_ORDER
     from multiref.metrics.bleu import SMOOTHINGS
     from multiref_cli import tokenizer_choices
@@ -91,7 +92,7 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="tokenizer: %(choices)s (default: whitespace, the public LSDSCC scorer's)")
     parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
                         help="lowercase before tokenizing (default: no)")
-    parser.add_argument("--bleu-order", type=integer_from(1, MAX_ORDER), metavar="N",
+    parser.add_argument("--bleu-order", type=number_type(int, 1, MAX_ORDER), metavar="N",
                         help=f"BLEU family: max n-gram order, 1 to {MAX_ORDER} (default 4)")
     parser.add_argument("--bleu-weights", type=bleu_weights, metavar="W1,W2,..",
                         help=f"BLEU family: custom n-gram weights, at most {MAX_ORDER} weights (override the order)")
@@ -107,7 +108,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aggregate", choices=AGGREGATES,
                         help="multi-reference aggregation for the metrics that offer it")
     parser.add_argument("--vectors", metavar="PATH", help="word vectors for the embedding metrics (gensim .kv or word2vec)")
-    parser.add_argument("--distinct-order", type=integer_from(1, MAX_ORDER), metavar="N",
+    parser.add_argument("--distinct-order", type=number_type(int, 1, MAX_ORDER), metavar="N",
                         help=f"n for distinct/distinct_per_utterance, 1 to {MAX_ORDER} (default 2)")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="output format (default: table); markdown and latex mark significant differences")
@@ -122,26 +123,6 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(func=handle)
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 1 <= value <= MAX_RESAMPLES:
-        raise argparse.ArgumentTypeError(f"expected 1 to {MAX_RESAMPLES:,}, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if not 0 <= value < 2 ** 63:
-        raise argparse.ArgumentTypeError(f"expected 0 to 2**63-1, got {value}")
-    return value
-
-
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
     """--confidence, --paired-bs/--paired-ar and their counts, --seed, --verbose."""
     parser.add_argument("--confidence", action="store_true",
@@ -152,11 +133,11 @@ def add_statistics_options(parser: argparse.ArgumentParser) -> None:
                       help="p-value of each system against the first one (paired bootstrap over items)")
     test.add_argument("--paired-ar", action="store_true",
                       help="p-value of each system against the first one (approximate randomization over items)")
-    parser.add_argument("--paired-bs-n", type=_count, default=DEFAULT_BS, metavar="N",
+    parser.add_argument("--paired-bs-n", type=number_type(int, 1, MAX_RESAMPLES), default=DEFAULT_BS, metavar="N",
                         help=f"bootstrap resamples, for --paired-bs and --confidence (default {DEFAULT_BS:,})")
-    parser.add_argument("--paired-ar-n", type=_count, default=DEFAULT_AR, metavar="N",
+    parser.add_argument("--paired-ar-n", type=number_type(int, 1, MAX_RESAMPLES), default=DEFAULT_AR, metavar="N",
                         help=f"approximate randomization trials (default {DEFAULT_AR:,})")
-    parser.add_argument("--seed", type=_seed, default=DEFAULT_SEED,
+    parser.add_argument("--seed", type=number_type(int, 0, 2 ** 63 - 1), default=DEFAULT_SEED,
                         help=f"seed of the resampling (default {DEFAULT_SEED}, sacrebleu's)")
     parser.add_argument("--verbose", action="store_true",
                         help="BLEU and deltaBLEU: n-gram precisions, brevity penalty and lengths")

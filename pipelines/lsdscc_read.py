@@ -90,13 +90,14 @@ class ReadPosts(SchemaTallying, CountingDoFn):
     def _normalize(self, path, line, record, offset=None, file_tally=None):
         self.count("records-read")
         outcome = normalize(record, self.config)
-        if isinstance(outcome, Kept) or (isinstance(outcome, Dropped) and outcome.reason != "other-subreddit"):
-            self.tally_schema(record, file_tally)  # records of the wanted subreddits, by month and era
         if isinstance(outcome, Kept):
             post = outcome.value
+            self.tally_schema(record, file_tally, post.created_utc)  # wanted subreddits' records, by month and era
             self.count("posts-kept-submissions" if post.kind == "t3" else "posts-kept-comments")
             yield post.link_id, post
         elif isinstance(outcome, Dropped):
+            if outcome.reason != "other-subreddit":
+                self.tally_schema(record, file_tally)
             self.count(f"dropped-{outcome.reason}")
         else:
             self.count(f"rejected-{outcome.reason}")

@@ -30,8 +30,10 @@ class SchemaTallying(beam.DoFn):
         super().start_bundle()
         self.schema = eras.SchemaTally()
 
-    def tally_schema(self, record: dict, file_tally=None) -> None:
-        created = eras.record_created(record)
+    def tally_schema(self, record: dict, file_tally=None, created=None) -> None:
+        """``created``: the record's ``created_utc`` when the caller has it (a kept post's)."""
+        if created is None:
+            created = eras.record_created(record)
         self.schema.add(eras.unwrapped(record), created)
         if file_tally is not None:
             file_tally.saw(created)

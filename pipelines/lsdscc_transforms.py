@@ -7,9 +7,11 @@ functions of the ``lsdscc`` package:
   (:func:`lsdscc.corpus.sources.read_items`, :func:`lsdscc.corpus.records.normalize`);
 - :class:`Threads`: ``GroupByKey`` on the link id, one record per fullname
   (:func:`lsdscc.corpus.threads.resolve_thread`);
-- :class:`Clean`: steps 1-4 and tokenization, once per post (:func:`lsdscc.corpus.threads.clean_thread`);
+- :class:`Clean`: steps 1-4 and tokenization, once per post (:func:`lsdscc.corpus.threads.clean_thread`),
+  the tokens counted as they are made;
 - :class:`Vocabulary`: the corpus's word counts (a combiner), steps 5-6 built from them
-  (:func:`lsdscc.corpus.vocab.build_vocabulary`) and applied to every thread as a side input;
+  (:func:`lsdscc.corpus.vocab.build_vocabulary`) and applied to every thread as a side input
+  (both in :mod:`pipelines.lsdscc_vocabulary`);
 - :class:`Pairs` and :class:`Conversations`: single-turn pairs and root-to-leaf
   conversations, pruned by length (step 7), packed per thread (each post's text once:
   :func:`lsdscc.corpus.threads.pack_rows`), with each row's content key;
@@ -41,10 +43,12 @@ from lsdscc.corpus.outcomes import Kept
 from lsdscc.corpus.outputs import finish_shard, rejected_jsonl, summarize_shard  # noqa: F401 (the graph's file hooks)
 from lsdscc.corpus.records import Post, dead_letter
 from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
-from multiref.output.beam_spill import SpillReshuffle, grouping
-from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, TupleRowCoder, register_row_coder
+from multiref.output.beam_spill import grouping
+from multiref.output.beam_writer import COUNTS, CountingDoFn, TupleRowCoder, register_row_coder
 from pipelines.lsdscc_dedup import Dedup, add_content_key, packed, unpack_shard  # noqa: F401 (the graph's step, its hook)
 from pipelines.lsdscc_read import NAMESPACE, REJECTED, Read, ReadPosts  # noqa: F401  (Read: the job's first step)
+# Clean and Vocabulary, the steps between Threads and Pairs
+from pipelines.lsdscc_vocabulary import Clean, CleanThread, CountWords, SumWords, Vocabulary  # noqa: F401
 
 register_row_coder(Post, Node, Thread, SingleTurnRow, MultiTurnRow)
 
@@ -93,73 +97,6 @@ class Threads(beam.PTransform):
                | "GroupByLinkId" >> grouping(self.spill)
                | "ResolveThread" >> beam.ParDo(ResolveThread()).with_outputs(REJECTED, COUNTS, main="threads"))
         return {"threads": out.threads, "rejected": out[REJECTED], "counts": out[COUNTS]}
-
-
-class Clean(beam.PTransform):
-    """Clean: ``(link_id, posts)`` -> ``(link_id, nodes)``, each text cleaned and tokenized once."""
-
-    def __init__(self, config):
-        super().__init__()
-        self.config = config
-
-    def expand(self, thread_posts):
-        config = self.config
-        return thread_posts | "CleanAndTokenize" >> beam.MapTuple(
-            lambda link_id, posts: Thread(link_id, threads.clean_thread(posts, config))).with_output_types(Thread)
-
-
-class CountWords(SumCounts):
-    """The corpus's token counts from ``(link_id, nodes)`` threads (each post counted once)."""
-
-    def add_input(self, acc, thread):
-        for node in thread.nodes:
-            acc.update(node.text.split())
-        return acc
-
-    def extract_output(self, acc):
-        return dict(acc)
-
-
-def _build_vocabulary(raw_counts, config):
-    from lsdscc.corpus.vocab import build_vocabulary
-
-    return build_vocabulary(raw_counts, vocab_size=config.vocab_size, rare_max_count=config.rare_max_count,
-                            piece_min_count=config.piece_min_count, min_split_length=config.min_split_length,
-                            unk_token=config.unk_token)
-
-
-def _summarize_vocabulary(raw_counts, config):
-    from lsdscc.corpus.vocab import vocabulary_summary
-
-    return vocabulary_summary(raw_counts, _build_vocabulary(raw_counts, config), config.long_word_length)
-
-
-def _apply_vocabulary(thread, vocabulary):
-    return Thread(thread.link_id, threads.apply_vocabulary(thread.nodes, vocabulary))
-
-
-class Vocabulary(beam.PTransform):
-    """Vocabulary: count every token (a combiner), build steps 5-6 from the counts, and apply
-    them (slang segmentation, non-ASCII removal, truncation) to every thread through a side
-    input. -> ``{"threads": (link_id, final nodes), "summary": stats of the vocabulary}``.
-    ``spill``: a folder the job owns; the cleaned threads wait there for the vocabulary
-    (:class:`~multiref.output.beam_spill.SpillReshuffle`), not in the runner's memory."""
-
-    def __init__(self, config, spill=None):
-        super().__init__()
-        self.config = config
-        self.spill = spill
-
-    def expand(self, cleaned):
-        config = self.config
-        raw = cleaned | "CountWords" >> beam.CombineGlobally(CountWords())
-        vocabulary = raw | "BuildVocabulary" >> beam.Map(_build_vocabulary, config)
-        summary = raw | "SummarizeVocabulary" >> beam.Map(_summarize_vocabulary, config)
-        if self.spill is not None:  # kept on disk until the vocabulary is known
-            cleaned = cleaned | "SpillCleaned" >> SpillReshuffle(self.spill)
-        final = cleaned | "SegmentAndTruncate" >> beam.Map(
-            _apply_vocabulary, beam.pvalue.AsSingleton(vocabulary)).with_output_types(Thread)
-        return {"threads": final, "summary": summary}
 
 
 class _MakeRows(_Counting):

@@ -42,6 +42,57 @@ def test_clipped_matches_equal_the_per_query_sets(k):
             row += 1
 
 
+@pytest.mark.parametrize("per_pass", [100_000, 7])
+def test_clipped_matches_with_hypotheses_in_any_item_order(per_pass, monkeypatch):
+    """Hypotheses need not come item by item (``hyp_item`` as a numpy array, items interleaved and
+    repeated); references too short for the order, repeated n-grams and tokens no reference has;
+    in one pass or in passes of 7 hypotheses."""
+    import numpy as np
+
+    from multiref.metrics import _batch_matches
+
+    monkeypatch.setattr(_batch_matches, "PASS_HYPOTHESES", per_pass)
+
+    items = _items(5, 80) + [Item(id="short", hypotheses=["a a a b", "a b a b a b"], groups=[["a"], ["a a b", ""]])]
+    groups = [[[r.split() for r in g] for g in item.groups] for item in items]
+    side = reference_side(groups, 4)
+    pairs = [(i, h.split()) for i, item in enumerate(items) for h in item.hypotheses]
+    random.Random(2).shuffle(pairs)
+    got = clipped_matches(side, [h for _, h in pairs], np.array([i for i, _ in pairs])).tolist()
+    for row, (i, hyp) in enumerate(pairs):
+        vocab, base, maxima, _ = lsdscc._reference_tables(groups[i], 4)
+        expected = lsdscc._matches_sets([hyp], vocab, base, maxima, 4)[0]
+        assert got[row] == expected + [[0] * 4] * (side["groups"] - len(expected)), (items[i].id, hyp)
+
+
+def test_clipped_matches_when_no_reference_is_long_enough():
+    items = [Item(id=str(i), hypotheses=["x y x y", "y"], groups=[["x"], ["y x", "y y"]]) for i in range(3)]
+    side = reference_side([[[r.split() for r in g] for g in item.groups] for item in items], 4)
+    got = clipped_matches(side, [h.split() for item in items for h in item.hypotheses], [0, 0, 1, 1, 2, 2])
+    # "x y x y": x 2 clipped to 1 in both groups, y 2 (group 2: "y y"); bigram "y x" once
+    assert got.tolist() == [[[1, 0, 0, 0], [3, 1, 0, 0]], [[0, 0, 0, 0], [1, 0, 0, 0]]] * 3
+
+
+@pytest.mark.parametrize("per_pass", [100_000, 97])
+def test_many_hypotheses_per_item_are_aligned_at_once(per_pass, monkeypatch):
+    """With 40 hypotheses per item (the benchmark's kind of input: tens per query), the whole test set
+    goes through :func:`lsdscc._batch_alignment`, with the same alignment as item by item; also
+    tokenized and matched in passes of 97 hypotheses (a pass ends inside an item)."""
+    from multiref.metrics import _batch_matches
+
+    monkeypatch.setattr(_batch_matches, "PASS_HYPOTHESES", per_pass)
+    rng = random.Random(9)
+    items = []
+    for item in _items(13, 70):
+        words = [w for g in item.groups for r in g for w in r.split()] + ["zz"]
+        hyps = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 8))) for _ in range(40)]
+        items.append(Item(id=item.id, hypotheses=hyps, references=item.references, groups=item.groups))
+    for smoothing, brevity_penalty in (("nltk1", True), ("add1", False)):
+        metric = MaxBLEU(smoothing=smoothing, brevity_penalty=brevity_penalty)
+        assert lsdscc._batchable(metric, items)
+        assert lsdscc._batch_alignment(metric, items) == [metric.alignment(item) for item in items]
+
+
 @pytest.mark.parametrize("brevity_penalty", [False, True])
 @pytest.mark.parametrize("smoothing", ["add1", "none", "nltk1", "nltk5"])
 def test_batch_alignment_equals_item_by_item(smoothing, brevity_penalty):
@@ -71,6 +122,8 @@ def test_small_or_malformed_test_sets_take_the_item_path():
     assert not lsdscc._batchable(MaxBLEU(ties="lsdscc"), items)
     broken = items[:-1] + [Item(id="x", hypotheses=[], references=["a"], groups=[["a"]])]
     assert not lsdscc._batchable(MaxBLEU(), broken) and not bleu_module._batchable(broken)
+    not_text = items[:-1] + [Item(id="y", hypotheses=["a"], references=["a", 3], groups=[["a"], [3]])]
+    assert not lsdscc._batchable(MaxBLEU(), not_text) and not bleu_module._batchable(not_text)
     with pytest.raises(ValueError, match="no hypotheses"):
         MaxBLEU().score_items(broken)
 

@@ -220,6 +220,7 @@ def _raiser(exc):
     (ValueError("Pipeline has validation errors:\nInvalid Project ID (BAD PROJECT)."), 1,
      "Pipeline has validation errors: Invalid Project ID (BAD PROJECT)."),
     (FileExistsError(17, "File exists", "out.csv"), 1, "already exists: out.csv"),
+    (OSError(28, "No space left on device"), 1, "OSError: [Errno 28] No space left on device"),
 ])
 def test_exit_statuses_in_process(capsys, monkeypatch, exc, status, text):
     import argparse
@@ -230,6 +231,40 @@ def test_exit_statuses_in_process(capsys, monkeypatch, exc, status, text):
     assert _run(_raiser(exc), argparse.Namespace(command="score")) == status
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("multiref: error: ") and text in err and "Traceback" not in err
+
+
+def _beam_io_error():
+    from apache_beam.io.filesystems import FileSystems
+
+    try:  # Beam's file systems wrap every failure (a gs:// upload's too) in a BeamIOError without a filename
+        FileSystems.rename(["/nonexistent-multiref/a"], ["/nonexistent-multiref/b"])
+    except OSError as exc:
+        return exc
+    raise AssertionError("the rename should have failed")
+
+
+def _cloud_error():
+    from google.api_core.exceptions import Forbidden
+
+    return Forbidden("POST https://storage.googleapis.com/upload/b/x: caller lacks storage.objects.create")
+
+
+@pytest.mark.parametrize("make, text", [
+    (_beam_io_error, "BeamIOError: Rename operation failed"),
+    (_cloud_error, "Forbidden: 403 POST https://storage.googleapis.com/upload/b/x"),
+])
+def test_storage_failures_are_the_environments_not_bugs(capsys, monkeypatch, make, text):
+    """A failed write to a file system or a bucket (mid-publish too) is exit 1 and one line, not exit 3."""
+    import argparse
+
+    from multiref_cli import _run
+
+    monkeypatch.delenv("MULTIREF_DEBUG", raising=False)
+    wrapped = RuntimeError("Beam wrapped it")
+    wrapped.__cause__ = make()
+    assert _run(_raiser(wrapped), argparse.Namespace(command="score")) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and text in err and "internal error" not in err
 
 
 def test_a_bug_shows_its_traceback_when_asked(monkeypatch):

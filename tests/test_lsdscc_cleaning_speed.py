@@ -153,3 +153,61 @@ def test_vocabulary_apply_equals_the_loop(texts, proxy):
         assert vocabulary.apply(chunk) == expected
         assert vocabulary.apply(iter(chunk)) == expected
         assert vocabulary.apply(tuple(chunk)) == expected
+        text = " ".join(chunk)
+        assert vocabulary.apply_text(text) == " ".join(expected)
+        # any whitespace between the tokens: the same as splitting first
+        spaced = "\t " + "  \n".join(chunk) + " \u3000"
+        assert vocabulary.apply_text(spaced) == " ".join(expected)
+
+
+def test_unchanged_tokens_are_those_apply_keeps():
+    # apply_text's shortcut: a token in Vocabulary.unchanged maps to itself; any other does
+    # not, but the unknown-word token (left to the token loop, which gives it back).
+    splits = {"abab": ("ab", "ab"), "kept": ("ke", "pt"), "gone": ("é",)}
+    vocabulary = Vocabulary(splits=splits, kept=frozenset({"ab", "ke", "pt", "kept", "word", "x"}),
+                            unk_token="<unk>", counts={})
+    assert vocabulary.unchanged == {"ab", "ke", "pt", "word", "x"}
+    for token in ["ab", "abab", "kept", "gone", "word", "x", "other", "é", "<unk>", "ke"]:
+        assert (vocabulary.apply([token]) == [token]) == (token in vocabulary.unchanged or token == "<unk>"), token
+    assert vocabulary.apply_text("") == "" and vocabulary.apply_text("word x") == "word x"
+    assert vocabulary.apply_text("word abab é other") == "word ab ab <unk>"
+
+
+_LINE_PIECES = ["- ", "* ", "+ ", "• ", "•\t", "1. ", "123) ", "1234. ", "12.", "---", "***", "_ _ _", "===", "-", "*",
+                "_", "=", " ", "\t", "a", "b c", "\n", "\n\n", "\r", "> ", "#", "\u3000", "é"]
+
+
+@pytest.mark.parametrize("name", ["_SETEXT", "_HRULE", "_BULLET"])
+def test_line_rules_equal_their_multiline_patterns(texts, name):
+    # strip_markup runs these three ^-anchored rules as a start-of-text pattern and a
+    # newline-led one (re scans for the newline instead of trying every position).
+    rng = random.Random(11)
+    lines = ["".join(rng.choice(_LINE_PIECES) for _ in range(rng.randint(0, 12))) for _ in range(20000)]
+    rule, lines_rule = getattr(cleaning, name), getattr(cleaning, name + "_LINES")
+    for text in texts + lines:
+        assert lines_rule.sub(text) == rule.sub("", text), repr(text)
+        assert bool(lines_rule.match(text)) == bool(rule.match(text)), repr(text)
+
+
+def test_a_line_rule_refuses_a_pattern_it_cannot_split():
+    for pattern in (re.compile(r"^a$", 0), re.compile(r"a^", re.M), re.compile(r"^a\nb", re.M),
+                    re.compile(r"^a$|^b", re.M)):
+        with pytest.raises(ValueError):
+            cleaning._LineRule(pattern)
+
+
+def test_laughter_guard_skips_only_texts_the_pass_leaves_alone(texts):
+    extra = _fuzz(5000, seed=44) + ["haah", "HaAh", "ahha!", "hahh", "ahhh", "aahh", "hhaa", "Ahah", "x haah y"]
+    for text in texts + extra:
+        lower = text.lower()
+        if not cleaning._may_laugh(lower):
+            assert cleaning._AH_WORD.sub(cleaning._laugh_ha, text) == text, repr(text)
+    assert cleaning.shorten_elongated("x haah y") == "x haah y"  # no hah/aha: the old guard skips it too
+    assert cleaning.shorten_elongated("haah aha") == "haha aha"
+
+
+def test_url_guard_equals_the_lowered_test(texts):
+    extra = _fuzz(5000, seed=45) + ["WWW.x", "wWw.", "www", "w.w.w.", "İwww.", "ｗｗｗ.", "x.COM", "ftp://"]
+    for text in texts + extra:
+        old = "://" in text or cleaning._DOT_TLD.search(text) is not None or "www." in text.lower()
+        assert cleaning._has_url(text) == old, repr(text)

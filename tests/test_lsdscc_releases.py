@@ -360,3 +360,15 @@ def test_the_schema_tally_remembers_key_sets_and_days_without_changing_the_tally
         tally.add(record, created)
     assert tally.as_data() == _plain_tally(records)
     assert len(tally._seen) <= 7 and len(tally._days) <= 7
+
+
+def test_record_created_is_none_for_an_unreadable_time():
+    # It used to raise TypeError here (its except clause named an outcome type, not the
+    # exception the record reader raises).
+    from lsdscc.corpus import eras
+
+    for record in ({}, {"created_utc": "soon"}, {"created_utc": True}, {"created_utc": 10**20},
+                   {"created_utc": float("nan")}, {"created_utc": [1]}, {"kind": "t1", "data": {"created": -5}}):
+        assert eras.record_created(record) is None, record
+    assert eras.record_created({"created_utc": "1559347200.5"}) == 1_559_347_200
+    assert eras.record_created({"kind": "t3", "data": {"created": 7}}) == 7

@@ -99,7 +99,8 @@ def test_split_and_shard_hash_the_thread_id():
     assert {shard_of(i, 4) for i in ids} == {0, 1, 2, 3} and shard_of("t3_x", 1) == 0
 
 
-@pytest.mark.parametrize("bad", [{"vocab_size": 0}, {"validation_fraction": 1.0}, {"tokenizer": "spacy"}, {"subreddits": ()}])
+@pytest.mark.parametrize("bad", [{"vocab_size": 0}, {"validation_fraction": 1.0}, {"tokenizer": "spacy"}, {"subreddits": ()},
+                                 {"unk_token": ""}, {"unk_token": "un k"}, {"unk_token": "<unk>\n"}])
 def test_config_rejects_bad_values(bad):
     with pytest.raises(ValueError):
         CorpusConfig(**bad)
@@ -132,3 +133,22 @@ def test_smallest_ref_keeps_the_row_smallest_id_keeps():
     for order in (rows, rows[::-1], rows[1:] + rows[:1]):
         kept = reduce(smallest_id, order, None)
         assert smallest_ref([(r.id, r.thread_id) for r in order]) == (kept.id, kept.thread_id) == ("t1_a", "t3_c")
+
+
+def test_final_texts_are_counted_as_their_split():
+    # thread_pairs / thread_conversations count a final text's tokens without splitting it:
+    # apply_vocabulary's texts are tokens joined by single spaces, whatever the cleaned text
+    # and the vocabulary (splits, non-ASCII tokens dropped, <unk>).
+    import random
+
+    from lsdscc.corpus.threads import Node, apply_vocabulary, token_count
+    from lsdscc.corpus.vocab import Vocabulary
+
+    rng = random.Random(3)
+    words = ["a", "bb", "ccc", "é", "naïve", "<unk>", "xy", "!", "--", "''"]
+    vocabulary = Vocabulary(splits={"ccc": ("c", "cc"), "xy": ("é",)}, kept=frozenset({"a", "bb", "c", "!"}),
+                            unk_token="<unk>", counts={})
+    for i in range(500):
+        text = rng.choice(["", " ", "\t"]).join(rng.choice(words) for _ in range(rng.randint(0, 12)))
+        (node,) = apply_vocabulary([Node(f"t1_{i}", "", 0, text)], vocabulary)
+        assert token_count(node.text) == len(node.text.split()), repr(node.text)

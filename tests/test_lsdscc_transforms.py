@@ -78,7 +78,29 @@ def test_threads_groups_by_link_id_and_resolves_ids():
 def test_clean_tokenizes_each_post_once():
     with _pipeline() as p:
         out = p | beam.Create([("t3_s", (POSTS[2],))]) | t.Clean(CONFIG)
-        assert_that(out, equal_to([("t3_s", (Node("t1_c1", "t3_s", 101, "inception happy"),))]))
+        assert_that(out["threads"], equal_to([("t3_s", (Node("t1_c1", "t3_s", 101, "inception happy"),))]))
+        assert_that(out["words"] | "Words" >> beam.CombineGlobally(t.SumWords()),
+                    equal_to([{"inception": 1, "happy": 1}]), label="words")
+
+
+def test_clean_counts_the_same_words_as_counting_the_threads():
+    # Clean counts each post's tokens as it makes them; Vocabulary on threads alone splits
+    # their texts again: the same counts, so the same vocabulary and final threads.
+    posts = [("t3_s", tuple(POSTS[:3])), ("t3_o", (POSTS[4],))]
+    with _pipeline() as p:
+        cleaned = p | beam.Create(posts) | t.Clean(CONFIG)
+        fused = cleaned | "Fused" >> t.Vocabulary(CONFIG)
+        alone = cleaned["threads"] | "Alone" >> t.Vocabulary(CONFIG)
+        expected = {"best": 1, "movie": 1, "?": 1, "agreed": 1, "!": 1, "inception": 1, "happy": 1, "orphan": 1,
+                    "thread": 1}
+        assert_that(fused["summary"] | "FusedTypes" >> beam.Map(lambda s: s["noise"]["vocabulary_types"]),
+                    equal_to([len(expected)]), label="fused types")
+        both = ((fused["summary"], alone["summary"]) | "Summaries" >> beam.Flatten()
+                | "Pairwise" >> beam.combiners.ToList() | "Same" >> beam.Map(lambda s: s[0] == s[1]))
+        assert_that(both, equal_to([True]), label="same summary")
+        assert_that(fused["threads"] | "Texts" >> beam.MapTuple(lambda k, ns: (k, [n.text for n in ns])),
+                    equal_to([("t3_s", ["best movie ?", "agreed !", "inception happy"]),
+                              ("t3_o", ["orphan thread"])]), label="final")
 
 
 def test_vocabulary_counts_once_and_applies_as_side_input():

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from multiref.util.options import add_arguments, declared, from_args, group, option, recorded, to_argv
+from multiref.util.options import add_arguments, declared, from_args, group, number_type, option, recorded, to_argv
 from tests.helpers import REPO_DIR
 
 
@@ -74,6 +74,28 @@ def test_bounds_and_choices_are_usage_errors(capsys):
             _parser(Toy).parse_args(argv)
         assert exc.value.code == 2
     assert "must be from 1 to 9, got 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind, low, high, text, message", [
+    (int, 1, 10, "4.5", "expected an integer from 1 to 10, got '4.5'"),
+    (int, 1, 10, "9" * 5000, "expected an integer from 1 to 10, got '99999"),
+    (int, 0, None, "-1", "must be at least 0, got -1"),
+    (int, None, 5, "6", "must be at most 5, got 6"),
+    (float, 0, None, "x", "expected a number at least 0, got 'x'"),
+    (float, 0, None, "-0.5", "must be at least 0, got -0.5"),
+    (float, 0, None, "nan", "expected a finite number at least 0, got 'nan'"),
+    (float, 0, None, "inf", "expected a finite number at least 0, got 'inf'"),
+    (float, None, None, "1e999", "expected a finite number, got '1e999'"),
+])
+def test_number_type_says_what_it_expected(kind, low, high, text, message):
+    with pytest.raises(argparse.ArgumentTypeError) as info:
+        number_type(kind, low, high)(text)
+    assert str(info.value).startswith(message)
+
+
+def test_number_type_returns_values_in_bounds():
+    assert number_type(int, 0, 65535)("65535") == 65535 and number_type(float, 0)("2.5") == 2.5
+    assert number_type(int)("-7") == -7
 
 
 def test_a_check_of_the_dataclass_is_a_value_error():

@@ -235,6 +235,25 @@ def test_tokenization_and_casing_mismatch_warn(capsys, tmp_path):
     assert code == 0 and "warning" not in err
 
 
+def test_style_patterns_match_their_readable_forms():
+    """The fast look-behind forms of the tokenization patterns find a match in exactly the texts the
+    plain patterns do (random texts over the characters that matter, and real-looking lines)."""
+    import random
+    import re
+
+    from multiref_cli.score_report import _ATTACHED, _DETACHED
+
+    clitic = r"([.,!?;:]|n't|'s|'m|'re|'ll|'ve|'d)(\s|$)"
+    detached, attached = re.compile(r"(^|\s)" + clitic), re.compile(r"\w" + clitic)
+    rng = random.Random(4)
+    pieces = list("ab .,!?;:n't'smrlvd\n\t\u00e9_1") + ["n't", "'s", "'re", " 're", "x.", "'ll", "'ve", " 'd"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 10))) for _ in range(20000)]
+    texts += ["I don't know.", "i do n't know .", "it 's fine", "it's fine,thanks", "what ?", "'s", "n't", "."]
+    for text in texts:
+        assert bool(_DETACHED.search(text)) == bool(detached.search(text)), text
+        assert bool(_ATTACHED.search(text)) == bool(attached.search(text)), text
+
+
 def test_add_one_explanation_only_when_a_metric_of_the_run_uses_it(capsys, tmp_path):
     hyps = tmp_path / "short.txt"
     hyps.write_text("i am fine , thanks .\n\nit is lovely and sunny today .\n")

@@ -346,7 +346,7 @@ def test_cli_paired_needs_two_systems_and_the_same_items(tmp_path, capsys):
     assert err.count("\n") == 1 and "paired tests need the same items" in err
     with pytest.raises(SystemExit) as info:
         main(["score", "-r", ref_path, "-i", paths[0], "--paired-bs-n", "0"])
-    assert info.value.code == 2 and "expected 1 to 1,000,000" in capsys.readouterr().err
+    assert info.value.code == 2 and "must be from 1 to 1000000" in capsys.readouterr().err
 
 
 def test_cli_item_order_does_not_change_the_test(tmp_path, capsys):

@@ -91,6 +91,37 @@ _WHITESPACE = re.compile(r"[\s\u200b](?<![\s\u200b].)(?:(?<=\n)|[\s\u200b]*\n)[\
                          r"|[ \t\r\f\v\u00a0\u200b]{2,}|[\t\r\f\v\u00a0\u200b]")
 
 
+class _LineRule:
+    """A line rule (a ``re.M`` pattern that starts with ``^``, ``$`` only at its end) as two
+    patterns re can scan for: one matched at the text's start, one starting with a literal
+    newline for every other line (re tries a ``^`` rule at every position of the text).
+    ``sub(text)`` equals ``rule.sub("", text)`` when the rule cannot match a newline (its
+    matches are the lines' own, each removed and its newline kept): the constructor refuses
+    the obvious ways to match one; tests/test_lsdscc_cleaning_speed.py checks the rules used."""
+
+    def __init__(self, rule: re.Pattern):
+        body = rule.pattern
+        newline = any(part in body for part in ("\n", "\\n", "\\s", "\\S", "\\D", "\\W", "[^", "(?s"))
+        if not (rule.flags & re.M and not rule.flags & re.S and body.startswith("^") and not newline
+                and "$" not in body[:-1] and "^" not in body[1:]):
+            raise ValueError(f"not a single-line rule: {body!r}")
+        body = body[1:-1] + r"(?=\n|\Z)" if body.endswith("$") else body[1:]
+        flags = rule.flags & ~re.M
+        self.first, self.rest = re.compile(body, flags), re.compile("\n" + body, flags)
+
+    def match(self, text: str):
+        return self.first.match(text)
+
+    def sub(self, text: str) -> str:
+        first = self.first.match(text)
+        if first:
+            text = text[first.end():]
+        return self.rest.sub("\n", text) if "\n" in text else text
+
+
+_SETEXT_LINES, _HRULE_LINES, _BULLET_LINES = _LineRule(_SETEXT), _LineRule(_HRULE), _LineRule(_BULLET)
+
+
 # --- the markdown rules in linear time on hostile text --------------------------------------
 # Several rules scan from every opener to its closer, and re retries from each opener when
 # the closer is missing: 40,000 characters of " *a", "[a](", ">!", "^(" or "<" took 10-60 s.
@@ -414,7 +445,7 @@ def strip_markup(text: str) -> str:
     if text.startswith(("    ", "\t")) or "\n    " in text or "\n\t" in text:
         text = _INDENTED_CODE.sub("", text)
     if multiline and (has("-") or has("=")):
-        text = _SETEXT.sub("", text)
+        text = _SETEXT_LINES.sub(text)
     if has(">"):
         text = _sub_before_last(_SPOILER, r"\1", text, "!<")
         text = _QUOTE.sub("", text)
@@ -427,13 +458,13 @@ def strip_markup(text: str) -> str:
         text = _HTML_TAG.sub(" ", text)
     if has("#"):
         text = _HEADER.sub("", text)
-    if (has("*") or has("-") or has("_")) and (multiline or _HRULE.match(text)):
-        text = _HRULE.sub("", text)
+    if (has("*") or has("-") or has("_")) and (multiline or _HRULE_LINES.match(text)):
+        text = _HRULE_LINES.sub(text)
     if has("|"):
         text = _TABLE_RULE.sub("", text)
         text = _TABLE_PIPE.sub(" ", text)
-    if multiline or _BULLET.match(text):
-        text = _BULLET.sub("", text)
+    if multiline or _BULLET_LINES.match(text):
+        text = _BULLET_LINES.sub(text)
     if has("*") or has("_") or has("~~"):
         text, found = _emphasis_subn(text)
         if found and ("*" in text or "_" in text or "~~" in text):  # nested emphasis: ***a*** or **_a_**
@@ -449,14 +480,20 @@ def strip_markup(text: str) -> str:
     return text.strip()
 
 
+_SPACE_RUN_ONLY = re.compile("  +")
+
+
 def _collapse_whitespace(text: str) -> str:
-    r"""``_WHITESPACE.sub(" ", text).strip()``; one split and join when the only whitespace is
-    ``" "`` and ``\n`` (then every whitespace run becomes one space: a run with a newline by the
-    first rule, two or more spaces by the second). ``isprintable`` is false for every other
-    whitespace character (``\s`` is ``str.isspace``; the only printable one is the space)
-    and for ``\u200b``, which take the regex."""
-    if text.replace("\n", " ").isprintable():
-        return " ".join(text.split())
+    r"""``_WHITESPACE.sub(" ", text).strip()``; when the only whitespace is ``" "`` and ``\n``
+    (then every whitespace run becomes one space: a run with a newline by the first rule, two
+    or more spaces by the second), the newlines become spaces and each run of spaces one
+    space, ends stripped (``" ".join(text.split())`` without making the list).
+    ``isprintable`` is false for every other whitespace character (``\s`` is
+    ``str.isspace``; the only printable one is the space) and for ``\u200b``, which take the
+    regex."""
+    spaced = text.replace("\n", " ")
+    if spaced.isprintable():
+        return (_SPACE_RUN_ONLY.sub(" ", spaced) if "  " in spaced else spaced).strip(" ")
     return _WHITESPACE.sub(" ", text).strip()
 
 
@@ -470,7 +507,8 @@ _DOT_TLD = re.compile(r"\." + _TLDS + r"\b", re.I)
 
 def _has_url(text: str) -> bool:
     """False only when ``_LSDSCC_URL`` cannot match: each match has ``://``, ``www.`` or ``.tld``."""
-    return "://" in text or _DOT_TLD.search(text) is not None or "www." in text.lower()
+    return "://" in text or _DOT_TLD.search(text) is not None or (
+        ("w." in text or "W." in text) and "www." in text.lower())  # (only W lowercases to w)
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9<:])[$£€#]?\d+(?:[.,:]\d+)*(?:st|nd|rd|th|s|k|m|am|pm|p)?(?![A-Za-z0-9])", re.I)
 _URL_TRAILING = re.compile(r"[.,;:!?)\]]+$")
@@ -612,6 +650,12 @@ _AH_WORD = re.compile(r"[ah](?<!\w.)[ah]{3,}\b", re.I)
 _LETTER_RUN = {c: re.compile(c * 3 + "+") for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 
+def _may_laugh(lower: str) -> bool:
+    """False when no word of ``lower`` (a lowercased text) can match ``_LAUGH_HA``, whose
+    ``(?:ha|ah){2,}`` holds one of these four (``_AH_WORD.sub`` then changes nothing)."""
+    return "haha" in lower or "ahah" in lower or "haah" in lower or "ahha" in lower
+
+
 def _laugh_ha(match: re.Match) -> str:
     return "haha" if _LAUGH_HA.fullmatch(match.group(0)) else match.group(0)
 
@@ -637,7 +681,7 @@ def shorten_elongated(text: str) -> str:
     if first:
         text = _shorten_repeats(text, first)
     lower = text.lower()
-    if "hah" in lower or "aha" in lower:
+    if ("hah" in lower or "aha" in lower) and _may_laugh(lower):
         text = _AH_WORD.sub(_laugh_ha, text)
     if "hehe" in lower:
         text = _LAUGH_HE.sub("hehe", text)

@@ -158,6 +158,8 @@ class CorpusConfig:
                 raise ValueError(f"{name} must be epoch seconds (an integer) or None, got {value!r}")
         if self.since is not None and self.until is not None and self.since > self.until:
             raise ValueError(f"since ({self.since}) is after until ({self.until})")
+        if not isinstance(self.unk_token, str) or self.unk_token.split() != [self.unk_token]:
+            raise ValueError(f"unk_token must be one token (no whitespace), got {self.unk_token!r}")
         if not 0.0 <= self.validation_fraction < 1.0:
             raise ValueError(f"validation_fraction must be in [0, 1), got {self.validation_fraction!r}")
 

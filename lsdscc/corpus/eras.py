@@ -30,6 +30,8 @@ import datetime as _dt
 import re
 from collections import Counter
 
+from lsdscc.corpus import records
+
 
 #: (first month, label) of each era, oldest first; an era runs until the next one starts.
 ERAS = (
@@ -72,12 +74,11 @@ def unwrapped(record: dict) -> dict:
 
 
 def record_created(record: dict) -> int | None:
-    """A parsed record's ``created_utc`` (number or string, any era), or None when unreadable."""
-    from lsdscc.corpus.records import Rejected, _created
-
+    """A parsed record's ``created_utc`` (number or string, any era), or None when unreadable
+    (missing, not a number, out of :data:`lsdscc.corpus.records.CREATED_RANGE`)."""
     try:
-        return _created(unwrapped(record))
-    except (Rejected, OverflowError, ValueError):
+        return records._created(unwrapped(record))
+    except (records.Malformed, OverflowError, ValueError):
         return None
 
 
@@ -122,11 +123,10 @@ class SchemaTally:
         if created is None:
             return
         try:
-            month = self._month(created)
+            month, era = self._month(created)
         except (OverflowError, OSError, ValueError):
             return  # a time no calendar holds: counted nowhere (the record itself is handled elsewhere)
         self.months[month] += 1
-        era = era_of(month)
         seen = (era, tuple(record))
         if seen in self._seen:
             return
@@ -136,11 +136,13 @@ class SchemaTally:
         fields = self.fields.setdefault(era, set())
         fields.update(k if _FIELD_NAME.match(k) else OTHER_FIELD for k in record)
 
-    def _month(self, created) -> str:
+    def _month(self, created) -> tuple:
+        """``(YYYY-MM, era)`` of the UTC day of ``created``."""
         day = created // 86400
         month = self._days.get(day)
         if month is None:
             month = month_of(day * 86400)
+            month = (month, era_of(month))
             if len(self._days) >= self.SEEN_LIMIT:
                 self._days.clear()
             self._days[day] = month

@@ -140,7 +140,7 @@ def is_bot(author: str | None, config: CorpusConfig) -> bool:
     """True for AutoModerator and other bot accounts (config.bots, config.bot_pattern)."""
     if not author:
         return False
-    return author.lower() in _bot_names(config.bots) or re.search(config.bot_pattern, author) is not None
+    return author.lower() in _bot_names(config.bots) or _bot_regex(config.bot_pattern).search(author) is not None
 
 
 _BOT_CACHE: dict = {}
@@ -152,6 +152,13 @@ def _lowered(subreddits: tuple) -> frozenset:
     if names is None:
         names = _SUBREDDIT_CACHE[subreddits] = frozenset(s.lower() for s in subreddits)
     return names
+
+
+def _bot_regex(pattern: str) -> re.Pattern:
+    compiled = _BOT_CACHE.get(pattern)  # (bot name tuples and pattern strings never compare equal)
+    if compiled is None:
+        compiled = _BOT_CACHE[pattern] = re.compile(pattern)
+    return compiled
 
 
 def _bot_names(bots: tuple) -> frozenset:
@@ -196,10 +203,8 @@ def _normalize(record: dict, config: CorpusConfig) -> Kept | Dropped:
     post_id, link_id, parent_id, text = _comment_fields(record) if kind == "t1" else _submission_fields(record)
     if len(text) > MAX_TEXT_CHARS:
         raise Malformed("too-long", f"the text has {len(text):,} characters; Reddit allows at most {MAX_TEXT_CHARS:,}")
-    for name, value in (("text", text), ("id", post_id), ("link_id", link_id), ("parent_id", parent_id)):
-        if not (value.isascii() or _is_unicode(value)):  # the row coder and the parquet writer need UTF-8
-            raise Malformed("not-utf8", f"the {name} holds a lone surrogate (an escape such as \\ud800), "
-                            "not a character")
+    if not (text.isascii() and post_id.isascii() and link_id.isascii() and parent_id.isascii()):
+        _check_utf8(text=text, id=post_id, link_id=link_id, parent_id=parent_id)
     author = record.get("author")
     if author is not None and not isinstance(author, str):
         raise Malformed("wrong-type", f"'author' should be a string, got {type(author).__name__}")
@@ -213,6 +218,15 @@ def _normalize(record: dict, config: CorpusConfig) -> Kept | Dropped:
     if dropped is not None:  # lsdscc.corpus.deletions: removed or deleted after the first retrieval
         return Dropped(dropped)
     return Kept(Post(kind, post_id, link_id, parent_id, created, text))
+
+
+def _check_utf8(**values: str) -> None:
+    """Malformed ``not-utf8`` for the first of ``values`` holding a lone surrogate: the row coder
+    and the parquet writer need UTF-8."""
+    for name, value in values.items():
+        if not (value.isascii() or _is_unicode(value)):
+            raise Malformed("not-utf8", f"the {name} holds a lone surrogate (an escape such as \\ud800), "
+                            "not a character")
 
 
 def _comment_fields(record: dict) -> tuple[str, str, str, str]:

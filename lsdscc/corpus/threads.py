@@ -124,13 +124,18 @@ def parent_cycles(parents: dict) -> tuple[list, list]:
     return sorted(cycles), sorted(n for n, s in state.items() if s == "below")
 
 
-def clean_thread(posts: Iterable[Post], config: CorpusConfig) -> tuple:
-    """Steps 1-4 and tokenization of every post of a thread, once: one :class:`Node` per post."""
-    return tuple(
-        Node(post.id, post.parent_id, post.created_utc,
-             " ".join(clean_and_tokenize(post.text, config.tokenizer, config.lowercase, config.text_convention)))
-        for post in posts
-    )
+def clean_thread(posts: Iterable[Post], config: CorpusConfig, words: Counter | None = None) -> tuple:
+    """Steps 1-4 and tokenization of every post of a thread, once: one :class:`Node` per post.
+    ``words``: when given, each post's tokens are also counted into it (the first pass of
+    step 5, from the token lists at hand instead of splitting the texts again)."""
+    options = (config.tokenizer, config.lowercase, config.text_convention)
+    nodes = []
+    for post in posts:
+        tokens = clean_and_tokenize(post.text, *options)
+        if words is not None:
+            words.update(tokens)
+        nodes.append(Node(post.id, post.parent_id, post.created_utc, " ".join(tokens)))
+    return tuple(nodes)
 
 
 def prepare_thread(thread_id: str, posts: Iterable[Post], config: CorpusConfig) -> tuple[tuple, Counter]:
@@ -159,8 +164,14 @@ def shard_of(thread_id: str, num_shards: int) -> int:
 
 def apply_vocabulary(nodes: Iterable[Node], vocabulary) -> tuple:
     """Steps 5-6 on a thread's nodes: rare run-together words split, non-ASCII tokens dropped,
-    words outside the kept vocabulary replaced by ``<unk>`` (:meth:`lsdscc.corpus.vocab.Vocabulary.apply`)."""
-    return tuple(node._replace(text=" ".join(vocabulary.apply(node.text.split()))) for node in nodes)
+    words outside the kept vocabulary replaced by ``<unk>`` (:meth:`lsdscc.corpus.vocab.Vocabulary.apply`).
+    Each text it returns is its tokens joined by single spaces (the unknown-word token is one
+    token: :class:`~lsdscc.corpus.config.CorpusConfig` checks it), as :func:`token_count` needs."""
+    apply, out = vocabulary.apply_text, []
+    for node in nodes:
+        text = apply(node.text)
+        out.append(node if text == node.text else Node(node.id, node.parent_id, node.created_utc, text))
+    return tuple(out)
 
 
 class SingleTurnRow(NamedTuple):
@@ -206,6 +217,12 @@ def thread_examples(thread_id: str, nodes: tuple, vocabulary, config: CorpusConf
     yield from thread_conversations(thread_id, nodes, config)
 
 
+def token_count(text: str) -> int:
+    """How many tokens a final text holds: ``len(text.split())`` for a text of tokens joined by
+    single spaces (as :func:`apply_vocabulary` makes them), counted without making the list."""
+    return text.count(" ") + 1 if text else 0
+
+
 def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[Kept | Dropped | PairLengths]:
     """Single-turn pairs of one thread whose texts are final (after :func:`apply_vocabulary`).
 
@@ -214,7 +231,7 @@ def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator
     a :class:`PairLengths` for every pair before length pruning.
     """
     text = {node.id: node.text for node in nodes}
-    length = {node.id: len(node.text.split()) for node in nodes}
+    length = {node.id: token_count(node.text) for node in nodes}
     max_q, max_r = config.max_query_tokens, config.max_response_tokens
     for node in nodes:
         if not node.parent_id:
@@ -240,7 +257,7 @@ def thread_conversations(thread_id: str, nodes: tuple, config: CorpusConfig) -> 
     ``Kept(MultiTurnRow)`` and ``Dropped(counter name)``. ``nodes`` should form a tree
     (:func:`resolve_thread` makes it one); a chain that loops anyway is dropped as broken."""
     text = {node.id: node.text for node in nodes}
-    length = {node.id: len(node.text.split()) for node in nodes}
+    length = {node.id: token_count(node.text) for node in nodes}
     by_id = {node.id: node for node in nodes}
     children: set = {node.parent_id for node in nodes if node.parent_id}
     for leaf in nodes:

@@ -15,6 +15,7 @@ no second pass over the data is needed. :func:`build_vocabulary` returns a
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -84,6 +85,20 @@ class Vocabulary:
         if not splits.keys().isdisjoint(tokens):  # (a C-level test: most texts have no split word)
             tokens = [piece for token in tokens for piece in splits.get(token, (token,))]
         return [token if token in kept else unk for token in tokens if token.isascii()]
+
+    @functools.cached_property
+    def unchanged(self) -> frozenset:
+        """The tokens :meth:`apply` leaves as they are: kept, and not split (kept words are
+        ASCII: :func:`build_vocabulary` keeps only ASCII pieces)."""
+        return frozenset(self.kept - self.splits.keys())
+
+    def apply_text(self, text: str) -> str:
+        """``" ".join(self.apply(text.split()))``: a text all of whose tokens are
+        :attr:`unchanged` (most texts) takes one C-level set test instead of the token loop."""
+        words = text.split()
+        if self.unchanged.issuperset(words):
+            return " ".join(words)
+        return " ".join(self.apply(words))
 
 
 def build_vocabulary(

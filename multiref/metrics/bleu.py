@@ -448,17 +448,17 @@ def _batch_item_stats(metric: BLEU, items: Sequence[Item], scorer) -> tuple:
     all hypotheses from :func:`multiref.metrics._batch_matches.clipped_matches` (the references as
     one group per item, counted once per run); the same integers and floats as item by item."""
     from multiref.metrics._batch_matches import cached_side, clipped_matches, reference_side
+    from multiref.metrics.tokenizers import tokenize_all
 
     k = metric.stat_order
 
     def build():
-        refs = [[metric.tokenize(r) for r in item.references] for item in items]
+        refs = [tokenize_all(item.references, metric.tokenizer_name, metric.lowercase) for item in items]
         return reference_side([[r] for r in refs], k), [tuple(len(r) for r in item_refs) for item_refs in refs]
 
     side = cached_side(_SIDE_MEMO, (metric.tokenizer_name, metric.lowercase, k), [item.references for item in items],
                        tuple, build)
-    tokenize = metric.tokenize
-    hyps = [tokenize(h) for item in items for h in item.hypotheses]
+    hyps = tokenize_all([h for item in items for h in item.hypotheses], metric.tokenizer_name, metric.lowercase)
     owner = [i for i, item in enumerate(items) for _ in item.hypotheses]
     all_matches = clipped_matches(side[0], hyps, owner)[:, 0, :].tolist()
     ref_lengths, by_length = side[1], {}  # by_length: hyp_len -> (denominators, totals)

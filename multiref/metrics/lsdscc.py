@@ -39,11 +39,12 @@ computation; a BLEU value is computed once per distinct (hypothesis length, clip
 matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
 BLEU per (hypothesis, group) pair.
 A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and fewer than
-:data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average is aligned at once
-(:func:`_batch_alignment`: the clipped matches of every pair from
-:mod:`multiref.metrics._batch_matches`, the references counted once for all systems of a run, the
-brevity penalty from each group's closest reference length); the same integers and the same BLEU
-values.
+:data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average (the benchmark's 50 included) is
+aligned at once (:func:`_batch_alignment`: the clipped matches of every pair from
+:mod:`multiref.metrics._batch_matches`, n-grams ranked among their own query's reference n-grams,
+the references counted once for all systems of a run, the brevity penalty once per (query,
+hypothesis length) from each group's closest reference length); the same integers and the same
+BLEU values.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ from multiref.metrics._ngrams import closest_sorted_length
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
 from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
-from multiref.metrics.tokenizers import get_tokenizer
+from multiref.metrics.tokenizers import get_tokenizer, tokenize_all
 
 
 def _codes(ids: list, base: int, k: int) -> list:
@@ -367,10 +368,11 @@ def coverage(alignment: Sequence[int], group_sizes: Sequence[int]) -> tuple:
 #: from this many items on, :meth:`_LsdsccMetric.test_set_alignment` matches a whole test set in numpy
 BATCH_MIN_ITEMS = 64
 #: ... when the items have fewer hypotheses than this on average: with many hypotheses per query, the
-#: per-query path (numpy per query, the query's references counted once) is faster. Measured with
-#: nltk1 and the brevity penalty on LSDSCC queries, CPU seconds batch / per query: 1 hypothesis per
-#: item 0.42/1.11, 16: 0.33/0.50, 32: 0.17/0.20, 50 (benchmarks/bench_metrics.py): 0.27/0.24
-BATCH_MAX_HYPOTHESES = 32
+#: per-query path (numpy per query, the query's references counted once, BLEU values shared) catches
+#: up. Measured with nltk1 and the brevity penalty on the 299 LSDSCC queries, CPU seconds of maxbleu +
+#: mds + pds, batch / per query: 1 hypothesis per item 0.024/0.082, 32: 0.089/0.189, 50
+#: (benchmarks/bench_metrics.py): 0.127/0.226, 100: 0.246/0.337, 200: 0.445/0.518, 400: 0.983/0.948
+BATCH_MAX_HYPOTHESES = 128
 #: the reference side of the last test set matched in batch, ``[(key, side)]`` (kept across systems)
 _SIDE_MEMO: list = []
 
@@ -378,7 +380,7 @@ _SIDE_MEMO: list = []
 def _batchable(metric, items) -> bool:
     """Whether ``items`` can go through :func:`_batch_alignment`: enough of them, ``ties="first"``,
     fewer than :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average, and every item well
-    formed (else the per-item path raises the errors)."""
+    formed, its texts strings (else the per-item path raises the errors)."""
     if len(items) < BATCH_MIN_ITEMS or metric.ties != "first":
         return False
     if sum(len(item.hypotheses) for item in items) >= BATCH_MAX_HYPOTHESES * len(items):
@@ -386,7 +388,9 @@ def _batchable(metric, items) -> bool:
     for item in items:
         if not item.hypotheses or not item.groups or not all(item.groups):
             return False
-        if not all(isinstance(h, str) for h in item.hypotheses):
+        if not all(map(isinstance, item.hypotheses, repeat(str))):  # checked in C
+            return False
+        if not all(map(isinstance, chain.from_iterable(item.groups), repeat(str))):
             return False
     return True
 
@@ -396,10 +400,12 @@ def _batch_side(metric, items, k: int) -> dict:
     counted once for the systems of a run scored on the same references."""
     from multiref.metrics._batch_matches import cached_side, reference_side
 
-    tok = get_tokenizer(metric.tokenizer_name, metric.lowercase)
+    def tokenized(groups):
+        return [tokenize_all(group, metric.tokenizer_name, metric.lowercase) for group in groups]
+
     return cached_side(_SIDE_MEMO, (metric.tokenizer_name, metric.lowercase, k), [item.groups for item in items],
                        lambda groups: tuple(map(tuple, groups)),
-                       lambda: reference_side([[[tok(r) for r in group] for group in item.groups] for item in items], k))
+                       lambda: reference_side([tokenized(item.groups) for item in items], k))
 
 
 def _batch_alignment(metric, items) -> list:
@@ -410,16 +416,11 @@ def _batch_alignment(metric, items) -> list:
     first best group by ``numpy.argmax``. Same values, bit for bit."""
     import numpy as np
 
-    from multiref.metrics._batch_matches import clipped_matches
-
     k = stat_order(len(metric.weights), metric.smoothing)
     side = _batch_side(metric, items, k)
-    tok = get_tokenizer(metric.tokenizer_name, metric.lowercase)
-    hyps = [tok(h) for item in items for h in item.hypotheses]
     owner = [i for i, item in enumerate(items) for _ in item.hypotheses]
-    matches = clipped_matches(side, hyps, owner)
+    matches, lengths = _batch_matches(metric, side, items, owner)
     n_hyps, n_groups = matches.shape[:2]
-    lengths = np.fromiter(map(len, hyps), dtype=np.int64, count=n_hyps)
     rows = np.concatenate([np.repeat(lengths, n_groups)[:, None], matches.reshape(-1, k)], axis=1)
     keys, inverse = unique_rows(rows)
     values = np.array(_key_values(metric, keys.tolist()), dtype=np.float64)[inverse.ravel()].reshape(n_hyps, n_groups)
@@ -438,19 +439,44 @@ def _batch_alignment(metric, items) -> list:
     return out
 
 
+def _batch_matches(metric, side: dict, items, owner: list) -> tuple:
+    """``(matches, lengths)``: the clipped matches ``[hypothesis, group, order]`` of every hypothesis
+    of ``items`` (:func:`multiref.metrics._batch_matches.clipped_matches`) and the hypotheses'
+    token counts; tokenized one pass of
+    :data:`multiref.metrics._batch_matches.PASS_HYPOTHESES` at a time, so that the token lists of
+    only one pass are alive at once."""
+    import numpy as np
+
+    from multiref.metrics._batch_matches import PASS_HYPOTHESES, clipped_matches
+
+    texts = [h for item in items for h in item.hypotheses]
+    matches = np.empty((len(texts), side["groups"], len(side["tables"])), dtype=np.int64)
+    lengths = np.empty(len(texts), dtype=np.int64)
+    for lo in range(0, len(texts), PASS_HYPOTHESES):
+        hyps = tokenize_all(texts[lo:lo + PASS_HYPOTHESES], metric.tokenizer_name, metric.lowercase)
+        lengths[lo:lo + len(hyps)] = np.fromiter(map(len, hyps), dtype=np.int64, count=len(hyps))
+        matches[lo:lo + len(hyps)] = clipped_matches(side, hyps, owner[lo:lo + len(hyps)])
+    return matches, lengths
+
+
 def _batch_penalties(side: dict, lengths, owner) -> "np.ndarray":
     """``(hypotheses, groups)`` brevity penalties against each group's closest reference length,
     each from :func:`multiref.metrics.bleu.brevity_penalty_factor` once per distinct (hypothesis
-    length, reference length), as :func:`align_tokenized` computes them."""
+    length, reference length), as :func:`align_tokenized` computes them. The closest lengths are
+    found once per distinct (item, hypothesis length), not per hypothesis."""
     import numpy as np
 
-    from multiref.metrics._batch_matches import closest_lengths
+    from multiref.metrics._batch_matches import NO_LENGTH, closest_lengths
 
-    ref = closest_lengths(side, lengths, owner)
-    pairs = np.stack([np.broadcast_to(lengths[:, None], ref.shape).ravel(), ref.ravel()], axis=1)
+    radix = int(lengths.max()) + 1 if len(lengths) else 1
+    cells, per_hyp = np.unique(owner * radix + lengths, return_inverse=True)
+    cell_item, cell_length = np.divmod(cells, radix)
+    ref = closest_lengths(side, cell_length, cell_item)
+    ref[ref == NO_LENGTH] = 0  # groups the item lacks (never chosen): small keys for unique_rows
+    pairs = np.stack([np.broadcast_to(cell_length[:, None], ref.shape).ravel(), ref.ravel()], axis=1)
     keys, inverse = unique_rows(pairs)
     factors = np.array([brevity_penalty_factor(h, r) for h, r in keys.tolist()], dtype=np.float64)
-    return factors[inverse.ravel()].reshape(ref.shape)
+    return factors[inverse.ravel()].reshape(ref.shape)[per_hyp.ravel()]
 
 
 def unique_rows(rows) -> tuple:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+from itertools import repeat
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -140,7 +141,7 @@ def _line_of(text: str, needle: str, second: bool = False) -> int | None:
 
 
 def _strings(value, what: str, location: str, allow_empty: bool = False) -> tuple:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list) or not all(map(isinstance, value, repeat(str))):  # checked in C
         raise UserError(f"{location}: {what} must be a list of strings")
     if not value and not allow_empty:
         raise UserError(f"{location}: {what} is empty")

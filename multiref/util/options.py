@@ -94,18 +94,31 @@ def options_of(cls: type) -> list:
     return [(f, f.metadata[_KEY]) for f in dataclasses.fields(cls) if _KEY in f.metadata]
 
 
-def _number(kind: type, low, high):
-    """An argparse ``type``: a ``kind`` number within the bounds, else a usage error saying them."""
+def _shown(value) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+def _bounds(low, high) -> str:
+    if low is not None and high is not None:
+        return f"from {_shown(low)} to {_shown(high)}"
+    return f"at least {_shown(low)}" if low is not None else f"at most {_shown(high)}"
+
+
+def number_type(kind: type, low=None, high=None):
+    """An argparse ``type``: a finite ``kind`` (int or float) number within the bounds (either may
+    be None), else a usage error (exit 2) saying what was expected, before any file is read."""
+    what = "an integer" if kind is int else "a number"
+    where = "" if (low, high) == (None, None) else " " + _bounds(low, high)
+
     def parse(text: str):
         try:
             value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {'an integer' if kind is int else 'a number'}, "
-                                             f"got {text[:20]!r}") from None
+        except (ValueError, OverflowError):  # also an integer too long to convert
+            raise argparse.ArgumentTypeError(f"expected {what}{where}, got {text[:20]!r}") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise argparse.ArgumentTypeError(f"expected a finite number{where}, got {text[:20]!r}")
         if (low is not None and value < low) or (high is not None and value > high):
-            bounds = f"from {low} to {high}" if low is not None and high is not None else (
-                f"at least {low}" if low is not None else f"at most {high}")
-            raise argparse.ArgumentTypeError(f"must be {bounds}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be {_bounds(low, high)}, got {_shown(value)}")
         return value
 
     return parse
@@ -116,7 +129,7 @@ def _value_type(opt: Option, sample):
         return opt.parse
     kind = type(sample)
     if kind in (int, float):
-        return _number(kind, opt.low, opt.high) if (opt.low, opt.high) != (None, None) else kind
+        return number_type(kind, opt.low, opt.high) if (opt.low, opt.high) != (None, None) else kind
     return None
 
 
