@@ -9,6 +9,8 @@ from typing import Tuple
 import apache_beam as beam
 import pytest
 from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
+from apache_beam.io.filesystem import FileMetadata
+from apache_beam.io.localfilesystem import LocalFileSystem
 from apache_beam.testing.util import assert_that, equal_to
 
 from multiref.output import beam_spill as bs
@@ -153,3 +155,53 @@ def test_the_spill_is_for_runners_that_shuffle_in_this_memory(flags, expected):
     from multiref.output.beam_utils import shuffles_in_memory
 
     assert shuffles_in_memory(pipeline_options(list(flags))) is expected
+
+
+class _PrefixFileSystem(LocalFileSystem):
+    """A 'remote' file system for this test: ``spilltest://<local path>`` through Beam's
+    FileSystems registry, with no directories (as Cloud Storage): a path that reaches ``os``
+    without going through FileSystems is not found."""
+
+    PREFIX = "spilltest://"
+
+    @classmethod
+    def scheme(cls):
+        return "spilltest"
+
+    def _local(self, path):
+        return path[len(self.PREFIX):] if path.startswith(self.PREFIX) else path
+
+    def has_dirs(self):
+        return False
+
+    def create(self, path, *args, **kwargs):
+        return super().create(self._local(path), *args, **kwargs)
+
+    def open(self, path, *args, **kwargs):
+        return super().open(self._local(path), *args, **kwargs)
+
+    def exists(self, path):
+        return super().exists(self._local(path))
+
+    def delete(self, paths):
+        super().delete([self._local(p) for p in paths])
+
+    def _list(self, prefix):
+        for meta in super()._list(self._local(prefix)):
+            yield FileMetadata(self.PREFIX + meta.path, meta.size_in_bytes, meta.last_updated_in_seconds)
+
+
+def test_a_remote_folder_is_written_read_and_emptied_through_file_systems(tmp_path):
+    data = _data(500, keys=40)
+    with bs.spill_folder(_PrefixFileSystem.PREFIX + str(tmp_path)) as folder:
+        assert folder.startswith("spilltest://")
+        with _pipeline() as p:
+            out = (p | beam.Create(data).with_output_types(Tuple[str, bytes])
+                   | bs.SpillGroupByKey(folder, buckets=3, flush_bytes=1000)
+                   | beam.MapTuple(lambda k, vs: (k, list(vs))))
+            expected = {}
+            for key, value in data:
+                expected.setdefault(key, []).append(value)
+            assert_that(out, equal_to([(k, sorted(vs)) for k, vs in expected.items()]))
+        assert [f for _, _, files in os.walk(tmp_path) for f in files]  # the files were there
+    assert [f for _, _, files in os.walk(tmp_path) for f in files] == []  # every spill file deleted
