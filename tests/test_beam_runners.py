@@ -14,6 +14,7 @@ are the same with or without a network (nothing is downloaded either way).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -133,7 +134,8 @@ def test_the_remote_glob_is_matched_inside_the_graph(tmp_path):
     from pipelines.lsdscc_corpus import STEPS
 
     for label in (*STEPS, "MatchRemote", "ListRemotePatterns", "ReadAndNormalize", "WriteRejected", "WriteStats"):
-        assert f'label="{label}"' in dot, label
+        # graphviz's `dot`, when installed, lays the file out and drops the quotes of plain labels
+        assert f'label="{label}"' in dot or re.search(rf"label={label}[,\]\s]", dot), label
 
 
 def test_remote_inputs_pass_through_and_local_ones_are_resolved(tmp_path):
