@@ -30,8 +30,9 @@ from dataclasses import replace
 
 
 def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    """CPU seconds of this process and its finished children (the training processes)."""
+    usages = map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return sum(u.ru_utime + u.ru_stime for u in usages)
 
 
 def _retrieval_state(folder: str, configs, workdir: str) -> dict:
@@ -113,21 +114,42 @@ def _compare(reference: dict, other: dict, top: int) -> dict:
             "identical_candidate_lists": same, "queries": len(reference), "cosine_abs_diff_mean": mean(diffs)}
 
 
-def _variant(state: dict, d2v, needed, workdir: str, texts: list):
+def _variant(state: dict, d2v, needed, workdir: str, texts: list, processes: int = 0):
+    """Train one model (``processes``: 0 for the stage's training, else the data-parallel
+    prototype, :mod:`benchmarks.doc2vec_parallel`) and read the vectors of ``texts``."""
     from lsdscc.testset import doc2vec
 
     start, cpu = time.perf_counter(), _cpu()
     training = doc2vec.select_training(state["query_texts"], state["responses"], d2v, needed)
-    model = doc2vec.train_set(training, d2v, workdir)
+    if processes:
+        model = _train_parallel(training, d2v, workdir, processes)
+    else:
+        model = doc2vec.train_set(training, d2v, workdir)
     vectors = _Vectors(model, training, texts, d2v.seed)
-    info = {"trained_sentences": training.size, "inferred_vectors": vectors.inferred,
+    digest = hashlib.sha256(model.dv.vectors.tobytes() + model.wv.vectors.tobytes()).hexdigest()[:16]
+    info = {"trained_sentences": training.size, "inferred_vectors": vectors.inferred, "vectors_sha256": digest,
             "seconds": round(time.perf_counter() - start, 1), "cpu_seconds": round(_cpu() - cpu, 1)}
     return vectors, info
 
 
-def neighbour_overlap(folder: str, configs, samples, workdir: str, top: int = 10) -> dict:
-    """The report (module docstring) for each sample size in ``samples``; ``configs`` are the
-    stage's ``(RetrievalConfig, Doc2VecConfig, SamplingConfig)``."""
+def _train_parallel(training, d2v, workdir: str, processes: int):
+    from benchmarks.doc2vec_parallel import train_file
+    from lsdscc.testset import doc2vec
+
+    sentences = os.path.join(workdir, "sentences.txt")
+    doc2vec.write_sentences(sentences, training.queries, training.responses)
+    try:
+        return train_file(sentences, d2v, processes, workdir)
+    finally:
+        os.remove(sentences)
+
+
+def neighbour_overlap(folder: str, configs, samples, workdir: str, top: int = 10, processes=()) -> dict:
+    """The report (module docstring) for each sample size in ``samples`` and each number of
+    training processes in ``processes`` (the full corpus trained twice with
+    the data-parallel prototype, :mod:`benchmarks.doc2vec_parallel`, with P processes: the
+    second run's ``vectors_sha256`` must equal the first's);
+    ``configs`` are the stage's ``(RetrievalConfig, Doc2VecConfig, SamplingConfig)``."""
     _, d2v, sampling = configs
     state = _retrieval_state(folder, configs, workdir)
     texts = sorted(state["compared"])
@@ -135,11 +157,15 @@ def neighbour_overlap(folder: str, configs, samples, workdir: str, top: int = 10
     reference = _lists(state, vectors, d2v.threshold, top, sampling.references)
     report = {"corpus_sentences": full_info["trained_sentences"], "compared_texts": len(texts),
               "full": dict(full_info, kept_neighbours=sum(len(v[0]) for v in reference.values())), "samples": {}}
-    variants = [("full, seed + 1", replace(d2v, seed=d2v.seed + 1, sample=1 << 62), ())]  # the noise floor
+    full = replace(d2v, sample=1 << 62)
+    variants = [("full, seed + 1", replace(full, seed=d2v.seed + 1), (), 0)]  # the noise floor
+    for p in processes:
+        variants += [(f"full, processes {p}{run}", full, (), p) for run in ("", " again")]
     for n in samples:
-        variants += [(f"{n} stage", replace(d2v, sample=n), state["compared"]), (f"{n} inferred", replace(d2v, sample=n), ())]
-    for name, config, needed in variants:
-        vectors, info = _variant(state, config, needed, workdir, texts)
+        variants += [(f"{n} stage", replace(d2v, sample=n), state["compared"], 0),
+                     (f"{n} inferred", replace(d2v, sample=n), (), 0)]
+    for name, config, needed, procs in variants:
+        vectors, info = _variant(state, config, needed, workdir, texts, procs)
         lists = _lists(state, vectors, d2v.threshold, top, sampling.references)
         info.update(_compare(reference, lists, top), kept_neighbours=sum(len(v[0]) for v in lists.values()))
         report["samples"][name] = info
