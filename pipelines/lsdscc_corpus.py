@@ -14,7 +14,8 @@ and the dataset card. The graph, one composite per step of the paper
 
 On the local runner (and the portable runner with ``--job_endpoint embed``) the three groupings
 and the cleaned threads waiting for the vocabulary pass through spill files
-(:mod:`multiref.output.beam_spill`) in ``<output>/.spill-<random>/``, removed when the job ends,
+(:mod:`multiref.output.beam_spill`) in ``<output>/.spill-<random>/`` (in the local temporary folder for a
+``gs://`` output on the local runner), removed when the job ends,
 whether it succeeded or failed: that runner would hold them in memory, several times over.
 Dataflow, Flink and Spark get plain ``GroupByKey`` s (their shuffles spill by themselves).
 
@@ -225,7 +226,8 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     from multiref.util.errors import UserError
     from multiref.output.beam_spill import spill_folder
     from multiref.output.beam_utils import (check_output_for_runner, is_local_runner, pipeline_options,
-                                            runner_does_not_execute, shuffles_in_memory, use_local_workers)
+                                            runner_does_not_execute, shuffles_in_memory, spill_parent,
+                                            use_local_workers)
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
@@ -253,7 +255,7 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     if use_local_workers(options, workers):
         _log(f"{workers} local worker processes (--workers)", quiet)
     spills = shuffles_in_memory(options)  # other runners' shuffles spill to disk by themselves
-    with spill_folder(folder, remove=executes and spills) as spill:  # removed on success or failure
+    with spill_folder(spill_parent(folder, options), remove=executes and spills) as spill:  # removed either way
         p = beam.Pipeline(options=options)
         build_pipeline(p, config, folder, inputs, source, [os.path.basename(i) for i in inputs], read_parts=workers,
                        spill=spill if spills else None)

@@ -157,6 +157,22 @@ def test_the_spill_is_for_runners_that_shuffle_in_this_memory(flags, expected):
     assert shuffles_in_memory(pipeline_options(list(flags))) is expected
 
 
+@pytest.mark.parametrize("output, flags, local_temp", [
+    ("out/lsdscc", (), False),
+    ("gs://bucket/lsdscc", (), True),  # the local runner: every process is on this machine
+    ("gs://bucket/lsdscc", ("--direct_running_mode", "multi_processing", "--direct_num_workers", "2"), True),
+    ("gs://bucket/lsdscc", ("--runner", "PortableRunner", "--job_endpoint", "embed",
+                            "--environment_type", "EXTERNAL", "--environment_config", "pool:50000"), False),
+])
+def test_a_remote_output_spills_locally_only_when_every_process_is_here(output, flags, local_temp, monkeypatch, tmp_path):
+    import tempfile
+
+    from multiref.output.beam_utils import spill_parent
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert spill_parent(output, pipeline_options(list(flags))) == (str(tmp_path) if local_temp else output)
+
+
 class _PrefixFileSystem(LocalFileSystem):
     """A 'remote' file system for this test: ``spilltest://<local path>`` through Beam's
     FileSystems registry, with no directories (as Cloud Storage): a path that reaches ``os``

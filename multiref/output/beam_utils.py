@@ -93,6 +93,16 @@ def shuffles_in_memory(options) -> bool:
     return is_local_runner(options) or (portable and options.view_as(PortableOptions).job_endpoint == "embed")
 
 
+def spill_parent(output: str, options) -> str:
+    """Where a job's spill folder goes: beside its ``output`` (a folder the job owns), except
+    when the output is remote (``gs://...``) and the runner is the local one, whose processes
+    all run on this machine: then in the local temporary folder (``TMPDIR``), since spilling
+    to a bucket would only add object writes and reads."""
+    import tempfile
+
+    return tempfile.gettempdir() if "://" in output and is_local_runner(options) else output
+
+
 def use_local_workers(options, workers: int) -> bool:
     """Run the local runner (:data:`LOCAL_RUNNER`) in ``workers`` processes: sets Beam's
     ``direct_num_workers`` and ``direct_running_mode=multi_processing`` on ``options`` (in
