@@ -23,10 +23,13 @@ COMPRESSION_RATIO = 6
 AUTO_SHARD_MB = 32  # --num-shards auto: one shard per 32 MB of estimated uncompressed input
 AUTO_WORKERS_MB = 100  # --workers auto: several local workers from this estimated uncompressed input on
 MAX_AUTO_WORKERS = 4  # ... one per core, at most this many (each decompresses every input file whole)
-#: --workers auto: peak memory of one more local worker per estimated uncompressed input byte (measured:
-#: two workers 2.48 GB at 1M generated comments, 355 MB estimated; one process 0.99 GB), so that auto
-#: never picks more workers than the available memory holds
-WORKER_MEMORY_FACTOR = 3.5
+#: --workers auto: memory of one more local worker, WORKER_MEMORY_BASE bytes plus WORKER_MEMORY_FACTOR
+#: times the estimated uncompressed input, so that auto never picks more workers than the available
+#: memory holds. Measured with the spill files (summed RSS of the process tree, two workers minus one
+#: process): 0.29-0.32 GB per worker at 300k-1M generated comments, estimated at 332 MB-1.1 GB, both
+#: kinds of text; the rule asks about twice that (before the spill a worker held about 2.5x its input)
+WORKER_MEMORY_BASE = 512 << 20
+WORKER_MEMORY_FACTOR = 0.25
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,8 @@ class CorpusJob:
                                "its part of every input file; same output bytes. auto (default): one per core, "
                                f"at most {MAX_AUTO_WORKERS}, when the input is estimated at {AUTO_WORKERS_MB} MB "
                                "or more uncompressed and the available memory holds them (each needs about "
-                               f"{WORKER_MEMORY_FACTOR:g}x the uncompressed input), else 1. Other runners keep "
+                               f"{WORKER_MEMORY_BASE >> 20} MB plus {WORKER_MEMORY_FACTOR:g}x the uncompressed "
+                               "input), else 1. Other runners keep "
                                "their own workers")
     verify_hashes: str | None = option(None, flag="--verify-hashes", metavar="FILE",
                                        help="check every input file against FILE (Arctic Shift's hashes.txt: "
@@ -124,7 +128,7 @@ def resolve_workers(value, inputs, source=None, local: bool = True) -> int:
     available = available_memory()
     if available is None:
         return wanted
-    return max(1, min(wanted, int(0.8 * available // (WORKER_MEMORY_FACTOR * estimate))))
+    return max(1, min(wanted, int(0.8 * available // (WORKER_MEMORY_BASE + WORKER_MEMORY_FACTOR * estimate))))
 
 
 def available_memory() -> int | None:

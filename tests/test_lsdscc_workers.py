@@ -100,7 +100,7 @@ def test_workers_auto_and_explicit(tmp_path, monkeypatch):
     assert lsdscc_options.resolve_workers("auto", [str(big)], local=False) == 1
     # as many as the available memory holds, at least one
     estimate = lsdscc_options.estimated_input_bytes([str(big)])
-    per_worker = lsdscc_options.WORKER_MEMORY_FACTOR * estimate
+    per_worker = lsdscc_options.WORKER_MEMORY_BASE + lsdscc_options.WORKER_MEMORY_FACTOR * estimate
     for room, expected in ((per_worker * 1.3, 1), (per_worker * 2.6, min(2, cores)), (per_worker * 0.1, 1),
                            (None, cores)):
         monkeypatch.setattr(lsdscc_options, "available_memory", lambda room=room: room)
