@@ -1,4 +1,5 @@
-"""``multiref augment``'s options (light: no JVM or gensim here).
+"""``multiref augment``'s options (light: no JVM or gensim here), declared once: the test-set
+stage's option classes, three fields under augment's own flag names (:data:`RENAMED`).
 
 :func:`add_augment_arguments` adds the flags (the command's parser calls it);
 :func:`configs_from_args` turns parsed flags into the frozen configs the driver
@@ -10,9 +11,23 @@ from __future__ import annotations
 
 import argparse
 
+from lsdscc.testset.augment import AugmentConfig
+from lsdscc.testset.doc2vec import Doc2VecConfig
+from lsdscc.testset.retrieval import RetrievalConfig
+from multiref.util.options import add_arguments, default_of, from_args
+
+
+#: the fields augment sets under its own flag names (its interface), not the test-set stage's
+RENAMED = (("--top-k", "K", RetrievalConfig, "depth", "--retrieval-depth",
+            "similar corpus contexts retrieved per test context (the paper's)"),
+           ("--threshold", "T", Doc2VecConfig, "threshold", "--doc2vec-threshold",
+            "keep retrieved contexts with Doc2Vec cosine >= T (the paper's)"),
+           ("--seed", "S", Doc2VecConfig, "seed", "--testset-seed", "seed of Doc2Vec"))
+
 
 def add_augment_arguments(parser: argparse.ArgumentParser) -> None:
-    """The inputs, the output and the method's options (each recorded in the card)."""
+    """The inputs, the output and the method's options (each recorded in the card): the
+    test-set stage's Lucene and Doc2Vec options, three of them under augment's own names."""
     io = parser.add_argument_group("inputs and output (dataset folders with dataset_meta.json)")
     for name, what in (("corpus", "the training corpus the candidates come from"),
                        ("test", "the test set to grow")):
@@ -24,43 +39,20 @@ def add_augment_arguments(parser: argparse.ArgumentParser) -> None:
     io.add_argument("--output", required=True, metavar="FOLDER",
                     help="dataset folder to write (test_candidates, test_auto); replaced whole")
     g = parser.add_argument_group("method (LSDSCC's test set, docs/algorithms.md section 2)")
-    g.add_argument("--top-k", type=int, default=100, metavar="K",
-                   help="similar corpus contexts retrieved per test context (default: %(default)s, the paper's)")
-    g.add_argument("--threshold", type=float, default=0.9, metavar="T",
-                   help="keep retrieved contexts with Doc2Vec cosine >= T (default: %(default)s, the paper's)")
-    g.add_argument("--max-candidates", type=int, default=15, metavar="M",
-                   help="candidate references per test context at most (default: %(default)s, the paper's)")
-    g.add_argument("--seed", type=int, default=1, metavar="S", help="seed of Doc2Vec (default: %(default)s)")
-    g.add_argument("--similarity", choices=("tfidf", "bm25"), default="tfidf",
-                   help="Lucene similarity: tfidf = ClassicSimilarity, the paper's (default: %(default)s)")
-    g.add_argument("--bm25-k1", type=float, default=1.2, help="BM25 k1, with --similarity bm25 (default: %(default)s)")
-    g.add_argument("--bm25-b", type=float, default=0.75, help="BM25 b, with --similarity bm25 (default: %(default)s)")
-    g.add_argument("--context-turns", type=int, default=1, metavar="N",
-                   help="match the last N turns of a context (0: all; default: %(default)s, the answered turn, "
-                        "as LSDSCC's single-turn queries)")
-    g.add_argument("--lucene-analyzer", choices=("english", "plain", "whitespace"), default="english",
-                   help="english: Porter stemming + stop words (Anserini's default); plain: neither; "
-                        "whitespace: split on spaces (default: %(default)s)")
-    g.add_argument("--jvm-heap", default="2g", help="maximum JVM heap, e.g. 2g or 512m (default: %(default)s)")
-    g.add_argument("--doc2vec-epochs", type=int, default=10, help="(default: %(default)s)")
-    g.add_argument("--doc2vec-vector-size", type=int, default=100, help="(default: %(default)s)")
-    g.add_argument("--doc2vec-workers", type=int, default=1,
-                   help="training threads; 1 is reproducible, more is faster but not bit-reproducible "
-                        "(default: %(default)s)")
+    for flag, metavar, cls, name, _stage_flag, text in RENAMED:
+        default = default_of(cls, name)
+        g.add_argument(flag, type=type(default), default=default, metavar=metavar,
+                       help=f"{text} (default: %(default)s)")
+    add_arguments(g, AugmentConfig, RetrievalConfig, Doc2VecConfig, skip=tuple(r[4] for r in RENAMED))
 
 
 def configs_from_args(args) -> tuple:
     """``(AugmentConfig, RetrievalConfig, Doc2VecConfig)`` from parsed arguments (UserError
     for a bad value)."""
-    from lsdscc.testset.augment import AugmentConfig
-    from lsdscc.testset.doc2vec import Doc2VecConfig
-    from lsdscc.testset.retrieval import RetrievalConfig
     from multiref.util.errors import UserError
 
     if args.top_k < 1:
         raise UserError(f"--top-k must be at least 1, got {args.top_k}")
-    retrieval = RetrievalConfig(similarity=args.similarity, k1=args.bm25_k1, b=args.bm25_b, depth=args.top_k,
-                                analyzer=args.lucene_analyzer, heap=args.jvm_heap)
-    d2v = Doc2VecConfig(vector_size=args.doc2vec_vector_size, epochs=args.doc2vec_epochs,
-                        workers=args.doc2vec_workers, seed=args.seed, threshold=args.threshold)
-    return AugmentConfig(max_candidates=args.max_candidates, context_turns=args.context_turns), retrieval, d2v
+    retrieval = from_args(RetrievalConfig, args, depth=args.top_k)
+    d2v = from_args(Doc2VecConfig, args, threshold=args.threshold, seed=args.seed)
+    return from_args(AugmentConfig, args), retrieval, d2v

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from multiref.util.options import add_arguments, declared, from_args, group, number_type, option, recorded, to_argv
+from multiref.util.options import (add_arguments, declared, default_of, from_args, group, number_type, option, recorded,
+                                   to_argv)
 from tests.helpers import REPO_DIR
 
 
@@ -96,6 +97,29 @@ def test_number_type_says_what_it_expected(kind, low, high, text, message):
 def test_number_type_returns_values_in_bounds():
     assert number_type(int, 0, 65535)("65535") == 65535 and number_type(float, 0)("2.5") == 2.5
     assert number_type(int)("-7") == -7
+
+
+def test_a_skipped_flag_is_left_to_the_caller():
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, Toy, skip=("--size",))
+    parser.add_argument("--toy-size", type=int, default=default_of(Toy, "size"))
+    args = parser.parse_args(["--toy-size", "5"])
+    assert "--size" not in parser._option_string_actions and default_of(Toy, "size") == 3
+    assert from_args(Toy, args, size=args.toy_size).size == 5
+
+
+def test_augment_declares_no_default_of_its_own():
+    """augment's three renamed flags take the test-set stage's defaults; its other method flags are
+    the stage's options, so a default changed there changes here."""
+    from pipelines import augment_options
+
+    parser = argparse.ArgumentParser()
+    augment_options.add_augment_arguments(parser)
+    actions = parser._option_string_actions
+    for flag, _metavar, cls, name, stage_flag, _help in augment_options.RENAMED:
+        assert actions[flag].default == default_of(cls, name) and stage_flag not in actions
+    for flag in ("--doc2vec-epochs", "--doc2vec-sample", "--bm25-k1", "--jvm-heap", "--max-candidates"):
+        assert flag in actions
 
 
 def test_a_check_of_the_dataclass_is_a_value_error():

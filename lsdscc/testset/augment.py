@@ -40,6 +40,7 @@ from typing import Mapping, Sequence
 
 from lsdscc.testset.assemble import Query, assemble_candidates
 from multiref.util.errors import UserError
+from multiref.util.options import option
 
 CANDIDATES_CONFIG = "test_candidates"
 AUTO_CONFIG = "test_auto"
@@ -53,8 +54,11 @@ REFERENCE_COLUMNS = ("references", "response")
 class AugmentConfig:
     """Options of the assembly (the Lucene and Doc2Vec options are their own configs)."""
 
-    max_candidates: int = 15
-    context_turns: int = 1
+    max_candidates: int = option(15, flag="--max-candidates", metavar="M",
+                                 help="candidate references per test context at most (the paper's 15)")
+    context_turns: int = option(1, flag="--context-turns", metavar="N",
+                                help="match the last N turns of a context (0: all; 1: the answered turn, "
+                                     "as LSDSCC's single-turn queries)")
 
     def __post_init__(self):
         if self.max_candidates < 1:

@@ -178,15 +178,16 @@ def _declarations(classes) -> list:
     return out
 
 
-def add_arguments(parser, *classes, required: tuple = ()) -> None:
+def add_arguments(parser, *classes, required: tuple = (), skip: tuple = ()) -> None:
     """Add the flags of the option dataclasses ``classes`` to ``parser`` (argparse, or Beam's);
-    the flags named in ``required`` must be given.
+    the flags named in ``required`` must be given; those in ``skip`` are left out (a command
+    that sets those fields its own way passes them to :func:`from_args` as ``given``).
 
     A flag already on the parser is left alone: another job (Beam parses every options class
     with one parser) or another field of the same flag added it. TypeError when two fields
     of one flag disagree on its default.
     """
-    decls = _declarations(classes)
+    decls = [d for d in _declarations(classes) if d.opt.flag not in skip]
     defaults, groups = {}, {}
     for d in decls:
         if d.opt.index is not None:
@@ -203,6 +204,11 @@ def add_arguments(parser, *classes, required: tuple = ()) -> None:
         if title and title not in groups:
             groups[title] = parser.add_argument_group(title)
         groups.get(title, parser).add_argument(opt.flag, required=opt.flag in required, **kw)
+
+
+def default_of(cls: type, name: str):
+    """The declared default of the field ``name`` of the options dataclass ``cls``."""
+    return next(f.default for f in dataclasses.fields(cls) if f.name == name)
 
 
 def from_args(cls: type, values, **given):
