@@ -75,9 +75,9 @@ def remove_folder(folder: str) -> None:
         if FileSystems.exists(folder):
             FileSystems.delete([folder])
         return
-    files = [m.path for m in FileSystems.match([FileSystems.join(folder, "*")])[0].metadata_list]
-    if files:
-        FileSystems.delete(files)
+    from multiref.output.publish_remote import delete_tree
+
+    delete_tree(folder)  # an object store has no folder to delete: its files
 
 
 def bucket_of(encoded_key: bytes, buckets: int) -> int:
