@@ -89,10 +89,10 @@ def _build_vocabulary(raw_counts, config):
                             unk_token=config.unk_token)
 
 
-def _summarize_vocabulary(raw_counts, config):
+def _summarize_vocabulary(vocabulary, raw_counts, config):
     from lsdscc.corpus.vocab import vocabulary_summary
 
-    return vocabulary_summary(raw_counts, _build_vocabulary(raw_counts, config), config.long_word_length)
+    return vocabulary_summary(raw_counts, vocabulary, config.long_word_length)
 
 
 def _apply_vocabulary(thread, vocabulary):
@@ -118,7 +118,8 @@ class Vocabulary(beam.PTransform):
         else:  # threads alone: counted here
             raw = cleaned | "CountWords" >> beam.CombineGlobally(CountWords())
         vocabulary = raw | "BuildVocabulary" >> beam.Map(_build_vocabulary, config)
-        summary = raw | "SummarizeVocabulary" >> beam.Map(_summarize_vocabulary, config)
+        summary = vocabulary | "SummarizeVocabulary" >> beam.Map(_summarize_vocabulary, beam.pvalue.AsSingleton(raw),
+                                                                  config)  # the vocabulary built once
         if self.spill is not None:  # kept on disk until the vocabulary is known
             cleaned = cleaned | "SpillCleaned" >> SpillReshuffle(self.spill)
         final = cleaned | "SegmentAndTruncate" >> beam.Map(
