@@ -119,10 +119,8 @@ def group_lengths(refs, ref_item, ref_group, n_items: int, n_groups: int) -> np.
     length = np.fromiter(map(len, refs), dtype=np.int64, count=len(refs))
     cell = ref_item * max(n_groups, 1) + ref_group
     radix = int(length.max()) + 1 if len(length) else 1
-    code = np.sort(cell * radix + length)  # by cell, then length (np.unique without a count imports numpy.ma)
-    distinct = np.ones(len(code), dtype=bool)
-    distinct[1:] = code[1:] != code[:-1]
-    pairs = np.stack(np.divmod(code[distinct], radix), axis=1)
+    code = _distinct_counts(cell * radix + length)[0]  # by cell, then length (np.unique imports numpy.ma)
+    pairs = np.stack(np.divmod(code, radix), axis=1)
     width = int(np.bincount(pairs[:, 0]).max()) if len(pairs) else 1
     start = np.searchsorted(pairs[:, 0], pairs[:, 0], "left")
     out = np.full((n_items * max(n_groups, 1), width), NO_LENGTH, dtype=np.int64)
