@@ -63,6 +63,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks.testset_overlap import cpu_seconds  # noqa: E402 (this process and its finished children)
+
 TITLES = ["the dark knight", "inception", "interstellar", "alien", "the thing", "jaws", "heat", "up", "coco",
           "the prestige", "memento", "dune", "arrival", "sicario", "prisoners", "zodiac", "se7en", "fargo",
           "the matrix", "blade runner", "the shining", "get out", "us", "nope", "her", "drive", "whiplash",
@@ -325,12 +327,6 @@ def _generate_apart(folder: str, pairs: int) -> tuple:
     return json.loads(done.stdout), time.perf_counter() - start
 
 
-def _cpu_seconds() -> float:
-    """CPU seconds of this process and its finished children (the data-parallel prototype's workers)."""
-    usages = map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    return sum(u.ru_utime + u.ru_stime for u in usages)
-
-
 def _parser():
     from pipelines import testset_options as testset_cli
 
@@ -356,7 +352,7 @@ def _overlap(folder: str, args, sizes: dict) -> dict:
 
     samples = [int(n) for n in args.overlap.split(",") if n]
     processes = [int(n) for n in args.overlap_processes.split(",") if n]
-    start, cpu = time.perf_counter(), _cpu_seconds()
+    start, cpu = time.perf_counter(), cpu_seconds()
     workdir = tempfile.mkdtemp(prefix="bench-overlap-")
     try:
         report = neighbour_overlap(folder, testset_cli.configs_from_args(args), samples, workdir,
@@ -364,7 +360,7 @@ def _overlap(folder: str, args, sizes: dict) -> dict:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return {"corpus": sizes, "overlap": report, "seconds": round(time.perf_counter() - start, 1),
-            "cpu_seconds": round(_cpu_seconds() - cpu, 1)}
+            "cpu_seconds": round(cpu_seconds() - cpu, 1)}
 
 
 def main(argv=None) -> int:
@@ -384,9 +380,9 @@ def main(argv=None) -> int:
     if args.overlap is not None:
         report = _overlap(folder, args, sizes)
     else:
-        cpu = _cpu_seconds()
+        cpu = cpu_seconds()
         counts = run_testset_stage(folder, args)
-        report = _stage_report(folder, args, sizes, counts, _cpu_seconds() - cpu)  # before the baseline's CPU
+        report = _stage_report(folder, args, sizes, counts, cpu_seconds() - cpu)  # before the baseline's CPU
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB -> MB (Linux)
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest child (the generator too)
     report.update(generate_seconds=round(generate_seconds, 1), peak_rss_mb=round(peak),

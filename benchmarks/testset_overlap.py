@@ -29,7 +29,7 @@ import time
 from dataclasses import replace
 
 
-def _cpu() -> float:
+def cpu_seconds() -> float:
     """CPU seconds of this process and its finished children (the training processes)."""
     usages = map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     return sum(u.ru_utime + u.ru_stime for u in usages)
@@ -119,7 +119,7 @@ def _variant(state: dict, d2v, needed, workdir: str, texts: list, processes: int
     prototype, :mod:`benchmarks.doc2vec_parallel`) and read the vectors of ``texts``."""
     from lsdscc.testset import doc2vec
 
-    start, cpu = time.perf_counter(), _cpu()
+    start, cpu = time.perf_counter(), cpu_seconds()
     training = doc2vec.select_training(state["query_texts"], state["responses"], d2v, needed)
     if processes:
         model = _train_parallel(training, d2v, workdir, processes)
@@ -128,7 +128,7 @@ def _variant(state: dict, d2v, needed, workdir: str, texts: list, processes: int
     vectors = _Vectors(model, training, texts, d2v.seed)
     digest = hashlib.sha256(model.dv.vectors.tobytes() + model.wv.vectors.tobytes()).hexdigest()[:16]
     info = {"trained_sentences": training.size, "inferred_vectors": vectors.inferred, "vectors_sha256": digest,
-            "seconds": round(time.perf_counter() - start, 1), "cpu_seconds": round(_cpu() - cpu, 1)}
+            "seconds": round(time.perf_counter() - start, 1), "cpu_seconds": round(cpu_seconds() - cpu, 1)}
     return vectors, info
 
 
