@@ -23,6 +23,7 @@ COMPRESSION_RATIO = 6
 AUTO_SHARD_MB = 32  # --num-shards auto: one shard per 32 MB of estimated uncompressed input
 AUTO_WORKERS_MB = 100  # --workers auto: several local workers from this estimated uncompressed input on
 MAX_AUTO_WORKERS = 4  # ... one per core, at most this many (each decompresses every input file whole)
+MAX_WORKERS = 64  # an explicit --workers N: at most this many local processes
 #: --workers auto: memory of one more local worker, WORKER_MEMORY_BASE bytes plus WORKER_MEMORY_FACTOR
 #: times the estimated uncompressed input, so that auto never picks more workers than the available
 #: memory holds. Measured with the spill files (summed RSS of the process tree, two workers minus one
@@ -92,18 +93,9 @@ def corpus_pipeline_options() -> type:
 
 def parse_num_shards(value) -> int | None:
     """``--num-shards``: None for ``auto``, else a positive integer (UserError otherwise)."""
-    from multiref.util.errors import UserError
+    from multiref.util.options import count_or_auto
 
-    text = str(value).strip().lower()
-    if text == "auto":
-        return None
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise UserError(f"--num-shards must be 'auto' or a positive integer, got {value!r}")
-    return n
+    return count_or_auto(value, "--num-shards")
 
 
 def resolve_workers(value, inputs, source=None, local: bool = True) -> int:
@@ -111,14 +103,11 @@ def resolve_workers(value, inputs, source=None, local: bool = True) -> int:
     per core, at most :data:`MAX_AUTO_WORKERS`, when the runner is local and the inputs are
     estimated at :data:`AUTO_WORKERS_MB` MB or more uncompressed (below that, starting the
     workers costs more than they save), else 1. UserError for anything else."""
-    from multiref.util.errors import UserError
+    from multiref.util.options import count_or_auto
 
-    text = str(value).strip().lower()
-    if text != "auto":
-        n = int(text) if text.isdigit() else 0
-        if not 1 <= n <= 64:
-            raise UserError(f"--workers must be 'auto' or an integer from 1 to 64, got {value!r}")
-        return n
+    fixed = count_or_auto(value, "--workers", MAX_WORKERS)
+    if fixed is not None:
+        return fixed
     if not local or source is not None:
         return 1
     estimate = estimated_input_bytes([i for i in inputs if "://" not in i])

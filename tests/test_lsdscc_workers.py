@@ -107,7 +107,8 @@ def test_workers_auto_and_explicit(tmp_path, monkeypatch):
         assert lsdscc_options.resolve_workers("auto", [str(big)]) == expected, room
     assert lsdscc_options.available_memory() is None or lsdscc_options.available_memory() > 0
     assert lsdscc_options.resolve_workers("3", [str(small)]) == 3
-    for bad in ("0", "-1", "two", "65"):
+    assert lsdscc_options.resolve_workers(" 2 ", [str(small)]) == 2
+    for bad in ("0", "-1", "two", "65", "+5", "1_0", "\u00b2", "", "2.0"):
         with pytest.raises(UserError, match="--workers"):
             lsdscc_options.resolve_workers(bad, [str(small)])
 
@@ -130,3 +131,16 @@ def test_two_workers_build_the_same_bytes_as_one_process(tmp_path):
     assert file_digests(tmp_path / "two") == digests
     stats = json.loads((tmp_path / "two" / "stats.json").read_text())
     assert stats["counts"]["posts-kept-comments"] > 20000
+
+
+@pytest.mark.parametrize("flag,value", [("--workers", "\u00b2"), ("--workers", "0"), ("--num-shards", "+5")])
+def test_bad_count_flag_is_one_line_and_leaves_nothing(tmp_path, flag, value):
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--skip-testset", "--output", str(out),
+            flag, value]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines() == [f"multiref: error: {flag} must be 'auto' or "
+                                                f"{'an integer from 1 to 64' if flag == '--workers' else 'a positive integer'}"
+                                                f", got {value!r}"]
+    assert sorted(os.listdir(tmp_path)) == []  # no output, no staging folder, no lock

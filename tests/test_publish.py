@@ -119,6 +119,19 @@ def test_abandon_publishes_nothing(tmp_path):
     assert (target / "f").read_text() == "old" and sidecars(tmp_path) == []
 
 
+def test_mistake_before_anything_is_written_leaves_no_staging_folder(tmp_path, capsys):
+    target = tmp_path / "data"
+    make(target, {"f": "old", **CARD})
+    before = tree(target)
+    with pytest.raises(UserError, match="bad flag"):
+        with publish.publishing(str(target), command="test"):
+            raise UserError("bad flag")  # an option checked once the build has started
+    assert tree(target) == before and sidecars(tmp_path) == []
+    with publish.publishing(str(target), command="test") as pub:
+        make(pub.staging, {"f": "new"})
+    assert "partial output" not in capsys.readouterr().err  # nothing to reuse, nothing said
+
+
 def test_output_that_is_a_file_is_a_user_error(tmp_path):
     (tmp_path / "f").write_text("x")
     with pytest.raises(UserError, match="not a folder"):

@@ -241,6 +241,14 @@ def _remove(path: str) -> None:
         os.remove(path)
 
 
+def _remove_if_empty(path: str) -> None:
+    """Remove the folder ``path`` if it holds nothing (``os.rmdir`` refuses any other)."""
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
 # ---------------------------------------------------------------- the context
 
 
@@ -343,6 +351,8 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
                 pub.published = True
                 _remove(sidecar(target, "old"))
     except BaseException as exc:
+        if pub is not None and not pub.published:
+            _remove_if_empty(staging)  # a mistake found before anything was written leaves nothing
         _explain(exc, guard.received, pub is not None and pub.published, target, staging)
         raise
     finally:

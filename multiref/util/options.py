@@ -124,6 +124,22 @@ def number_type(kind: type, low=None, high=None):
     return parse
 
 
+def count_or_auto(value, flag: str, maximum: int | None = None) -> int | None:
+    """An ``N|auto`` flag's value (``--num-shards``, ``--workers``): None for ``auto`` (any
+    case, surrounding spaces ignored), else N written in ASCII digits, from 1 to ``maximum``
+    (None: no bound); anything else (``0``, ``+5``, ``1_0``, ``²``) a UserError naming ``flag``."""
+    from multiref.util.errors import UserError
+
+    text = str(value).strip().lower()
+    if text == "auto":
+        return None
+    n = int(text) if text.isascii() and text.isdigit() else 0
+    if n < 1 or (maximum is not None and n > maximum):
+        expected = f"an integer from 1 to {maximum}" if maximum is not None else "a positive integer"
+        raise UserError(f"{flag} must be 'auto' or {expected}, got {value!r}")
+    return n
+
+
 def _value_type(opt: Option, sample):
     if opt.parse is not None:
         return opt.parse
