@@ -166,14 +166,16 @@ def train(training: doc2vec.TrainingSet, config: doc2vec.Doc2VecConfig, workdir:
             doc2vec.write_sentences(path, part.queries, part.responses)
             row = {t: i for i, t in enumerate(part.queries)}
             jobs.append((path, part_config(config, k), [row[t] for t in texts], processes > 1))
-        return PartVectors(tuple(texts), concatenate(_run(jobs, processes)))
+        return PartVectors(tuple(texts), concatenate(train_files(jobs, processes)))
     finally:
         for path, *_ in jobs:
             os.remove(path)
 
 
-def _run(jobs: list, processes: int) -> list:
-    """:func:`_train_part` of each job, in order: here (``processes`` 1) or in ``spawn`` workers."""
+def train_files(jobs: list, processes: int) -> list:
+    """Train a model per job ``(sentence file, config, rows, silent)`` (:func:`_train_part`)
+    and return the vectors of its lines ``rows``, in job order: here, one after the other
+    (``processes`` 1), or in ``processes`` ``spawn`` workers."""
     if processes == 1:
         return [_train_part(job) for job in jobs]
     import multiprocessing as mp
