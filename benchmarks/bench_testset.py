@@ -45,6 +45,16 @@ epoch); ``--overlap ""`` leaves out the samples. Measured at 200,000 pairs: both
 byte-identical, recall@10 0.404 against the 0.464 noise floor (not used by the stage)::
 
     .venv/bin/python benchmarks/bench_testset.py --pairs 200000 --overlap "" --overlap-processes 2
+
+``--overlap-parts P`` adds the full corpus trained with ``--doc2vec-parts P``
+(:mod:`lsdscc.testset.doc2vec_parts`) in P processes and again in one (the two
+``vectors_sha256`` must be equal); ``P:dims`` and ``P:epochs`` measure two schemes tried and
+not offered (every part on all the sentences with its share of the dimensions or of the
+epochs). Measured at 200,000 pairs: parts 2 recall@10 0.448 against the 0.464 noise floor,
+0.53x the sequential wall time for 1.0x its CPU; at 1,000,000 pairs 0.436 against 0.434,
+0.57x wall, 1.08x CPU (docs/testset.md)::
+
+    .venv/bin/python benchmarks/bench_testset.py --pairs 200000 --overlap "" --overlap-parts 2,2:dims
 """
 
 from __future__ import annotations
@@ -341,6 +351,10 @@ def _parser():
     parser.add_argument("--overlap-processes", metavar="P[,P...]", default="",
                         help="with --overlap: also the full corpus trained (twice) by the data-parallel prototype "
                              "with P processes (benchmarks/doc2vec_parallel.py)")
+    parser.add_argument("--overlap-parts", metavar="P[,P...]", default="",
+                        help="with --overlap: also the full corpus in P independent parts trained in P processes "
+                             "and in one: --doc2vec-parts P (lsdscc/testset/doc2vec_parts.py); P:dims or P:epochs: "
+                             "every part on all the sentences with its share of the dimensions or epochs (tried)")
     parser.add_argument("--generate-into", metavar="FOLDER", help=argparse.SUPPRESS)  # the generator's child process
     testset_cli.add_testset_arguments(parser)
     return parser
@@ -356,11 +370,20 @@ def _overlap(folder: str, args, sizes: dict) -> dict:
     workdir = tempfile.mkdtemp(prefix="bench-overlap-")
     try:
         report = neighbour_overlap(folder, testset_cli.configs_from_args(args), samples, workdir,
-                                   processes=processes)
+                                   processes=processes, parts=_parts_specs(args.overlap_parts))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return {"corpus": sizes, "overlap": report, "seconds": round(time.perf_counter() - start, 1),
             "cpu_seconds": round(cpu_seconds() - cpu, 1)}
+
+
+def _parts_specs(text: str) -> list:
+    """``--overlap-parts``: ``P`` or ``P:SPLIT`` (data, dims, epochs), comma-separated."""
+    specs = []
+    for item in filter(None, text.split(",")):
+        count, _, split = item.partition(":")
+        specs.append((int(count), split or "data"))
+    return specs
 
 
 def main(argv=None) -> int:

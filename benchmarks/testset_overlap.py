@@ -11,7 +11,9 @@ strata, Lucene index and top-``depth`` search of the sampled queries), then Doc2
   sentences, the compared query texts always among them (trained vectors only);
 - ``sample N, inferred`` (the alternative the stage does not use): a plain seeded sample of
   N sentences; a compared text outside it gets ``infer_vector`` (gensim draws from the
-  model's random state, so it is reseeded per text from ``sha256(seed:text)``: reproducible).
+  model's random state, so it is reseeded per text from ``sha256(seed:text)``: reproducible);
+- ``full, parts P (data), processes N``: ``--doc2vec-parts P`` trained in N processes (the
+  bytes must not depend on N); ``(dims)``/``(epochs)``: the schemes tried and not offered.
 
 For each sampled query, the re-ranked neighbour list (hits kept at ``cosine >= threshold``,
 most similar first, as the assembly uses it) and the top-k hits by cosine (no threshold)
@@ -114,14 +116,17 @@ def _compare(reference: dict, other: dict, top: int) -> dict:
             "identical_candidate_lists": same, "queries": len(reference), "cosine_abs_diff_mean": mean(diffs)}
 
 
-def _variant(state: dict, d2v, needed, workdir: str, texts: list, processes: int = 0):
+def _variant(state: dict, d2v, needed, workdir: str, texts: list, processes: int = 0, parts=0):
     """Train one model (``processes``: 0 for the stage's training, else the data-parallel
-    prototype, :mod:`benchmarks.doc2vec_parallel`) and read the vectors of ``texts``."""
+    prototype, :mod:`benchmarks.doc2vec_parallel`; ``parts``: the independent parts of
+    :mod:`lsdscc.testset.doc2vec_parts` in ``processes`` processes) and read the vectors of ``texts``."""
     from lsdscc.testset import doc2vec
 
     start, cpu = time.perf_counter(), cpu_seconds()
     training = doc2vec.select_training(state["query_texts"], state["responses"], d2v, needed)
-    if processes:
+    if parts:
+        model, training = _train_parts(training, state, d2v, workdir, parts[0], processes, parts[1])
+    elif processes:
         model = _train_parallel(training, d2v, workdir, processes)
     else:
         model = doc2vec.train_set(training, d2v, workdir)
@@ -144,11 +149,50 @@ def _train_parallel(training, d2v, workdir: str, processes: int):
         os.remove(sentences)
 
 
-def neighbour_overlap(folder: str, configs, samples, workdir: str, top: int = 10, processes=()) -> dict:
+def _train_parts(training, state, d2v, workdir: str, parts: int, processes: int, split: str):
+    """``split`` ``data``: the stage's ``--doc2vec-parts`` (:mod:`lsdscc.testset.doc2vec_parts`);
+    ``dims``/``epochs`` (tried, not offered): every part on all the sentences with its share
+    of the dimensions or of the epochs. Returns (a stand-in model, the training set for
+    :class:`_Vectors`)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from lsdscc.testset import doc2vec_parts
+
+    config = replace(d2v, parts=parts)
+    if split == "data":
+        found = doc2vec_parts.train(training, config, workdir, state["compared"], processes)
+        training, vectors = SimpleNamespace(queries=list(found.texts), size=training.size), found.vectors
+    else:
+        name = "vector_size" if split == "dims" else "epochs"
+        total = getattr(d2v, name)
+        configs = [replace(doc2vec_parts.part_config(config, k), **{name: total // parts + (k < total % parts)})
+                   for k in range(parts)]
+        vectors = doc2vec_parts.concatenate(_train_whole(training, configs, workdir, processes))
+    return SimpleNamespace(dv=SimpleNamespace(vectors=vectors), wv=SimpleNamespace(vectors=np.zeros(0))), training
+
+
+def _train_whole(training, configs, workdir: str, processes: int) -> list:
+    """A model of each of ``configs`` on all of ``training``: their query vectors."""
+    from lsdscc.testset import doc2vec, doc2vec_parts
+
+    sentences = os.path.join(workdir, "sentences.txt")
+    doc2vec.write_sentences(sentences, training.queries, training.responses)
+    rows = list(range(len(training.queries)))
+    try:
+        return doc2vec_parts.train_files([(sentences, config, rows, processes > 1) for config in configs], processes)
+    finally:
+        os.remove(sentences)
+
+
+def neighbour_overlap(folder: str, configs, samples, workdir: str, top: int = 10, processes=(), parts=()) -> dict:
     """The report (module docstring) for each sample size in ``samples`` and each number of
     training processes in ``processes`` (the full corpus trained twice with
     the data-parallel prototype, :mod:`benchmarks.doc2vec_parallel`, with P processes: the
-    second run's ``vectors_sha256`` must equal the first's);
+    second run's ``vectors_sha256`` must equal the first's) and each number of parts in
+    ``parts`` (the full corpus split into P independent parts, :mod:`lsdscc.testset.doc2vec_parts`,
+    trained in P processes, then in one: the same ``vectors_sha256``);
     ``configs`` are the stage's ``(RetrievalConfig, Doc2VecConfig, SamplingConfig)``."""
     _, d2v, sampling = configs
     state = _retrieval_state(folder, configs, workdir)
@@ -158,14 +202,17 @@ def neighbour_overlap(folder: str, configs, samples, workdir: str, top: int = 10
     report = {"corpus_sentences": full_info["trained_sentences"], "compared_texts": len(texts),
               "full": dict(full_info, kept_neighbours=sum(len(v[0]) for v in reference.values())), "samples": {}}
     full = replace(d2v, sample=1 << 62)
-    variants = [("full, seed + 1", replace(full, seed=d2v.seed + 1), (), 0)]  # the noise floor
+    variants = [("full, seed + 1", replace(full, seed=d2v.seed + 1), (), 0, 0)]  # the noise floor
     for p in processes:
-        variants += [(f"full, processes {p}{run}", full, (), p) for run in ("", " again")]
+        variants += [(f"full, processes {p}{run}", full, (), p, 0) for run in ("", " again")]
+    for spec in parts:
+        p, split = (spec, "data") if isinstance(spec, int) else spec
+        variants += [(f"full, parts {p} ({split}), processes {n}", full, (), n, (p, split)) for n in (p, 1)]
     for n in samples:
-        variants += [(f"{n} stage", replace(d2v, sample=n), state["compared"], 0),
-                     (f"{n} inferred", replace(d2v, sample=n), (), 0)]
-    for name, config, needed, procs in variants:
-        vectors, info = _variant(state, config, needed, workdir, texts, procs)
+        variants += [(f"{n} stage", replace(d2v, sample=n), state["compared"], 0, 0),
+                     (f"{n} inferred", replace(d2v, sample=n), (), 0, 0)]
+    for name, config, needed, procs, n_parts in variants:
+        vectors, info = _variant(state, config, needed, workdir, texts, procs, n_parts)
         lists = _lists(state, vectors, d2v.threshold, top, sampling.references)
         info.update(_compare(reference, lists, top), kept_neighbours=sum(len(v[0]) for v in lists.values()))
         report["samples"][name] = info

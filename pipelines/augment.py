@@ -100,15 +100,14 @@ def rerank_and_assemble(queries: dict, contexts: dict, corpus_responses, test: l
                         seconds: dict) -> list:
     """Train Doc2Vec (corpus texts and responses, test retrieval texts), keep the hits at or
     above the threshold, assemble each test item's candidates; ``[(item, candidates)]``."""
-    from lsdscc.testset import doc2vec
+    from lsdscc.testset import doc2vec, doc2vec_parts
 
     start = time.perf_counter()
     test_texts = [aug.retrieval_text(item.turns, config.context_turns) for item in test]
     query_texts = sorted({q.text for q in queries.values()} | set(test_texts))
     compared = set(test_texts) | {queries[h.query_id].text for found in hits.values() for h in found}
-    model, training = doc2vec.train_on(query_texts, corpus_responses, d2v, workdir, needed=compared)
-    vectors = doc2vec.QueryVectors(model, training.queries)
-    del model
+    training = doc2vec.select_training(query_texts, corpus_responses, d2v, compared)
+    vectors = doc2vec_parts.vectors_of(doc2vec_parts.train_vectors(training, d2v, workdir, compared), training)
     seconds["doc2vec_train"] = time.perf_counter() - start
     counts["doc2vec_sentences"] = training.size
     if training.sampled:  # the card says so (an unsampled build keeps its bytes)

@@ -142,24 +142,27 @@ def _lucene_index(folder: str, state: Mapping, queries: Mapping, config: Retriev
     return index_dir
 
 
-def _doc2vec_model(folder: str, state: Mapping, training, config: Doc2VecConfig, counts: dict):
-    """Train (or reuse) the model on ``training`` (a :class:`lsdscc.testset.doc2vec.TrainingSet`)."""
-    from lsdscc.testset import doc2vec
+def _doc2vec_model(folder: str, state: Mapping, training, config: Doc2VecConfig, counts: dict, needed=()):
+    """Train (or reuse) the model on ``training`` (a :class:`lsdscc.testset.doc2vec.TrainingSet`;
+    with ``--doc2vec-parts``, the parts' vectors of the ``needed`` texts)."""
+    from lsdscc.testset import doc2vec, doc2vec_parts
 
     key = {"corpus": state["original"], "doc2vec": config.model_options()}
-    key = ts.options_hash(dict(key, sentences=training.digest()) if training.sampled else key)
+    key = dict(key, sentences=training.digest()) if training.sampled else key
+    texts = doc2vec_parts.needed_texts(training, needed) if config.parts > 1 else None
+    key = ts.options_hash(dict(key, needed=doc2vec_parts.texts_digest(texts)) if texts is not None else key)
     model_dir = os.path.join(folder, f"doc2vec-{key}")  # folder: the build cache
     model_path = os.path.join(model_dir, "doc2vec.model")
     counts.update(training.counts())
     if os.path.exists(model_path):
         _progress(f"reused Doc2Vec model {model_path}")
         counts["doc2vec_model_reused"] = True
-        return doc2vec.load(model_path)
+        return doc2vec.load(model_path) if texts is None else doc2vec_parts.PartVectors.load(model_path, texts)
     tmp_dir = model_dir + ".tmp"  # trained and saved here, then moved into place whole
     shutil.rmtree(tmp_dir, ignore_errors=True)
     os.makedirs(tmp_dir)
     start = time.perf_counter()
-    model = doc2vec.train_set(training, config, tmp_dir)
+    model = doc2vec_parts.train_vectors(training, config, tmp_dir, needed)
     model.save(os.path.join(tmp_dir, "doc2vec.model"))  # gensim may add .npy files beside it
     with open(os.path.join(tmp_dir, "options.json"), "w", encoding="utf-8") as fh:
         json.dump({"doc2vec": config.model_options(), "corpus_sha256": state["original"], **training.counts()}, fh,
@@ -196,7 +199,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     build cache (default :func:`lsdscc.testset.build_cache.cache_for` of ``folder``; a staging folder
     passes its target's)."""
     from lsdscc.testset.build_cache import cache_for
-    from lsdscc.testset import doc2vec
+    from lsdscc.testset import doc2vec, doc2vec_parts
 
     counts: dict = {}
     seconds: dict = {}
@@ -220,10 +223,10 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
     start = time.perf_counter()
     compared = {t for _, t in to_expand} | {queries[h.query_id].text for found in hits.values() for h in found}
     training = doc2vec.select_training(sorted({q.text for q in queries.values()}), cols["response"], d2v, compared)
-    model = _doc2vec_model(cache, state, training, d2v, counts)
+    model = _doc2vec_model(cache, state, training, d2v, counts, compared)
     seconds["doc2vec_train"] = time.perf_counter() - start
     start = time.perf_counter()
-    vectors = doc2vec.QueryVectors(model, training.queries)
+    vectors = doc2vec_parts.vectors_of(model, training)
     counts["doc2vec_sample_note"] = doc2vec.sample_note(training, d2v)
     del cols, model, training
 

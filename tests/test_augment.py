@@ -177,6 +177,22 @@ def test_rerun_is_byte_identical_and_loads_with_datasets(inputs, loose):
     assert datasets.load_dataset(loose[0], "test_auto", split="test")[0]["id"] in {"t_para", "t_jazz", "t_none"}
 
 
+def test_doc2vec_parts_reach_augment_and_its_card(inputs, loose):
+    """--doc2vec-parts 2 through the command (its parts train in worker processes started
+    from ``python -m multiref_cli``): recorded in the card, the parts' cosines used."""
+    root, corpus, test = inputs
+    out = str(root / "parts")
+    done = _augment(corpus, test, out, "--top-k", "50", "--threshold", "-1", "--max-candidates", "40", "--seed", "7",
+                    "--doc2vec-parts", "2")
+    assert done.returncode == 0, done.stderr
+    with open(os.path.join(out, "dataset_meta.json"), encoding="utf-8") as fh:
+        assert json.load(fh)["configs"]["test_candidates"]["options"]["doc2vec"]["parts"] == 2
+    rows, loose_rows = _rows(out, "test_candidates"), _rows(loose[0], "test_candidates")
+    assert "c_para" in {c["source_pair_id"] for c in rows["t_para"]["candidates"]}
+    cosines = {c["source_pair_id"]: c["doc2vec_cosine"] for c in rows["t_para"]["candidates"]}
+    assert cosines != {c["source_pair_id"]: c["doc2vec_cosine"] for c in loose_rows["t_para"]["candidates"]}
+
+
 def test_annotation_round_trip_on_test_candidates(inputs, loose, tmp_path):
     """annotate export -> an annotator marks every candidate of t_para relevant -> annotate import."""
     import shutil

@@ -283,6 +283,43 @@ def test_doc2vec_sample_is_used_recorded_and_reproducible(built, tmp_path):
         "test_candidates"]["description"]
 
 
+def test_doc2vec_parts_are_recorded_and_give_the_same_bytes_in_one_process_or_two(built, tmp_path):
+    """--doc2vec-parts 2: the card records it, the cosines are the parts' (not the one model's),
+    and the output is byte-identical whether the parts train in two processes or (this thread
+    limited to one core) in one; a rerun reuses the cached vectors."""
+    from lsdscc.testset import doc2vec_parts
+    from pipelines.lsdscc_testset import run_testset_stage
+
+    folder = built[0]
+    cpus = os.sched_getaffinity(0)
+    runs = []
+    for name, mask in (("a", cpus), ("b", {min(cpus)})):
+        make_corpus(tmp_path / name)
+        os.sched_setaffinity(0, mask)  # this thread: the stage's processes_for sees these cores
+        try:
+            processes = doc2vec_parts.processes_for(2)
+            counts = run_testset_stage(str(tmp_path / name), stage_args("--doc2vec-parts", "2"))
+        finally:
+            os.sched_setaffinity(0, cpus)
+        runs.append((processes, counts, _files(tmp_path / name)))
+    (two, counts, files), (one, _, again) = runs
+    assert (two, one) == (min(2, len(cpus)), 1)
+    assert files == again and counts["doc2vec_model_reused"] is False
+    meta = json.loads((tmp_path / "a" / "dataset_meta.json").read_text())["configs"]["test_candidates"]
+    assert meta["options"]["doc2vec"]["parts"] == 2
+    assert "parts" not in json.loads((folder / "dataset_meta.json").read_text())["configs"]["test_candidates"][
+        "options"]["doc2vec"]
+    rows, full_rows = _table(tmp_path / "a", "test_candidates", "test"), _table(folder, "test_candidates", "test")
+    cosines = [c["doc2vec_cosine"] for r in rows for c in r["candidates"] if not c["own"]]
+    assert cosines and cosines != [c["doc2vec_cosine"] for r in full_rows for c in r["candidates"] if not c["own"]]
+    rerun = run_testset_stage(str(tmp_path / "a"), stage_args("--doc2vec-parts", "2"))
+    assert rerun["doc2vec_model_reused"] is True and _files(tmp_path / "a") == files
+
+
+def _files(folder) -> dict:
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
 def test_threshold_and_drop_short(tmp_path):
     """Through the pipeline's own entry point (python -m pipelines.lsdscc_testset), Beam flags passed on."""
     from pipelines.lsdscc_testset import run

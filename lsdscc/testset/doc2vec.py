@@ -29,6 +29,13 @@ Reproducibility: with ``workers == 1`` the model, and so every cosine, is the sa
 run (gensim seeds its vectors from ``seed``); more workers train faster but the thread
 scheduling (gensim's lock-free updates) makes the vectors differ between runs, so the
 default is 1 (docs/testset.md: measured).
+
+**Decision: every core through independent parts, not shared weights.** ``parts`` above 1
+(``--doc2vec-parts``) trains that many independent single-threaded models, each on the
+compared texts plus its hashed share of the other sentences, in up to one process per core,
+and compares the concatenation of their normalised vectors
+(:mod:`lsdscc.testset.doc2vec_parts`): the same bytes in one process or many. Default 1:
+one model, as before (its card and cache key do not mention ``parts``).
 """
 
 from __future__ import annotations
@@ -63,23 +70,31 @@ class Doc2VecConfig:
     sample: int = option(2_000_000, flag="--doc2vec-sample", metavar="N",
                          help="train on at most N distinct sentences: a larger corpus trains on a seeded sample "
                               "that always holds the queries the re-ranking compares")
+    parts: int = option(1, flag="--doc2vec-parts", metavar="N",
+                        help="train N independent single-threaded models, each on the compared queries and its "
+                             "1/N share of the other sentences, in up to N processes (one per core), and compare "
+                             "their concatenated vectors: the same bytes on every machine; 1: one model")
 
     def __post_init__(self):
-        for name in ("vector_size", "epochs", "window", "workers", "sample"):
+        for name in ("vector_size", "epochs", "window", "workers", "sample", "parts"):
             if getattr(self, name) < 1:
                 raise UserError(f"doc2vec {name} must be at least 1, got {getattr(self, name)}")
         if self.min_count < 1:
             raise UserError(f"doc2vec min_count must be at least 1, got {self.min_count}")
         if self.dm not in (0, 1):
             raise UserError(f"doc2vec dm must be 0 (PV-DBOW) or 1 (PV-DM), got {self.dm}")
+        if self.parts > 1 and self.workers > 1:
+            raise UserError(f"doc2vec parts ({self.parts}) train one worker each: workers must be 1, got {self.workers}")
         if not -1.0 <= self.threshold <= 1.0:
             raise UserError(f"doc2vec threshold is a cosine in [-1, 1], got {self.threshold}")
 
     def model_options(self) -> dict:
-        """The options the trained model depends on (its cache key; not the threshold)."""
-        return {"vector_size": self.vector_size, "epochs": self.epochs, "window": self.window,
-                "min_count": self.min_count, "workers": self.workers, "dm": self.dm, "seed": self.seed,
-                "sample": self.sample}
+        """The options the trained model depends on (its cache key; not the threshold).
+        ``parts`` only when above 1 (a one-model build keeps its card and cache key)."""
+        options = {"vector_size": self.vector_size, "epochs": self.epochs, "window": self.window,
+                   "min_count": self.min_count, "workers": self.workers, "dm": self.dm, "seed": self.seed,
+                   "sample": self.sample}
+        return dict(options, parts=self.parts) if self.parts > 1 else options
 
     def options(self) -> dict:
         """Every option that changes the data (for the dataset card)."""
@@ -203,7 +218,8 @@ def train_on(query_texts: Sequence[str], response_texts: Iterable[str], config: 
     sorted) and the responses; the sentence file (:func:`write_sentences`) is written in
     ``workdir`` and removed. ``needed``: the query texts whose vectors will be read (kept in
     a sample). Returns ``(model, TrainingSet)``; pass the model and the set's ``queries`` to
-    :class:`QueryVectors`."""
+    :class:`QueryVectors`. One model whatever ``config.parts``: the stage and augment train
+    through :func:`lsdscc.testset.doc2vec_parts.train_vectors`."""
     training = select_training(query_texts, response_texts, config, needed)
     return train_set(training, config, workdir), training
 
@@ -247,10 +263,20 @@ class QueryVectors:
     """
 
     def __init__(self, model, query_texts: Sequence[str]):
+        self._set(model.dv.vectors[: len(query_texts)], query_texts)
+
+    @classmethod
+    def of_rows(cls, vectors, texts: Sequence[str]) -> "QueryVectors":
+        """From ``vectors``, row i the vector of ``texts[i]``."""
+        self = cls.__new__(cls)
+        self._set(vectors, texts)
+        return self
+
+    def _set(self, vectors, texts: Sequence[str]) -> None:
         import numpy as np
 
-        self._index = {text: i for i, text in enumerate(query_texts)}
-        vectors = model.dv.vectors[: len(query_texts)].astype(np.float64)
+        self._index = {text: i for i, text in enumerate(texts)}
+        vectors = np.asarray(vectors, dtype=np.float64)
         norms = np.linalg.norm(vectors, axis=1)
         norms[norms == 0] = 1.0
         self._unit = vectors / norms[:, None]
