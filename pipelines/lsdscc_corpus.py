@@ -184,6 +184,10 @@ def build(values, beam_args=(), *, options=None, testset=None, source=None, quie
     if "://" in target and testset is not None:
         raise UserError(f"the test-set stage needs a local corpus folder, not {target}: build with --skip-testset, "
                         "copy the folder locally and run `multiref lsdscc testset --dataset FOLDER`")
+    if testset is not None:  # the stage's options are checked before the corpus is built
+        from pipelines.testset_options import configs_from_args
+
+        configs_from_args(testset)
     inputs = [] if source is not None else list(values.input or default_inputs())
     if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
         if "://" not in target:

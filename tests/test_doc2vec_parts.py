@@ -123,7 +123,7 @@ def test_parts_options_and_errors():
     assert Doc2VecConfig(parts=3).options()["parts"] == 3
     with pytest.raises(UserError, match="parts must be at least 1"):
         Doc2VecConfig(parts=0)
-    with pytest.raises(UserError, match="workers must be 1"):
+    with pytest.raises(UserError, match="--doc2vec-workers must be 1"):
         Doc2VecConfig(parts=2, workers=2)
     training = TrainingSet(["q"], ["r"], 2)
     with pytest.raises(ValueError, match="none given"):

@@ -144,3 +144,16 @@ def test_bad_count_flag_is_one_line_and_leaves_nothing(tmp_path, flag, value):
                                                 f"{'an integer from 1 to 64' if flag == '--workers' else 'a positive integer'}"
                                                 f", got {value!r}"]
     assert sorted(os.listdir(tmp_path)) == []  # no output, no staging folder, no lock
+
+
+@pytest.mark.parametrize("flags,message,code", [
+    (("--doc2vec-parts", "100000"), "argument --doc2vec-parts: must be from 1 to 64, got 100000", 2),
+    (("--doc2vec-epochs", "0"), "argument --doc2vec-epochs: must be from 1 to 1000, got 0", 2),
+    (("--doc2vec-parts", "2", "--doc2vec-workers", "2"), "--doc2vec-workers must be 1, got 2", 1),
+])
+def test_bad_testset_option_stops_before_the_corpus_is_built(tmp_path, flags, message, code):
+    argv = [sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--output", str(tmp_path / "out"), *flags]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == code, done.stderr[-2000:]
+    assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr  # no "[lsdscc] ..." progress first
+    assert os.listdir(tmp_path) == []

@@ -58,19 +58,20 @@ EMPTY = "<empty>"  # stands for an empty sentence so that line numbers stay tags
 class Doc2VecConfig:
     """Doc2Vec options (gensim names) plus the re-ranking ``threshold``."""
 
-    vector_size: int = option(100, flag="--doc2vec-vector-size", help="dimensions of the vectors")
-    epochs: int = option(10, flag="--doc2vec-epochs", help="training passes over the sentences")
-    window: int = option(5, flag="--doc2vec-window", help="context window, in words")
-    min_count: int = option(2, flag="--doc2vec-min-count", help="words seen fewer times are ignored")
-    workers: int = option(1, flag="--doc2vec-workers",
+    vector_size: int = option(100, flag="--doc2vec-vector-size", low=1, high=4096, help="dimensions of the vectors")
+    epochs: int = option(10, flag="--doc2vec-epochs", low=1, high=1000, help="training passes over the sentences")
+    window: int = option(5, flag="--doc2vec-window", low=1, high=1000, help="context window, in words")
+    min_count: int = option(2, flag="--doc2vec-min-count", low=1, help="words seen fewer times are ignored")
+    workers: int = option(1, flag="--doc2vec-workers", low=1, high=64,
                           help="training threads; 1 is reproducible, more is faster but not bit-reproducible")
     dm: int = option(1, flag="--doc2vec-dm", choices=(0, 1), help="1: PV-DM (gensim's default), 0: PV-DBOW")
     seed: int = option(1, flag="--testset-seed", help="seed of the sampling and of Doc2Vec")
-    threshold: float = option(0.9, flag="--doc2vec-threshold", help="keep similar queries with Doc2Vec cosine >= this")
-    sample: int = option(2_000_000, flag="--doc2vec-sample", metavar="N",
+    threshold: float = option(0.9, flag="--doc2vec-threshold", low=-1.0, high=1.0,
+                              help="keep similar queries with Doc2Vec cosine >= this")
+    sample: int = option(2_000_000, flag="--doc2vec-sample", metavar="N", low=1,
                          help="train on at most N distinct sentences: a larger corpus trains on a seeded sample "
                               "that always holds the queries the re-ranking compares")
-    parts: int = option(1, flag="--doc2vec-parts", metavar="N",
+    parts: int = option(1, flag="--doc2vec-parts", metavar="N", low=1, high=64,
                         help="train N independent single-threaded models, each on the compared queries and its "
                              "1/N share of the other sentences, in up to N processes (one per core), and compare "
                              "their concatenated vectors: the same bytes on every machine; 1: one model")
@@ -79,12 +80,15 @@ class Doc2VecConfig:
         for name in ("vector_size", "epochs", "window", "workers", "sample", "parts"):
             if getattr(self, name) < 1:
                 raise UserError(f"doc2vec {name} must be at least 1, got {getattr(self, name)}")
+        if self.parts > 64:  # each part is a model and a process
+            raise UserError(f"doc2vec parts must be at most 64, got {self.parts}")
         if self.min_count < 1:
             raise UserError(f"doc2vec min_count must be at least 1, got {self.min_count}")
         if self.dm not in (0, 1):
             raise UserError(f"doc2vec dm must be 0 (PV-DBOW) or 1 (PV-DM), got {self.dm}")
         if self.parts > 1 and self.workers > 1:
-            raise UserError(f"doc2vec parts ({self.parts}) train one worker each: workers must be 1, got {self.workers}")
+            raise UserError(f"--doc2vec-parts {self.parts} trains one single-threaded model per part: "
+                            f"--doc2vec-workers must be 1, got {self.workers}")
         if not -1.0 <= self.threshold <= 1.0:
             raise UserError(f"doc2vec threshold is a cosine in [-1, 1], got {self.threshold}")
 
