@@ -87,6 +87,8 @@ def test_bounds_and_choices_are_usage_errors(capsys):
     (float, 0, None, "nan", "expected a finite number at least 0, got 'nan'"),
     (float, 0, None, "inf", "expected a finite number at least 0, got 'inf'"),
     (float, None, None, "1e999", "expected a finite number, got '1e999'"),
+    (float, -1.0, 1.0, "1.5", "must be from -1 to 1, got 1.5"),  # float bounds as :g shows them
+    (float, 1e-6, None, "0", "must be at least 1e-06, got 0"),
 ])
 def test_number_type_says_what_it_expected(kind, low, high, text, message):
     with pytest.raises(argparse.ArgumentTypeError) as info:

@@ -94,14 +94,15 @@ def options_of(cls: type) -> list:
     return [(f, f.metadata[_KEY]) for f in dataclasses.fields(cls) if _KEY in f.metadata]
 
 
-def _shown(value) -> str:
+def _number(value) -> str:
+    """A bound or a value in a usage error: an int as it is, a float as ``:g`` shows it."""
     return str(value) if isinstance(value, int) else f"{value:g}"
 
 
 def _bounds(low, high) -> str:
     if low is not None and high is not None:
-        return f"from {_shown(low)} to {_shown(high)}"
-    return f"at least {_shown(low)}" if low is not None else f"at most {_shown(high)}"
+        return f"from {_number(low)} to {_number(high)}"
+    return f"at least {_number(low)}" if low is not None else f"at most {_number(high)}"
 
 
 def number_type(kind: type, low=None, high=None):
@@ -118,7 +119,7 @@ def number_type(kind: type, low=None, high=None):
         if value != value or value in (float("inf"), float("-inf")):
             raise argparse.ArgumentTypeError(f"expected a finite number{where}, got {text[:20]!r}")
         if (low is not None and value < low) or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"must be {_bounds(low, high)}, got {_shown(value)}")
+            raise argparse.ArgumentTypeError(f"must be {_bounds(low, high)}, got {_number(value)}")
         return value
 
     return parse
