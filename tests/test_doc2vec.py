@@ -152,14 +152,15 @@ def test_sample_is_seeded_order_free_and_keeps_the_compared_queries():
 
 
 def test_training_on_a_sample_gives_vectors_for_the_compared_queries(tmp_path):
-    from lsdscc.testset.doc2vec import Doc2VecConfig, QueryVectors, train_on
+    from lsdscc.testset.doc2vec import Doc2VecConfig, QueryVectors, select_training, train_set
 
     config = Doc2VecConfig(vector_size=8, epochs=2, min_count=1, sample=60)
-    model, training = train_on(QUERIES, RESPONSES, config, str(tmp_path), needed=QUERIES[:4])
+    training = select_training(QUERIES, RESPONSES, config, QUERIES[:4])
+    model = train_set(training, config, str(tmp_path))
     assert len(model.dv) == training.size == 60 and not list(tmp_path.iterdir())  # the sentence file is removed
     vectors = QueryVectors(model, training.queries)
     assert -1.0 <= vectors.cosine(QUERIES[0], QUERIES[3]) <= 1.0
-    again, _ = train_on(QUERIES, RESPONSES, config, str(tmp_path), needed=QUERIES[:4])
+    again = train_set(select_training(QUERIES, RESPONSES, config, QUERIES[:4]), config, str(tmp_path))
     np.testing.assert_array_equal(model.dv.vectors, again.dv.vectors)
 
 

@@ -216,18 +216,6 @@ def sample_note(training: TrainingSet, config: Doc2VecConfig) -> str:
             "re-ranking compares among them.")
 
 
-def train_on(query_texts: Sequence[str], response_texts: Iterable[str], config: Doc2VecConfig, workdir: str,
-             needed: Collection[str] = ()):
-    """Train on the sentences :func:`select_training` chooses from ``query_texts`` (distinct,
-    sorted) and the responses; the sentence file (:func:`write_sentences`) is written in
-    ``workdir`` and removed. ``needed``: the query texts whose vectors will be read (kept in
-    a sample). Returns ``(model, TrainingSet)``; pass the model and the set's ``queries`` to
-    :class:`QueryVectors`. One model whatever ``config.parts``: the stage and augment train
-    through :func:`lsdscc.testset.doc2vec_parts.train_vectors`."""
-    training = select_training(query_texts, response_texts, config, needed)
-    return train_set(training, config, workdir), training
-
-
 def train_set(training: TrainingSet, config: Doc2VecConfig, workdir: str):
     """Train on ``training`` (:func:`write_sentences` in ``workdir``, removed after)."""
     sentences = os.path.join(workdir, "sentences.txt")
