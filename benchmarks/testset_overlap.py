@@ -141,12 +141,8 @@ def _train_parallel(training, d2v, workdir: str, processes: int):
     from benchmarks.doc2vec_parallel import train_file
     from lsdscc.testset import doc2vec
 
-    sentences = os.path.join(workdir, "sentences.txt")
-    doc2vec.write_sentences(sentences, training.queries, training.responses)
-    try:
+    with doc2vec.sentence_file(training, workdir) as sentences:
         return train_file(sentences, d2v, processes, workdir)
-    finally:
-        os.remove(sentences)
 
 
 def _train_parts(training, state, d2v, workdir: str, parts: int, processes: int, split: str):
@@ -177,13 +173,9 @@ def _train_whole(training, configs, workdir: str, processes: int) -> list:
     """A model of each of ``configs`` on all of ``training``: their query vectors."""
     from lsdscc.testset import doc2vec, doc2vec_parts
 
-    sentences = os.path.join(workdir, "sentences.txt")
-    doc2vec.write_sentences(sentences, training.queries, training.responses)
     rows = list(range(len(training.queries)))
-    try:
+    with doc2vec.sentence_file(training, workdir) as sentences:
         return doc2vec_parts.train_files([(sentences, config, rows, processes > 1) for config in configs], processes)
-    finally:
-        os.remove(sentences)
 
 
 def neighbour_overlap(folder: str, configs, samples, workdir: str, top: int = 10, processes=(), parts=()) -> dict:

@@ -40,6 +40,7 @@ one model, as before (its card and cache key do not mention ``parts``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import heapq
 import logging
@@ -216,14 +217,22 @@ def sample_note(training: TrainingSet, config: Doc2VecConfig) -> str:
             "re-ranking compares among them.")
 
 
-def train_set(training: TrainingSet, config: Doc2VecConfig, workdir: str):
-    """Train on ``training`` (:func:`write_sentences` in ``workdir``, removed after)."""
-    sentences = os.path.join(workdir, "sentences.txt")
-    write_sentences(sentences, training.queries, training.responses)
+@contextlib.contextmanager
+def sentence_file(training: TrainingSet, workdir: str, name: str = "sentences.txt"):
+    """The path of ``training``'s sentences written to ``workdir/name`` (:func:`write_sentences`),
+    removed when the block ends."""
+    path = os.path.join(workdir, name)
+    write_sentences(path, training.queries, training.responses)
     try:
-        return train(sentences, config)
+        yield path
     finally:
-        os.remove(sentences)
+        os.remove(path)
+
+
+def train_set(training: TrainingSet, config: Doc2VecConfig, workdir: str):
+    """Train on ``training`` (:func:`sentence_file` in ``workdir``)."""
+    with sentence_file(training, workdir) as sentences:
+        return train(sentences, config)
 
 
 def _epoch_ticks(bar):

@@ -23,6 +23,7 @@ calls this with ``processes`` above 1 needs the usual ``if __name__ == "__main__
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from dataclasses import dataclass, replace
@@ -161,17 +162,13 @@ def train(training: doc2vec.TrainingSet, config: doc2vec.Doc2VecConfig, workdir:
     if not texts:
         raise ValueError("Doc2Vec parts need the query texts whose vectors will be read (none given)")
     processes = processes_for(config.parts) if processes is None else processes
-    jobs = []
-    try:
+    with contextlib.ExitStack() as files:
+        jobs = []
         for k, part in enumerate(split_training(training, texts, config.parts, config.seed)):
-            path = os.path.join(workdir, f"sentences-part{k}.txt")
-            doc2vec.write_sentences(path, part.queries, part.responses)
+            path = files.enter_context(doc2vec.sentence_file(part, workdir, f"sentences-part{k}.txt"))
             row = {t: i for i, t in enumerate(part.queries)}
             jobs.append((path, part_config(config, k), [row[t] for t in texts], processes > 1))
         return PartVectors(tuple(texts), concatenate(train_files(jobs, processes)))
-    finally:
-        for path, *_ in jobs:
-            os.remove(path)
 
 
 def train_files(jobs: list, processes: int) -> list:
