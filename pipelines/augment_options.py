@@ -14,7 +14,7 @@ import argparse
 from lsdscc.testset.augment import AugmentConfig
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
-from multiref.util.options import add_arguments, default_of, from_args
+from multiref.util.options import add_arguments, default_of, from_args, type_of
 
 
 #: the fields augment sets under its own flag names (its interface), not the test-set stage's
@@ -40,8 +40,7 @@ def add_augment_arguments(parser: argparse.ArgumentParser) -> None:
                     help="dataset folder to write (test_candidates, test_auto); replaced whole")
     g = parser.add_argument_group("method (LSDSCC's test set, docs/algorithms.md section 2)")
     for flag, metavar, cls, name, _stage_flag, text in RENAMED:
-        default = default_of(cls, name)
-        g.add_argument(flag, type=type(default), default=default, metavar=metavar,
+        g.add_argument(flag, type=type_of(cls, name), default=default_of(cls, name), metavar=metavar,
                        help=f"{text} (default: %(default)s)")
     add_arguments(g, AugmentConfig, RetrievalConfig, Doc2VecConfig, skip=tuple(r[4] for r in RENAMED))
 

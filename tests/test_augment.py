@@ -298,3 +298,16 @@ def test_retrieval_text(turns, n, expected):
     from lsdscc.testset.augment import retrieval_text
 
     assert retrieval_text(turns, n) == expected
+
+
+def test_renamed_flags_keep_the_stage_flags_bounds(capsys):
+    """--threshold is --doc2vec-threshold under augment's name: a cosine, checked by the parser."""
+    from multiref_cli import build_parser, flags
+
+    parser = dict(flags.leaf_parsers(build_parser()))["augment"]
+    base = ["--corpus", "a", "--corpus-config", "b", "--corpus-split", "c", "--test", "d", "--test-config", "e",
+            "--test-split", "f", "--output", "g"]
+    with pytest.raises(SystemExit) as info:
+        parser.parse_args(base + ["--threshold", "1.5"])
+    assert info.value.code == 2 and "argument --threshold: must be from -1 to 1, got 1.5" in capsys.readouterr().err
+    assert parser.parse_args(base + ["--threshold", "-1"]).threshold == -1.0

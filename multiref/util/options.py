@@ -228,6 +228,13 @@ def default_of(cls: type, name: str):
     return next(f.default for f in dataclasses.fields(cls) if f.name == name)
 
 
+def type_of(cls: type, name: str):
+    """The argparse ``type`` of the field ``name`` of ``cls``, its bounds included, for a command
+    that declares the field under a flag of its own (see ``skip`` of :func:`add_arguments`)."""
+    field, opt = next((f, o) for f, o in options_of(cls) if f.name == name)
+    return _value_type(opt, field.default) or type(field.default)
+
+
 def from_args(cls: type, values, **given):
     """The ``cls`` instance of parsed ``values`` (a Namespace or a Beam options view).
 
