@@ -41,7 +41,7 @@ import html
 import re
 
 from lsdscc.corpus.config import CONVENTIONS, DEFAULT_CONVENTION
-from lsdscc.corpus.emoticons import substitute_emoticons
+from lsdscc.corpus.emoticons import emoticon_table, substitute_emoticons
 
 DELETED_BODIES = frozenset({"[deleted]", "[removed]", "[deleted by user]", "[removed by reddit]"})
 
@@ -839,6 +839,23 @@ _CONTRACTION = re.compile(
 _CONTRACTION_SPLIT = r" \1\3\5\7\9\11 \2\4\6\8\10\12 "
 
 
+
+def _load_native():
+    """The C tail of the fast path (``lsdscc/corpus/_cleaning_tail.c``, built by ``pip install``)
+    with the emoticon table, or None where it was not built (the Python steps then run)."""
+    try:
+        from lsdscc.corpus import _cleaning_tail
+    except ImportError:
+        return None
+    table = emoticon_table()
+    _cleaning_tail.configure({f: w for f, w in table.items() if f.isascii()},
+                             {f: w for f, w in table.items() if not f.isascii()})
+    return _cleaning_tail
+
+
+_native = _load_native()
+
+
 def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
     """``tokenize(clean_text(text, "lsdscc"), "treebank", lowercase, "lsdscc")``, fused.
 
@@ -849,11 +866,27 @@ def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
     when two of them touch: ``a,,b`` -> ``a , ,b``), ``"`` -> ``''``, ``--``, and one pass
     for ``gonna``-style words.
     """
+    if _native is not None:
+        tokens = _native.plain(text, lowercase)  # None where markup, an e-mail or a url may be
+        if tokens is not None:
+            return tokens
     text = strip_markup(_protect_quotes(text))
     if "@" in text:
         text = _email_sub(text)
     if _has_url(text):
         text = _url_sub(_LSDSCC_URL, text)
+    if _native is not None:
+        tokens = _native.tail(text, lowercase)
+        if tokens is not None:
+            return tokens
+    return _lsdscc_tail(text, lowercase)
+
+
+def _lsdscc_tail(text: str, lowercase: bool) -> list[str]:
+    """The rest of :func:`_lsdscc_fast` after markup, e-mails and urls: emoticons, elongated
+    words, lowercasing, the ``lsdscc`` character rules and the Treebank rules left for them.
+    ``lsdscc/corpus/_cleaning_tail.c`` does the same in C (``_native.tail``; None where it
+    leaves a text to this function)."""
     text = shorten_elongated(substitute_emoticons(text))
     if lowercase:
         text = text.lower()

@@ -1,0 +1,722 @@
+/* The second half of the lsdscc fast path of lsdscc/corpus/cleaning.py, in C.
+ *
+ * tail(text, lowercase) returns the tokens that cleaning._lsdscc_tail(text, lowercase)
+ * returns (emoticons and emoji, elongated words, lowercasing, the lsdscc character rules,
+ * the Treebank rules left for lsdscc text, whitespace split), or None where it does not
+ * decide (a shrug, laughter, a dotless or dotted i): the caller then runs the Python steps.
+ * Each step below names the Python it reproduces; tests/test_lsdscc_cleaning_native.py
+ * compares the two on Reddit-shaped, random and hostile text. configure(faces, emoji) takes
+ * the emoticon table (lsdscc.corpus.emoticons) once, before the first tail() call.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+typedef struct {
+    Py_UCS4 *p;
+    Py_ssize_t n, cap;
+} Buf;
+
+static int buf_init(Buf *b, Py_ssize_t cap) {
+    b->n = 0;
+    b->cap = cap < 16 ? 16 : cap;
+    b->p = PyMem_Malloc(sizeof(Py_UCS4) * b->cap);
+    if (!b->p) { PyErr_NoMemory(); return -1; }
+    return 0;
+}
+
+static int buf_grow(Buf *b, Py_ssize_t extra) {
+    if (b->n + extra <= b->cap) return 0;
+    Py_ssize_t cap = b->cap * 2;
+    if (cap < b->n + extra) cap = b->n + extra;
+    Py_UCS4 *p = PyMem_Realloc(b->p, sizeof(Py_UCS4) * cap);
+    if (!p) { PyErr_NoMemory(); return -1; }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int buf_put(Buf *b, Py_UCS4 c) {
+    if (b->n == b->cap && buf_grow(b, 1) < 0) return -1;
+    b->p[b->n++] = c;
+    return 0;
+}
+
+static int buf_puts(Buf *b, const char *s) {
+    Py_ssize_t k = (Py_ssize_t)strlen(s);
+    if (buf_grow(b, k) < 0) return -1;
+    for (Py_ssize_t i = 0; i < k; i++) b->p[b->n++] = (unsigned char)s[i];
+    return 0;
+}
+
+static int buf_putu(Buf *b, const Py_UCS4 *s, Py_ssize_t k) {
+    if (buf_grow(b, k) < 0) return -1;
+    memcpy(b->p + b->n, s, sizeof(Py_UCS4) * k);
+    b->n += k;
+    return 0;
+}
+
+static void buf_free(Buf *b) {
+    PyMem_Free(b->p);
+    b->p = NULL;
+}
+
+/* the result of one step becomes the input of the next */
+static void buf_swap(Buf *a, Buf *b) {
+    Buf t = *a;
+    *a = *b;
+    *b = t;
+    b->n = 0;
+}
+
+
+static int fold_match(const Buf *b, Py_ssize_t i, const char *s) {
+    for (Py_ssize_t j = 0; s[j]; j++) {
+        if (i + j >= b->n) return 0;
+        Py_UCS4 c = b->p[i + j];
+        if (c >= 'A' && c <= 'Z') c += 32;
+        if (c != (unsigned char)s[j]) return 0;
+    }
+    return 1;
+}
+
+/* re's \s, \w and \d on str (str.isspace, str.isalnum or _, str.isdecimal), ASCII inline */
+static inline int is_letter(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+static inline int is_space(Py_UCS4 c) { return Py_UNICODE_ISSPACE(c); }
+static inline int is_decimal(Py_UCS4 c) { return c < 128 ? c >= '0' && c <= '9' : Py_UNICODE_ISDECIMAL(c); }
+static inline int is_word(Py_UCS4 c) {
+    return c < 128 ? is_letter(c) || (c >= '0' && c <= '9') || c == '_' : Py_UNICODE_ISALNUM(c);
+}
+
+/* --- the emoticon table (configure) ------------------------------------------------------ */
+typedef struct {
+    Py_UCS4 *text;
+    Py_ssize_t len;
+    char word[32];
+} Entry;
+
+static Entry *faces, *emoji;
+static Py_ssize_t n_faces, n_emoji;
+/* faces by first character: face_by_first[c][0..face_count[c]) index faces, longest first */
+static Py_ssize_t *face_by_first[128], face_count[128];
+static Py_UCS4 emoji_min = 0x110000;
+
+static void free_entries(Entry *e, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) PyMem_Free(e[i].text);
+    PyMem_Free(e);
+}
+
+/* dict face -> word as an array, longest first (a face or emoji matches as its longest
+   table entry that fits: the trie regexes try longer entries first) */
+static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count) {
+    if (!PyDict_Check(dict)) { PyErr_SetString(PyExc_TypeError, "configure wants dicts"); return -1; }
+    Py_ssize_t n = PyDict_Size(dict), pos = 0, i = 0;
+    Entry *e = PyMem_Calloc(n ? n : 1, sizeof(Entry));
+    if (!e) { PyErr_NoMemory(); return -1; }
+    PyObject *key, *value;
+    while (PyDict_Next(dict, &pos, &key, &value)) {
+        const char *word = PyUnicode_Check(value) ? PyUnicode_AsUTF8(value) : NULL;
+        if (!PyUnicode_Check(key) || !word || strlen(word) >= sizeof(e[i].word) || PyUnicode_GetLength(key) < 1) {
+            free_entries(e, i);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad emoticon table entry");
+            return -1;
+        }
+        e[i].text = PyUnicode_AsUCS4Copy(key);
+        if (!e[i].text) { free_entries(e, i); return -1; }
+        e[i].len = PyUnicode_GetLength(key);
+        strcpy(e[i].word, word);
+        i++;
+    }
+    for (Py_ssize_t a = 1; a < n; a++)  /* insertion sort, longest first */
+        for (Py_ssize_t b = a; b > 0 && e[b].len > e[b - 1].len; b--) {
+            Entry t = e[b]; e[b] = e[b - 1]; e[b - 1] = t;
+        }
+    *out = e;
+    *count = n;
+    return 0;
+}
+
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *face_dict, *emoji_dict;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &face_dict, &PyDict_Type, &emoji_dict)) return NULL;
+    Entry *f, *e;
+    Py_ssize_t nf, ne;
+    if (load_table(face_dict, &f, &nf) < 0) return NULL;
+    if (load_table(emoji_dict, &e, &ne) < 0) { free_entries(f, nf); return NULL; }
+    for (Py_ssize_t i = 0; i < nf; i++)
+        for (Py_ssize_t j = 0; j < f[i].len; j++)
+            if (f[i].text[j] > 127) {
+                free_entries(f, nf); free_entries(e, ne);
+                PyErr_SetString(PyExc_ValueError, "faces must be ASCII");
+                return NULL;
+            }
+    Py_ssize_t *index = PyMem_Calloc(nf ? nf : 1, sizeof(Py_ssize_t));
+    if (!index) { free_entries(f, nf); free_entries(e, ne); PyErr_NoMemory(); return NULL; }
+    if (faces) { free_entries(faces, n_faces); PyMem_Free(face_by_first[0]); }
+    faces = f; n_faces = nf; emoji = e; n_emoji = ne;
+    Py_ssize_t at = 0;
+    for (int c = 0; c < 128; c++) {  /* faces are in order, longest first, within each letter */
+        face_by_first[c] = index + at;
+        face_count[c] = 0;
+        for (Py_ssize_t i = 0; i < nf; i++)
+            if (f[i].text[0] == (Py_UCS4)c) index[at + face_count[c]++] = i;
+        at += face_count[c];
+    }
+    emoji_min = 0x110000;
+    for (Py_ssize_t i = 0; i < ne; i++)
+        if (e[i].text[0] < emoji_min) emoji_min = e[i].text[0];
+    Py_RETURN_NONE;
+}
+
+static int starts_with(const Buf *b, Py_ssize_t i, const Entry *e) {
+    if (i + e->len > b->n) return 0;
+    for (Py_ssize_t j = 0; j < e->len; j++)
+        if (b->p[i + j] != e->text[j]) return 0;
+    return 1;
+}
+
+static int put_word(Buf *out, const char *word) {
+    return buf_put(out, ' ') < 0 || buf_puts(out, word) < 0 || buf_put(out, ' ') < 0 ? -1 : 0;
+}
+
+/* --- step 3: emoticons.substitute_emoticons ----------------------------------------------- */
+/* faces.sub: a face stands alone ((?<!\S.) after its first character: the start or whitespace
+   before it) and is followed by whitespace, the end or one of .,!?; (its longest fitting entry) */
+static int sub_faces(const Buf *in, Buf *out) {
+    Py_ssize_t i = 0;
+    while (i < in->n) {
+        const Entry *found = NULL;
+        Py_UCS4 first = in->p[i];
+        if (first < 128 && face_count[first] && (i == 0 || is_space(in->p[i - 1]))) {
+            for (Py_ssize_t k = 0; k < face_count[first] && !found; k++) {
+                const Entry *face = &faces[face_by_first[first][k]];
+                if (!starts_with(in, i, face)) continue;
+                Py_ssize_t e = i + face->len;
+                Py_UCS4 c = e < in->n ? in->p[e] : 0;
+                if (e == in->n || is_space(c) || c == '.' || c == ',' || c == '!' || c == '?' || c == ';')
+                    found = face;
+            }
+        }
+        if (found) {
+            if (put_word(out, found->word) < 0) return -1;
+            i += found->len;
+        } else if (buf_put(out, in->p[i++]) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* _emoji_sub: leftmost longest emoji, anywhere */
+static int sub_emoji(const Buf *in, Buf *out) {
+    Py_ssize_t i = 0;
+    while (i < in->n) {
+        const Entry *found = NULL;
+        if (in->p[i] >= emoji_min)
+            for (Py_ssize_t k = 0; k < n_emoji && !found; k++)
+                if (starts_with(in, i, &emoji[k])) found = &emoji[k];
+        if (found) {
+            if (put_word(out, found->word) < 0) return -1;
+            i += found->len;
+        } else if (buf_put(out, in->p[i++]) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* --- step 4: cleaning.shorten_elongated ---------------------------------------------------- */
+/* _REPEAT.sub(r"\1\1"): a run of 3 or more of one ASCII letter keeps two. (_REPEAT_PUNCT, a
+   run of 4 or more of ! ? or . keeps three, is left to characters(): the ! and ? runs keep two
+   there and periods become spaces, so the tokens are the same.) */
+static int shorten_letters(const Buf *in, Buf *out) {
+    if (buf_grow(out, in->n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < in->n; i++) {
+        Py_UCS4 c = in->p[i];
+        if (i >= 2 && is_letter(c) && in->p[i - 1] == c && in->p[i - 2] == c) continue;
+        out->p[out->n++] = c;
+    }
+    return 0;
+}
+
+/* shorten_elongated's guards of the laughter rules on text.lower() (no character outside
+   ASCII lowercases to h, a, e, l or o) */
+static int may_laugh(const Buf *b) {
+    static const char *const words[] = {"hah", "aha", "haha", "ahah", "haah", "ahha", "hehe", "lolol"};
+    int seen = 0;
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        Py_UCS4 c = b->p[i] | 32, next = i + 1 < b->n ? b->p[i + 1] | 32 : 0;
+        if (!(c == 'h' && (next == 'a' || next == 'e')) && !(c == 'a' && next == 'h') && !(c == 'l' && next == 'o'))
+            continue;
+        for (int w = 0; w < 8; w++)
+            if (fold_match(b, i, words[w])) seen |= 1 << w;
+    }
+    /* 1: the _AH_WORD pass runs (its guard decides: "ahha" alone stays), 2: _LAUGH_HE, 4: _LAUGH_LOL */
+    return ((seen & 3) && (seen & 0x3C)) | (seen & 0x40 ? 2 : 0) | (seen & 0x80 ? 4 : 0);
+}
+
+static inline Py_UCS4 fold(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* _LAUGH_HA.fullmatch on a word of a and h (folded): [ah]?(?:ha|ah){2,}[ah]? */
+static int laugh_ha(const Py_UCS4 *w, Py_ssize_t n) {
+    for (int lead = 0; lead <= 1; lead++)
+        for (int trail = 0; trail <= 1; trail++) {
+            Py_ssize_t k = n - lead - trail, j;
+            if (k < 4 || k % 2) continue;
+            for (j = lead; j < lead + k; j += 2)
+                if (fold(w[j]) == fold(w[j + 1])) break;  /* a pair of a and h is ha or ah when they differ */
+            if (j == lead + k) return 1;
+        }
+    return 0;
+}
+
+/* _AH_WORD.sub(_laugh_ha): a whole word of 4 or more a and h (re.I) that _LAUGH_HA matches -> haha */
+static int laugh_words(const Buf *in, Buf *out) {
+    if (buf_grow(out, in->n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < in->n;) {
+        Py_UCS4 c = fold(in->p[i]);
+        if ((c == 'a' || c == 'h') && (i == 0 || !is_word(in->p[i - 1]))) {
+            Py_ssize_t j = i;
+            while (j < in->n && (fold(in->p[j]) == 'a' || fold(in->p[j]) == 'h')) j++;
+            int whole = j - i >= 4 && (j == in->n || !is_word(in->p[j]));
+            if (whole && laugh_ha(in->p + i, j - i)) {
+                for (const char *h = "haha"; *h; h++) out->p[out->n++] = (unsigned char)*h;
+            } else {
+                memcpy(out->p + out->n, in->p + i, sizeof(Py_UCS4) * (j - i));
+                out->n += j - i;
+            }
+            i = j;
+        } else {
+            out->p[out->n++] = in->p[i++];
+        }
+    }
+    return 0;
+}
+
+/* _LAUGH_HE.sub("hehe") (\b(?:he){2,}h?\b) or _LAUGH_LOL.sub("lol") (\bl(?:ol){2,}\b), re.I:
+   from a word start, the most pairs that leave a word end (re's backtracking order) */
+static Py_ssize_t laugh_at(const Buf *in, Py_ssize_t i, int lol) {
+    if (fold(in->p[i]) != (lol ? 'l' : 'h') || (i > 0 && is_word(in->p[i - 1]))) return 0;
+    Py_ssize_t start = i + lol, k = 0;
+    const char a = lol ? 'o' : 'h', b = lol ? 'l' : 'e';
+    while (start + 2 * k + 1 < in->n && fold(in->p[start + 2 * k]) == (Py_UCS4)a && fold(in->p[start + 2 * k + 1]) == (Py_UCS4)b)
+        k++;
+    for (; k >= 2; k--) {
+        Py_ssize_t e = start + 2 * k;
+        if (!lol && e < in->n && fold(in->p[e]) == 'h' && (e + 1 == in->n || !is_word(in->p[e + 1]))) return e + 1 - i;
+        if (e == in->n || !is_word(in->p[e])) return e - i;
+    }
+    return 0;
+}
+
+static int laugh_runs(const Buf *in, Buf *out, int lol) {
+    if (buf_grow(out, in->n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < in->n;) {
+        Py_ssize_t len = laugh_at(in, i, lol);
+        if (len) {
+            for (const char *h = lol ? "lol" : "hehe"; *h; h++) out->p[out->n++] = (unsigned char)*h;
+            i += len;
+        } else {
+            out->p[out->n++] = in->p[i++];
+        }
+    }
+    return 0;
+}
+
+/* what the text holds, to skip the steps that would not change it */
+typedef struct {
+    int undecided, nonascii, emoji, face, triple, quotes2;
+} Scan;
+
+static void scan(const Buf *b, Scan *s) {
+    memset(s, 0, sizeof *s);
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        Py_UCS4 c = b->p[i];
+        if (c < 128) {
+            if (face_count[c] && (i == 0 || is_space(b->p[i - 1]))) s->face = 1;
+            if (i >= 2 && is_letter(c) && b->p[i - 1] == c && b->p[i - 2] == c) s->triple = 1;
+            if ((c == '\'' || c == '`') && i >= 1 && b->p[i - 1] == c) s->quotes2 = 1;
+            continue;
+        }
+        s->nonascii = 1;
+        if (c >= emoji_min) s->emoji = 1;
+        if (c == 0x130 || c == 0x131) s->undecided = 1;  /* (?i) matches i with them */
+        if (c == 0x30C4 && i > 0 && i + 1 < b->n && b->p[i - 1] == '(' && b->p[i + 1] == ')')
+            s->undecided = 1;  /* "(ツ)": the shrug rule */
+    }
+}
+
+/* text.lower(): in place for ASCII, str.lower otherwise */
+static int lower(Buf *b, Buf *spare, int nonascii) {
+    if (!nonascii) {
+        for (Py_ssize_t i = 0; i < b->n; i++)
+            if (b->p[i] >= 'A' && b->p[i] <= 'Z') b->p[i] += 32;
+        return 0;
+    }
+    PyObject *s = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b->p, b->n);
+    if (!s) return -1;
+    PyObject *low = PyObject_CallMethod(s, "lower", NULL);
+    Py_DECREF(s);
+    if (!low) return -1;
+    Py_ssize_t n = PyUnicode_GetLength(low);
+    spare->n = 0;
+    if (buf_grow(spare, n) < 0 || !PyUnicode_AsUCS4(low, spare->p, spare->cap, 0)) { Py_DECREF(low); return -1; }
+    spare->n = n;
+    Py_DECREF(low);
+    buf_swap(b, spare);
+    return 0;
+}
+
+/* --- the lsdscc character rules: cleaning.lsdscc_characters -------------------------------- */
+static const Py_UCS4 OPEN = 0xE0FE, CLOSE = 0xE0FF;
+
+/* _protect_quotes: '' -> " CLOSE ", then `` -> " OPEN " (str.replace, left to right) */
+static int protect(const Buf *in, Buf *out, Py_UCS4 quote, Py_UCS4 stand_in) {
+    if (buf_grow(out, 2 * in->n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < in->n; i++) {
+        if (in->p[i] == quote && i + 1 < in->n && in->p[i + 1] == quote) {
+            out->p[out->n++] = ' ';
+            out->p[out->n++] = stand_in;
+            out->p[out->n++] = ' ';
+            i++;
+        } else {
+            out->p[out->n++] = in->p[i];
+        }
+    }
+    return 0;
+}
+
+static inline int to_space(Py_UCS4 c) {
+    switch (c) {
+    case '\'': case '`': case 0x2018: case 0x2019: case 0x00B4: case '.': case '/': case '\\':
+    case 0x2026: case '*': case '~': case '|': case '<': case '>': case '{': case '}':
+        return 1;
+    }
+    return 0;
+}
+
+/* digit runs (\d: Unicode decimals) -> digits; runs of 3 or more ! or ? keep two; _WIDE's
+   quotes and dashes -> " and --; _TO_SPACE's characters -> spaces. Sets *quotes when the
+   result has a ", *touching when it has ,, ,: :, or :: (NLTK's colon-comma rule) */
+static int characters(const Buf *in, Buf *out, int *quotes, int *touching) {
+    if (buf_grow(out, 6 * in->n) < 0) return -1;
+    Py_UCS4 *o = out->p;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < in->n;) {
+        Py_UCS4 c = in->p[i];
+        if (is_decimal(c)) {
+            while (i < in->n && is_decimal(in->p[i])) i++;
+            for (const char *d = "digits"; *d; d++) o[n++] = (unsigned char)*d;
+            continue;
+        }
+        if ((c == '!' || c == '?') && i + 2 < in->n && in->p[i + 1] == c && in->p[i + 2] == c) {
+            while (i < in->n && in->p[i] == c) i++;
+            o[n++] = c;
+            o[n++] = c;
+            continue;
+        }
+        i++;
+        if (c == 0x201C || c == 0x201D || c == 0x201E) c = '"';
+        else if (c == 0x2013 || c == 0x2014) { o[n++] = '-'; c = '-'; }
+        else if (to_space(c)) c = ' ';
+        if (c == '"') *quotes = 1;
+        else if ((c == ',' || c == ':') && n && (o[n - 1] == ',' || o[n - 1] == ':')) *touching = 1;
+        o[n++] = c;
+    }
+    out->n = n;
+    return 0;
+}
+
+/* --- the Treebank rules left for lsdscc text (the end of cleaning._lsdscc_tail) ------------- */
+static inline int is_pad(Py_UCS4 c, int colon_comma) {
+    switch (c) {
+    case ';': case '@': case '#': case '$': case '%': case '&': case '?': case '!': case '(': case ')':
+    case '[': case ']': case '{': case '}': case '<': case '>':
+        return 1;
+    case ',': case ':':
+        return colon_comma;
+    }
+    return 0;
+}
+
+/* a text starting with " starts with " OPEN "; then _OPEN_QUOTE: a " after one of  ([{<
+   (in the text before this substitution) is OPEN */
+static int open_quotes(const Buf *in, Buf *out) {
+    Py_ssize_t start = in->n && in->p[0] == '"';
+    if (buf_grow(out, in->n + 3) < 0) return -1;
+    if (start) {
+        out->p[out->n++] = ' ';
+        out->p[out->n++] = OPEN;
+        out->p[out->n++] = ' ';
+    }
+    if (buf_putu(out, in->p + start, in->n - start) < 0) return -1;
+    for (Py_ssize_t i = out->n - 1; i > 0; i--) {  /* backwards: p[i - 1] is still the old text */
+        Py_UCS4 before = out->p[i - 1];
+        if (out->p[i] == '"' && (before == ' ' || before == '(' || before == '[' || before == '{' || before == '<'))
+            out->p[i] = OPEN;
+    }
+    return 0;
+}
+
+/* _COLON_COMMA.sub(r" \1 \2"): a : or , followed by a non-digit (taken with it) or the end */
+static int colon_comma(const Buf *in, Buf *out) {
+    if (buf_grow(out, 3 * in->n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < in->n; i++) {
+        Py_UCS4 c = in->p[i];
+        if ((c == ':' || c == ',') && (i + 1 == in->n || !is_decimal(in->p[i + 1]))) {
+            out->p[out->n++] = ' ';
+            out->p[out->n++] = c;
+            out->p[out->n++] = ' ';
+            if (i + 1 < in->n) out->p[out->n++] = in->p[++i];
+        } else {
+            out->p[out->n++] = c;
+        }
+    }
+    return 0;
+}
+
+/* " ".join(_PAD.split(text)) (a space either side of each padded character), then
+   " -> " '' ", OPEN -> " `` ", CLOSE -> " '' ", -- -> " -- " (each touches characters
+   the others leave alone, so one pass does all) */
+static int pad(const Buf *in, Buf *out, int colon_comma) {
+    if (buf_grow(out, 4 * in->n) < 0) return -1;
+    Py_UCS4 *o = out->p;
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < in->n; i++) {
+        Py_UCS4 c = in->p[i];
+        if (c < 128 && (c == '"' || c == '-' || is_pad(c, colon_comma))) {
+            if (c == '-' && !(i + 1 < in->n && in->p[i + 1] == '-')) {
+                o[n++] = c;
+                continue;
+            }
+            o[n++] = ' ';
+            if (c == '"') { o[n++] = '\''; o[n++] = '\''; }
+            else if (c == '-') { o[n++] = '-'; o[n++] = '-'; i++; }
+            else o[n++] = c;
+            o[n++] = ' ';
+        } else if (c == OPEN || c == CLOSE) {
+            o[n++] = ' ';
+            o[n++] = c == OPEN ? '`' : '\'';
+            o[n++] = c == OPEN ? '`' : '\'';
+            o[n++] = ' ';
+        } else {
+            o[n++] = c;
+        }
+    }
+    out->n = n;
+    return 0;
+}
+
+/* _CONTRACTION.sub(_CONTRACTION_SPLIT): (?i)\b(can)(not)\b ... |\b(wan)(na)(?=\s|$) ->
+   " can not " (case kept). ASCII case folding: tail() leaves text with a dotted or dotless i,
+   which (?i) also matches with i, to the Python steps. */
+static const char *const CONTRACTIONS[][2] = {
+    {"can", "not"}, {"gim", "me"}, {"gon", "na"}, {"got", "ta"}, {"lem", "me"}, {"wan", "na"},
+};
+
+static Py_ssize_t contraction_at(const Buf *in, Py_ssize_t i, Py_ssize_t *first) {
+    Py_UCS4 c = in->p[i] | 32;  /* (every one starts with c, g, l or w) */
+    if ((c != 'c' && c != 'g' && c != 'l' && c != 'w') || (i > 0 && is_word(in->p[i - 1]))) return 0;
+    for (int k = 0; k < 6; k++) {
+        const char *a = CONTRACTIONS[k][0], *b = CONTRACTIONS[k][1];
+        if ((Py_UCS4)a[0] != c) continue;
+        Py_ssize_t la = 3, end = i + la + (b[2] ? 3 : 2);
+        if (!fold_match(in, i, a) || !fold_match(in, i + la, b)) continue;
+        if (end == in->n || (k < 5 ? !is_word(in->p[end]) : is_space(in->p[end]))) {
+            *first = la;
+            return end - i;
+        }
+    }
+    return 0;
+}
+
+static int append_token(PyObject *tokens, const Py_UCS4 *p, Py_ssize_t n) {
+    Py_UCS4 max = 0;
+    for (Py_ssize_t i = 0; i < n; i++) max |= p[i];
+    PyObject *t;
+    if (max < 128) {  /* (most tokens) */
+        t = PyUnicode_New(n, 127);
+        if (t) {
+            Py_UCS1 *d = PyUnicode_1BYTE_DATA(t);
+            for (Py_ssize_t i = 0; i < n; i++) d[i] = (Py_UCS1)p[i];
+        }
+    } else {
+        t = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, p, n);
+    }
+    if (!t || PyList_Append(tokens, t) < 0) { Py_XDECREF(t); return -1; }
+    Py_DECREF(t);
+    return 0;
+}
+
+/* the contractions split, then text.split(): a contraction's two parts are tokens of their
+   own (the spaces it gets around and between them) */
+static PyObject *split(const Buf *b) {
+    PyObject *tokens = PyList_New(0);
+    if (!tokens) return NULL;
+    Py_ssize_t start = -1;  /* start of the token being read */
+    for (Py_ssize_t i = 0; i <= b->n;) {
+        Py_ssize_t first = 0, len = 0;
+        int space = i == b->n || is_space(b->p[i]);
+        if (!space) len = contraction_at(b, i, &first);
+        if ((space || len) && start >= 0) {
+            if (append_token(tokens, b->p + start, i - start) < 0) goto error;
+            start = -1;
+        }
+        if (len) {
+            if (append_token(tokens, b->p + i, first) < 0 || append_token(tokens, b->p + i + first, len - first) < 0)
+                goto error;
+            i += len;
+            continue;
+        }
+        if (!space && start < 0) start = i;
+        i++;
+    }
+    return tokens;
+error:
+    Py_DECREF(tokens);
+    return NULL;
+}
+
+/* --- tail() --------------------------------------------------------------------------------- */
+#define STEP(call) do { if ((call) < 0) goto error; buf_swap(&a, &b); } while (0)
+
+static PyObject *run_tail(Buf a, Buf b, int lowercase) {
+    PyObject *result = NULL;
+    Scan s;
+    scan(&a, &s);
+    if (s.undecided) goto undecided;
+    if (s.face) {
+        STEP(sub_faces(&a, &b));
+        scan(&a, &s);  /* (the emotion words are ASCII letters) */
+    }
+    if (s.emoji) STEP(sub_emoji(&a, &b));
+    if (s.triple) STEP(shorten_letters(&a, &b));
+    int laugh = may_laugh(&a);  /* (the replacements are never longer than what they replace) */
+    if (laugh & 1) STEP(laugh_words(&a, &b));
+    if (laugh & 2) STEP(laugh_runs(&a, &b, 0));
+    if (laugh & 4) STEP(laugh_runs(&a, &b, 1));
+    if (lowercase && lower(&a, &b, s.nonascii) < 0) goto error;
+    if (s.quotes2) {
+        STEP(protect(&a, &b, '\'', CLOSE));
+        STEP(protect(&a, &b, '`', OPEN));
+    }
+    int quotes = 0, touching = 0;
+    STEP(characters(&a, &b, &quotes, &touching));
+    if (quotes) STEP(open_quotes(&a, &b));
+    if (touching) STEP(colon_comma(&a, &b));
+    STEP(pad(&a, &b, !touching));
+    result = split(&a);
+    goto error;
+undecided:
+    result = Py_None;
+    Py_INCREF(result);
+error:
+    buf_free(&a);
+    buf_free(&b);
+    return result;
+}
+
+static PyObject *tail(PyObject *self, PyObject *args) {
+    PyObject *text;
+    int lowercase;
+    if (!PyArg_ParseTuple(args, "Up", &text, &lowercase)) return NULL;
+    if (!faces) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return NULL; }
+    Py_ssize_t n = PyUnicode_GetLength(text);
+    Buf a, b;
+    if (buf_init(&a, n + 1) < 0) return NULL;
+    if (buf_init(&b, 6 * n + 16) < 0) { buf_free(&a); return NULL; }
+    if (!PyUnicode_AsUCS4(text, a.p, a.cap, 0)) { buf_free(&a); buf_free(&b); return NULL; }
+    a.n = n;
+    return run_tail(a, b, lowercase);
+}
+
+/* --- plain(): the whole fast path for a text the markup, e-mail and url steps leave as it is */
+/* cleaning._has_url's _DOT_TLD part: . then a domain ending (re.I) then \b; 1 also where a
+   character that re.I matches with an ASCII letter (a dotted or dotless i, long s, Kelvin sign)
+   follows the period */
+static const char *const TLDS[] = {"com", "org", "net", "edu", "gov", "io", "co", "uk", "de", "fr", "tv", "me",
+                                   "ly", "gl", "be", "it", "us", "ca", "au", "info", "biz", "gg", "am"};
+
+static int dot_tld(const Buf *b, Py_ssize_t dot) {
+    Py_UCS4 next = dot + 1 < b->n ? b->p[dot + 1] : 0;
+    if (next == 0x130 || next == 0x131 || next == 0x17F || next == 0x212A) return 1;
+    if (!is_letter(next)) return 0;
+    for (size_t k = 0; k < sizeof TLDS / sizeof *TLDS; k++) {
+        Py_ssize_t end = dot + 1 + (Py_ssize_t)strlen(TLDS[k]);
+        if (fold_match(b, dot + 1, TLDS[k]) && (end == b->n || !is_word(b->p[end]))) return 1;
+    }
+    return 0;
+}
+
+/* strip_markup changes nothing but whitespace, and no e-mail or url rule applies: none of its
+   trigger characters, no line starting (after spaces) like a bullet, rule, header or code, no
+   whitespace but spaces and newlines, nothing unprintable; no @, ://, www. or .tld; no '' or ``
+   (the first quote protection would run before the markup rules) */
+static int plain_text(const Buf *b) {
+    int line_start = 1;
+    Py_ssize_t spaces = 0;
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        Py_UCS4 c = b->p[i];
+        if (c == '\n') { line_start = 1; spaces = 0; continue; }
+        if (line_start) {
+            if (c == ' ') { if (++spaces >= 4) return 0; continue; }
+            line_start = 0;
+            if (c == '-' || c == '=' || c == '+' || c == '#' || c == 0x2022 || is_decimal(c)) return 0;
+        }
+        switch (c) {
+        case '&': case '\\': case '<': case '>': case ']': case '*': case '_': case '~': case '|': case '`':
+        case '^': case '@':
+            return 0;
+        case '\'':
+            if (i + 1 < b->n && b->p[i + 1] == '\'') return 0;
+            continue;
+        case ':':
+            if (i + 2 < b->n && b->p[i + 1] == '/' && b->p[i + 2] == '/') return 0;
+            continue;
+        case '.':
+            if (dot_tld(b, i)) return 0;
+            if (i >= 3 && fold_match(b, i - 3, "www")) return 0;
+            continue;
+        }
+        if (c == ' ' || (c < 128 && c >= 32 && c != 127)) continue;
+        if (c < 128 || Py_UNICODE_ISSPACE(c) || !Py_UNICODE_ISPRINTABLE(c)) return 0;
+    }
+    return 1;
+}
+
+/* strip_markup's whitespace rule on such a text: newlines become spaces, the ends are stripped
+   (runs of spaces stay: no later rule tells one space from several) */
+static void strip_ends(Buf *b) {
+    Py_ssize_t start = 0, end = b->n;
+    while (start < end && (b->p[start] == ' ' || b->p[start] == '\n')) start++;
+    while (end > start && (b->p[end - 1] == ' ' || b->p[end - 1] == '\n')) end--;
+    for (Py_ssize_t i = start; i < end; i++) b->p[i - start] = b->p[i] == '\n' ? ' ' : b->p[i];
+    b->n = end - start;
+}
+
+static PyObject *plain(PyObject *self, PyObject *args) {
+    PyObject *text;
+    int lowercase;
+    if (!PyArg_ParseTuple(args, "Up", &text, &lowercase)) return NULL;
+    if (!faces) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return NULL; }
+    Py_ssize_t n = PyUnicode_GetLength(text);
+    Buf a, b;
+    if (buf_init(&a, n + 1) < 0) return NULL;
+    if (!PyUnicode_AsUCS4(text, a.p, a.cap, 0)) { buf_free(&a); return NULL; }
+    a.n = n;
+    if (!plain_text(&a)) { buf_free(&a); Py_RETURN_NONE; }
+    strip_ends(&a);
+    if (buf_init(&b, 6 * n + 16) < 0) { buf_free(&a); return NULL; }
+    return run_tail(a, b, lowercase);
+}
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS, "configure(faces, emoji): the emoticon table, face or emoji -> word."},
+    {"tail", tail, METH_VARARGS, "tail(text, lowercase): the tokens of cleaning._lsdscc_tail, or None."},
+    {"plain", plain, METH_VARARGS, "plain(text, lowercase): the tokens of cleaning._lsdscc_fast, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cleaning_tail", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__cleaning_tail(void) { return PyModule_Create(&module); }

@@ -1,0 +1,168 @@
+"""The C half of the lsdscc fast path (``lsdscc/corpus/_cleaning_tail.c``) gives the tokens of
+the Python steps it replaces (issue 22: cleaning realistic bodies was half of the corpus build).
+
+``_native.tail(text, lowercase)`` stands for :func:`cleaning._lsdscc_tail` (emoticons, emoji,
+elongated words, laughter, lowercasing, the ``lsdscc`` character rules and the Treebank rules
+left for them); ``_native.plain(text, lowercase)`` for the whole :func:`cleaning._lsdscc_fast`
+on a text the markup, e-mail and url steps leave as it is. Each returns None where it leaves
+the text to Python; these tests compare them with the Python steps wherever they decide, on
+realistic, random and hostile text, and check that they decide for nearly every real text.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from benchmarks.realistic_text import RealisticText
+from lsdscc.corpus import cleaning
+from lsdscc.corpus.emoticons import emoticon_table
+
+NATIVE = cleaning._native
+
+_PIECES = list("ab xyz*_~[]()!?<>@.,:;/-\"' \n\t#^|`=%+$&\\¯0123456789aAhHlLoOeEcCnNtTgGmMwWkK") + [
+    "(ツ)", "¯\\_(ツ)_/¯", "```", "\u200b", "\u3000", "\x1c", "\x85", "\u00a0", "\u2028", "\r\n", "\x0b",
+    "haha", "ahah", "HaHa", "haah", "ahha", "aha", "hah", "hhhh", "Ahaha", "éaha", "_haha_", "haha2", "ßhaha",
+    "hahaha!", "AHAHAH", "hehehe", "HeHeH", "heheh", "hehe2", "lololol", "LOLOL", "lolo", "lolol!", "xlolol",
+    "aaa", "ooooo", "OOOo", "zzzzz", "ééé", "aaaAAA", "!!!", "????", "....", "!!??!!", "--", "---", "–", "—",
+    "😂", "❤️", "\u2764", "\u2639", "\ufe0f", "🤷\u200d♂️", "\U0001F600\U0001F600", "千と", "ツ", "Ｗｏｗ",
+    ":)", ":D", " xD ", ":'(", ":-(", "D:", "<3", "XD.", ";)", "=)", "8D", "^_^", "T_T", "O_O", ":/",
+    "&gt;", "&amp;", "**", "__", "~~", '"q"', '("', '["', "{\"", "<\"", '"', "“", "”", "„", "‘", "’", "´",
+    "…", "''", "``", "1st", "90s", "９", "٣", "²", "r/x", "u/y", "a@b.com", "http://x.com/a", "www.x.org",
+    "x.COM", "e.g.", ".io ", ".it.", ".ca", ".am", "\u0130", "\u0131", "\u017f", "\u212a", "ΣΑΣ", "ÉCOLE",
+    "cannot", "CanNot", "gimme", "gonna", "Gotta", "lemme", "wanna", "wanna!", "wanna-", "x-gimme-y",
+    "cannots", "gonna.", ",,", ",:", ":,", "::", "1,2", "a,b", "- ", "= ", "+ ", "# ", "1. ", "2) ", "    ",
+    "\n- ", "\n1. ", "\n    ", "\n# ", "\n===", "\n---", "• ",
+]
+
+
+def _fuzz(n: int, seed: int, longest: int = 40) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(_PIECES) for _ in range(rng.randint(0, longest))) for _ in range(n)]
+
+
+def _head(text: str) -> str:
+    """The Python steps before the tail: markup, e-mails, urls."""
+    text = cleaning.strip_markup(cleaning._protect_quotes(text))
+    if "@" in text:
+        text = cleaning._email_sub(text)
+    if cleaning._has_url(text):
+        text = cleaning._url_sub(cleaning._LSDSCC_URL, text)
+    return text
+
+
+def _python_fast(text: str, lowercase: bool) -> list[str]:
+    saved, cleaning._native = cleaning._native, None
+    try:
+        return cleaning._lsdscc_fast(text, lowercase)
+    finally:
+        cleaning._native = saved
+
+
+@pytest.fixture(scope="module")
+def bodies() -> list[str]:
+    gen = RealisticText(11)
+    return [gen.body() for _ in range(5000)]
+
+
+def test_the_extension_is_built():
+    # `pip install -e .` (the Makefile's set-up) compiles it; without a C compiler the Python
+    # steps run and this test names the cause.
+    assert NATIVE is not None, "lsdscc/corpus/_cleaning_tail.c is not built: run `pip install -e .` with a C compiler"
+
+
+def _check(texts, lowercase: bool) -> tuple[int, int]:
+    """Every text where tail() or plain() decides: the Python tokens. Returns how many each decided."""
+    tails = plains = 0
+    for text in texts:
+        head = _head(text)
+        tokens = NATIVE.tail(head, lowercase)
+        if tokens is not None:
+            tails += 1
+            assert tokens == cleaning._lsdscc_tail(head, lowercase), repr(head)
+        tokens = NATIVE.plain(text, lowercase)
+        if tokens is not None:
+            plains += 1
+            assert tokens == _python_fast(text, lowercase), repr(text)
+    return tails, plains
+
+
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_realistic_bodies(bodies, lowercase):
+    tails, plains = _check(bodies, lowercase)
+    # (measured: the tail decides for 99% of the bodies, plain() for about half: the others
+    # have markup, links or e-mail addresses)
+    assert tails >= 0.97 * len(bodies) and plains >= 0.35 * len(bodies), (tails, plains)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_and_hostile_text(seed):
+    texts = _fuzz(6000, seed) + _fuzz(300, seed + 100, longest=400)
+    tails, plains = _check(texts, lowercase=seed != 2)
+    assert tails > 0.5 * len(texts) and plains > 0.05 * len(texts), (tails, plains)
+
+
+def test_the_whole_fast_path_with_and_without_the_extension(bodies):
+    for text in bodies[:1500] + _fuzz(1500, 9):
+        assert cleaning._lsdscc_fast(text, True) == _python_fast(text, True), repr(text)
+
+
+@pytest.mark.parametrize("text", [
+    "great movie :-) but :( at the end", "xD that ending", "D: no", "love it <3", "ok :'( .", "1:) a:)",
+    "so good 😂😂", "❤️ this", "HAHAHA yes", "ahahah!", "hahaX haha2 _haha_", "hehehe", "heheh.", "lololol ok",
+    "cooool movieee!!!!", "what???", "wait....", "the 90s and ٣ apples", "“quoted” – and — dashes", '"start',
+    'he said "no" (and "yes") ["x"]', "a,,b x::y 1,2 a:,b", "Cannot gonna wanna! wanna go x-gimme-y LEMME",
+    "ÉCOLE ΣΑΣ Straße", "don't won't I'm", "it''s ``quoted''", "a.b.c e.g. i.e.", "r/movies and u/name",
+    "line one\nline two\n\nline three", "   padded   ", "", " ", "\n",
+])
+def test_each_rule_in_c(text):
+    """Texts that exercise each rule the C code implements are decided in C, not left to Python."""
+    for lowercase in (True, False):
+        head = _head(text)
+        assert NATIVE.tail(head, lowercase) == cleaning._lsdscc_tail(head, lowercase), repr(text)
+
+
+@pytest.mark.parametrize("text", ["It's a plain comment, with 2 sentences.", "“Quoted” — and so on!!", "ok :)"])
+def test_plain_text_is_decided_without_python(text):
+    assert NATIVE.plain(text, True) == _python_fast(text, True)
+
+
+@pytest.mark.parametrize("text", ["see [this](http://x.com)", "**bold**", "&amp;", "a@b.com", "x.com", "www.x",
+                                  "- item", "1. item", "# head", "    code", "> quote", "a\tb", "a\u200bb",
+                                  "it''s", "1)", "\n===", "http://x"])
+def test_plain_leaves_markup_urls_and_mail_to_python(text):
+    assert NATIVE.plain(text, True) is None
+
+
+@pytest.mark.parametrize("text", ["¯\\_(ツ)_/¯", "a (ツ) b", "g\u0130mme", "g\u0131mme"])
+def test_what_c_leaves_to_python(text):
+    """The shrug rule and the two i's that (?i) matches with ``i`` stay in Python."""
+    assert NATIVE.tail(text, True) is None
+    assert cleaning._lsdscc_fast(text, True) == _python_fast(text, True)
+
+
+def test_long_texts():
+    rng = random.Random(5)
+    for size in (10_000, 200_000):
+        text = "".join(rng.choice(_PIECES) for _ in range(size // 3))
+        assert NATIVE.tail(_head(text), True) in (None, cleaning._lsdscc_tail(_head(text), True))
+    runs = ["a" * 100_000, "!" * 100_000, "9" * 100_000, "\"" * 50_000, ":)" * 50_000, "ha" * 50_000, "–" * 50_000]
+    for text in runs:
+        assert NATIVE.tail(text, True) == cleaning._lsdscc_tail(text, True)
+
+
+def test_configure_checks_the_table():
+    table = emoticon_table()
+    faces = {f: w for f, w in table.items() if f.isascii()}
+    emoji = {f: w for f, w in table.items() if not f.isascii()}
+    with pytest.raises(TypeError):
+        NATIVE.configure([], emoji)
+    with pytest.raises(ValueError):
+        NATIVE.configure({"": "x"}, emoji)
+    with pytest.raises(ValueError):
+        NATIVE.configure({"é:": "x"}, emoji)
+    with pytest.raises(ValueError):
+        NATIVE.configure(faces, {"😂": "x" * 40})
+    NATIVE.configure(faces, emoji)  # (a failed call leaves the table as it was)
+    assert NATIVE.tail("ok :)", True) == cleaning._lsdscc_tail("ok :)", True) == ["ok", table[":)"]]
