@@ -855,6 +855,51 @@ def _load_native():
 
 _native = _load_native()
 
+_ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a text (_cleaning_tail.c)
+
+
+def _native_plain(text: str, lowercase: bool) -> list[str] | None:
+    """The tokens of :func:`_lsdscc_fast` from ``_native.plain``, or None. Where ``plain``
+    refuses a text only for entities, the markup rules it cannot follow (quotes, spoilers,
+    links, emphasis, inline code, superscripts), e-mail addresses or urls, these run here
+    first, as strip_markup and :func:`_lsdscc_fast` run them (their own functions, in their
+    order; the rules that would run before or between them are other causes, which ``plain``
+    tells apart), and ``plain`` tries the result, taking what is left of them as text."""
+    result = _native.plain(text, lowercase)  # (None: a text it leaves to Python anyway)
+    if result.__class__ is not int or result & _OTHER:
+        return result if result.__class__ is list else None
+    if result & _ENTITIES:  # (an & left after decoding stays an &, as in strip_markup)
+        text = html.unescape(html.unescape(text))
+        result = _native.plain(text, lowercase, _ENTITIES)
+        if result.__class__ is not int or result & _OTHER:
+            return result if result.__class__ is list else None
+    if result & _FOLLOWED:
+        text = _followed_markup(text)
+    if "@" in text:
+        text = _email_sub(text)
+    if _has_url(text):
+        text = _url_sub(_LSDSCC_URL, text)
+    result = _native.plain(text, lowercase, _ENTITIES | _FOLLOWED | _LINKS)  # (what is left stays)
+    return result if result.__class__ is list else None
+
+
+def _followed_markup(text: str) -> str:
+    """strip_markup's spoiler, quote, link, emphasis, inline code and superscript rules, in its order."""
+    if ">" in text:
+        text = _sub_before_last(_SPOILER, r"\1", text, "!<")
+        text = _QUOTE.sub("", text)
+    if "]" in text:
+        text = _ref_link_sub(_ref_link_def_sub(_link_sub(_image_sub(text))))
+    if "*" in text or "_" in text or "~~" in text:
+        text, found = _emphasis_subn(text)
+        if found and ("*" in text or "_" in text or "~~" in text):  # as in strip_markup
+            text = _emphasis_subn(text)[0]
+    if "`" in text:
+        text = _INLINE_CODE.sub(r"\1", text)
+    if "^" in text:
+        text = _superscript_sub(text)
+    return text
+
 
 def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
     """``tokenize(clean_text(text, "lsdscc"), "treebank", lowercase, "lsdscc")``, fused.
@@ -867,7 +912,7 @@ def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
     for ``gonna``-style words.
     """
     if _native is not None:
-        tokens = _native.plain(text, lowercase)  # None where markup, an e-mail or a url may be
+        tokens = _native_plain(text, lowercase)
         if tokens is not None:
             return tokens
     text = strip_markup(_protect_quotes(text))
