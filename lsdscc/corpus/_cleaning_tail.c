@@ -243,6 +243,7 @@ static int shorten_letters(const Buf *in, Buf *out) {
 
 /* shorten_elongated's guards of the laughter rules on text.lower() (no character outside
    ASCII lowercases to h, a, e, l or o) */
+/* (called where b->p[i] is h, a or l in either case) */
 static int laugh_bits_at(const Buf *b, Py_ssize_t i) {
     static const char *const words[] = {"hah", "aha", "haha", "ahah", "haah", "ahha", "hehe", "lolol"};
     Py_UCS4 c = b->p[i] | 32, next = i + 1 < b->n ? b->p[i + 1] | 32 : 0;
@@ -259,9 +260,15 @@ static int laugh_passes(int seen) {
     return ((seen & 3) && (seen & 0x3C)) | (seen & 0x40 ? 2 : 0) | (seen & 0x80 ? 4 : 0);
 }
 
+static inline int laugh_letter(Py_UCS4 c) {
+    c |= 32;
+    return c == 'h' || c == 'a' || c == 'l';
+}
+
 static int may_laugh(const Buf *b) {
     int seen = 0;
-    for (Py_ssize_t i = 0; i < b->n; i++) seen |= laugh_bits_at(b, i);
+    for (Py_ssize_t i = 0; i < b->n; i++)
+        if (laugh_letter(b->p[i])) seen |= laugh_bits_at(b, i);
     return laugh_passes(seen);
 }
 
@@ -344,7 +351,7 @@ static inline void scan_at(const Buf *b, Py_ssize_t i, Scan *s) {
         if (face_count[c] && !s->face && face_at(b, i)) s->face = 1;
         if (i >= 2 && is_letter(c) && b->p[i - 1] == c && b->p[i - 2] == c) s->triple = 1;
         if ((c == '\'' || c == '`') && i >= 1 && b->p[i - 1] == c) s->quotes2 = 1;
-        s->laugh_seen |= laugh_bits_at(b, i);
+        if (laugh_letter(c)) s->laugh_seen |= laugh_bits_at(b, i);
         return;
     }
     s->nonascii = 1;
