@@ -133,7 +133,7 @@ def test_plain_text_is_decided_without_python(text):
 
 @pytest.mark.parametrize("text", ["see [this](http://x.com)", "**bold**", "&amp;", "a@b.com", "x.com", "www.x",
                                   "- item", "1. item", "# head", "    code", "> quote", "a\tb", "a\u200bb",
-                                  "it''s", "1)", "\n===", "http://x"])
+                                  "it''s", "1) item", "\n===", "http://x"])
 def test_plain_leaves_markup_urls_and_mail_to_python(text):
     assert isinstance(NATIVE.plain(text, True), int)
 
@@ -163,9 +163,13 @@ def test_configure_checks_the_table():
         NATIVE.configure([], emoji)
     with pytest.raises(ValueError):
         NATIVE.configure({"": "x"}, emoji)
-    with pytest.raises(ValueError):
-        NATIVE.configure({"é:": "x"}, emoji)
+    for face in ("é:", ":h", "L:"):
+        with pytest.raises(ValueError):
+            NATIVE.configure({face: "x"}, emoji)
     with pytest.raises(ValueError):
         NATIVE.configure(faces, {"😂": "x" * 40})
+    for word in ("Happy", "haha", "cool!", "zzz", ""):  # (the scan before the replacement must stay true)
+        with pytest.raises(ValueError):
+            NATIVE.configure(faces, {"😂": word})
     NATIVE.configure(faces, emoji)  # (a failed call leaves the table as it was)
     assert NATIVE.tail("ok :)", True) == cleaning._lsdscc_tail("ok :)", True) == ["ok", table[":)"]]

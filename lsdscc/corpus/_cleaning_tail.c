@@ -106,6 +106,16 @@ static void free_entries(Entry *e, Py_ssize_t n) {
     PyMem_Free(e);
 }
 
+/* a word the scan's findings do not see: lowercase ASCII letters, no letter three times in a
+   row, none of the laughter guards' strings */
+static int plain_word(const char *w) {
+    size_t n = strlen(w);
+    if (!n) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (w[i] < 'a' || w[i] > 'z' || (i >= 2 && w[i] == w[i - 1] && w[i] == w[i - 2])) return 0;
+    return !strstr(w, "hah") && !strstr(w, "aha") && !strstr(w, "hehe") && !strstr(w, "lolol");
+}
+
 /* dict face -> word as an array, longest first (a face or emoji matches as its longest
    table entry that fits: the trie regexes try longer entries first) */
 static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count) {
@@ -119,6 +129,12 @@ static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count) {
         if (!PyUnicode_Check(key) || !word || strlen(word) >= sizeof(e[i].word) || PyUnicode_GetLength(key) < 1) {
             free_entries(e, i);
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad emoticon table entry");
+            return -1;
+        }
+        if (!plain_word(word)) {
+            free_entries(e, i);
+            PyErr_Format(PyExc_ValueError, "emotion word %R: lowercase ASCII letters without a letter "
+                         "three times in a row or laughter, please", value);
             return -1;
         }
         e[i].text = PyUnicode_AsUCS4Copy(key);
@@ -143,11 +159,11 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     Py_ssize_t nf, ne;
     if (load_table(face_dict, &f, &nf) < 0) return NULL;
     if (load_table(emoji_dict, &e, &ne) < 0) { free_entries(f, nf); return NULL; }
-    for (Py_ssize_t i = 0; i < nf; i++)
+    for (Py_ssize_t i = 0; i < nf; i++)  /* (no laughter guard's string can then overlap a face) */
         for (Py_ssize_t j = 0; j < f[i].len; j++)
-            if (f[i].text[j] > 127) {
+            if (f[i].text[j] > 127 || (f[i].text[j] | 32) == 'h' || (f[i].text[j] | 32) == 'l') {
                 free_entries(f, nf); free_entries(e, ne);
-                PyErr_SetString(PyExc_ValueError, "faces must be ASCII");
+                PyErr_SetString(PyExc_ValueError, "faces must be ASCII, without h or l");
                 return NULL;
             }
     Py_ssize_t *index = PyMem_Calloc(nf ? nf : 1, sizeof(Py_ssize_t));
@@ -603,12 +619,10 @@ static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known) {
     if (known) s = *known;
     else scan(&a, &s);
     if (s.undecided) goto undecided;
-    if (s.face || s.emoji) {  /* (then the text is scanned again: a face may hide an emoji) */
-        if (s.face) STEP(sub_faces(&a, &b));
-        scan(&a, &s);
-        if (s.emoji) STEP(sub_emoji(&a, &b));
-        scan(&a, &s);
-    }
+    /* (the emotion words, lowercase ASCII words without letter runs or laughter that come with
+       spaces around them, change none of the scan's findings: configure() checks them) */
+    if (s.face) STEP(sub_faces(&a, &b));
+    if (s.emoji) STEP(sub_emoji(&a, &b));
     int laugh = laugh_passes(s.laugh_seen);
     if (s.triple) {
         STEP(shorten_letters(&a, &b));
@@ -682,16 +696,15 @@ enum { ENTITIES = 1, FOLLOWED = 2, OTHER = 4, LINKS = 8 };
 static int refusal(Py_UCS4 c, const Buf *b, Py_ssize_t i) {
     Py_UCS4 next = i + 1 < b->n ? b->p[i + 1] : 0;
     switch (c) {
-    case '&':  /* (those of < and a zero-width space give other causes once decoded) */
-        return fold_match(b, i + 1, "lt;") || fold_match(b, i + 1, "amp;lt;") || fold_match(b, i + 1, "#x200b;")
-            ? OTHER : ENTITIES;
-    case ']': case '*': case '_': case '^': case '>':
+    case '&':  /* (that of a zero-width space gives another cause once decoded) */
+        return fold_match(b, i + 1, "#x200b;") ? OTHER : ENTITIES;
+    case ']': case '*': case '_': case '^': case '>': case '<':
         return FOLLOWED;
     case '`':
         return next == '`' ? OTHER : FOLLOWED;
     case '~':
         return next == '~' && i + 2 < b->n && b->p[i + 2] == '~' ? OTHER : FOLLOWED;
-    case '\\': case '<': case '|':
+    case '\\': case '|':
         return OTHER;
     case '@':
         return LINKS;
@@ -704,6 +717,28 @@ static int refusal(Py_UCS4 c, const Buf *b, Py_ssize_t i) {
     }
     if (c == ' ' || (c < 128 && c >= 32 && c != 127)) return 0;
     return c < 128 || Py_UNICODE_ISSPACE(c) || !Py_UNICODE_ISPRINTABLE(c) ? OTHER : 0;
+}
+
+/* A line's first character after fewer than 4 spaces: a line of one of - = * _ (and spaces:
+   setext lines, rules; refused even where too short for a rule) is OTHER; a header (#), a
+   bullet (- * + or a bullet and a space or tab) or a numbered item (1-3 digits, . or ) and
+   a space or tab) is FOLLOWED; anything else starts a line as it would any text. */
+static int line_start_refusal(const Buf *b, Py_ssize_t i) {
+    Py_UCS4 c = b->p[i], next = i + 1 < b->n ? b->p[i + 1] : 0;
+    if (c == '-' || c == '=' || c == '*' || c == '_') {
+        Py_ssize_t j = i;
+        while (j < b->n && (b->p[j] == c || b->p[j] == ' ' || b->p[j] == '\t')) j++;
+        if (j == b->n || b->p[j] == '\n') return OTHER;
+    }
+    if (c == '#') return FOLLOWED;
+    if ((c == '-' || c == '*' || c == '+' || c == 0x2022) && (next == ' ' || next == '\t')) return FOLLOWED;
+    if (is_decimal(c)) {
+        Py_ssize_t j = i;
+        while (j < b->n && j - i < 4 && is_decimal(b->p[j])) j++;
+        if (j - i <= 3 && j + 1 < b->n && (b->p[j] == '.' || b->p[j] == ')') && (b->p[j + 1] == ' ' || b->p[j + 1] == '\t'))
+            return FOLLOWED;
+    }
+    return 0;
 }
 
 /* literal: the causes already dealt with (cleaning._native_plain: entities decoded, or those
@@ -719,8 +754,7 @@ static int plain_text(const Buf *b, Scan *s, int literal) {
         if (line_start) {
             if (c == ' ') { if (++spaces >= 4) why |= OTHER; continue; }
             line_start = 0;
-            if (c == '-' || c == '=' || c == '+' || c == '#' || c == '*' || c == '_' || c == 0x2022 || is_decimal(c))
-                why |= OTHER;  /* (bullets, rules, headers, setext lines) */
+            why |= line_start_refusal(b, i) & ~literal;
         }
         why |= refusal(c, b, i) & ~literal;
     }

@@ -860,8 +860,8 @@ _ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a
 
 def _native_plain(text: str, lowercase: bool) -> list[str] | None:
     """The tokens of :func:`_lsdscc_fast` from ``_native.plain``, or None. Where ``plain``
-    refuses a text only for entities, the markup rules it cannot follow (quotes, spoilers,
-    links, emphasis, inline code, superscripts), e-mail addresses or urls, these run here
+    refuses a text only for entities, the markup rules it cannot follow (quotes, links, tags,
+    headers, lists, emphasis, inline code, superscripts...), e-mail addresses or urls, these run here
     first, as strip_markup and :func:`_lsdscc_fast` run them (their own functions, in their
     order; the rules that would run before or between them are other causes, which ``plain``
     tells apart), and ``plain`` tries the result, taking what is left of them as text."""
@@ -884,12 +884,20 @@ def _native_plain(text: str, lowercase: bool) -> list[str] | None:
 
 
 def _followed_markup(text: str) -> str:
-    """strip_markup's spoiler, quote, link, emphasis, inline code and superscript rules, in its order."""
+    """strip_markup's rules but escapes, code blocks, setext lines, rules and tables (which
+    ``_native.plain`` refuses), in its order."""
+    if "<" in text:
+        text = _sub_before_last(_HTML_COMMENT, " ", text, "-->")
     if ">" in text:
         text = _sub_before_last(_SPOILER, r"\1", text, "!<")
         text = _QUOTE.sub("", text)
     if "]" in text:
         text = _ref_link_sub(_ref_link_def_sub(_link_sub(_image_sub(text))))
+    if "<" in text:
+        text = _HTML_TAG.sub(" ", _autolink_sub(text))
+    if "#" in text:
+        text = _HEADER.sub("", text)
+    text = _BULLET_LINES.sub(text)
     if "*" in text or "_" in text or "~~" in text:
         text, found = _emphasis_subn(text)
         if found and ("*" in text or "_" in text or "~~" in text):  # as in strip_markup
