@@ -88,6 +88,35 @@ static inline int is_word(Py_UCS4 c) {
     return c < 128 ? is_letter(c) || (c >= '0' && c <= '9') || c == '_' : Py_UNICODE_ISALNUM(c);
 }
 
+/* What each ASCII character asks of the passes below (0: nothing; most letters). K_FACE is
+   set by configure() for the first characters of faces. */
+enum {
+    K_NEWLINE = 1 << 0, K_SPACE = 1 << 1, K_FACE = 1 << 2, K_LAUGH = 1 << 3, K_REFUSE = 1 << 4, K_QUOTE2 = 1 << 5,
+    K_DIGIT = 1 << 6, K_BANG = 1 << 7, K_UPPER = 1 << 8, K_TO_SPACE = 1 << 9, K_QUOTE = 1 << 10,
+    K_COLON_COMMA = 1 << 11, K_PAD = 1 << 12, K_DASH = 1 << 13,
+};
+static unsigned short ascii_class[128];
+
+static void init_classes(void) {
+    for (int c = 0; c < 128; c++) {
+        unsigned short k = 0;
+        if (c == '\n') k |= K_NEWLINE;
+        if (c == ' ') k |= K_SPACE;
+        if (strchr("hHaAlL", c) && c) k |= K_LAUGH;
+        if ((c < 32 && c != '\n') || c == 127 || (c && strchr("&]*_^><`~\\|@':.", c))) k |= K_REFUSE;
+        if (c == '\'' || c == '`') k |= K_QUOTE2;
+        if (c >= '0' && c <= '9') k |= K_DIGIT;
+        if (c == '!' || c == '?') k |= K_BANG;
+        if (c >= 'A' && c <= 'Z') k |= K_UPPER;
+        if (c && strchr("'`./\\*~|<>{}", c)) k |= K_TO_SPACE;
+        if (c == '"') k |= K_QUOTE;
+        if (c == ',' || c == ':') k |= K_COLON_COMMA;
+        if (c && strchr(";@#$%&?!()[]{}<>", c)) k |= K_PAD;
+        if (c == '-') k |= K_DASH;
+        ascii_class[c] = k;
+    }
+}
+
 /* --- the emoticon table (configure) ------------------------------------------------------ */
 typedef struct {
     Py_UCS4 *text;
@@ -172,10 +201,12 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     faces = f; n_faces = nf; emoji = e; n_emoji = ne;
     Py_ssize_t at = 0;
     for (int c = 0; c < 128; c++) {  /* faces are in order, longest first, within each letter */
+        ascii_class[c] &= ~K_FACE;
         face_by_first[c] = index + at;
         face_count[c] = 0;
         for (Py_ssize_t i = 0; i < nf; i++)
             if (f[i].text[0] == (Py_UCS4)c) index[at + face_count[c]++] = i;
+        if (face_count[c]) ascii_class[c] |= K_FACE;
         at += face_count[c];
     }
     emoji_min = 0x110000;
@@ -364,10 +395,12 @@ typedef struct {
 static inline void scan_at(const Buf *b, Py_ssize_t i, Scan *s) {
     Py_UCS4 c = b->p[i];
     if (c < 128) {
-        if (face_count[c] && !s->face && face_at(b, i)) s->face = 1;
-        if (i >= 2 && is_letter(c) && b->p[i - 1] == c && b->p[i - 2] == c) s->triple = 1;
-        if ((c == '\'' || c == '`') && i >= 1 && b->p[i - 1] == c) s->quotes2 = 1;
-        if (laugh_letter(c)) s->laugh_seen |= laugh_bits_at(b, i);
+        if (i >= 2 && b->p[i - 1] == c && b->p[i - 2] == c && is_letter(c)) s->triple = 1;
+        unsigned k = ascii_class[c];
+        if (!(k & (K_FACE | K_LAUGH | K_QUOTE2))) return;
+        if ((k & K_FACE) && !s->face && face_at(b, i)) s->face = 1;
+        if ((k & K_QUOTE2) && i >= 1 && b->p[i - 1] == c) s->quotes2 = 1;
+        if (k & K_LAUGH) s->laugh_seen |= laugh_bits_at(b, i);
         return;
     }
     s->nonascii = 1;
@@ -434,8 +467,14 @@ static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int
     if (buf_grow(out, 6 * in->n) < 0) return -1;
     Py_UCS4 *o = out->p;
     Py_ssize_t n = 0;
+    const unsigned attention = K_DIGIT | K_BANG | K_TO_SPACE | K_QUOTE | K_COLON_COMMA | (lower_ascii ? K_UPPER : 0);
     for (Py_ssize_t i = 0; i < in->n;) {
         Py_UCS4 c = in->p[i];
+        if (c < 128 && !(ascii_class[c] & attention)) {
+            o[n++] = c;
+            i++;
+            continue;
+        }
         if (is_decimal(c)) {
             while (i < in->n && is_decimal(in->p[i])) i++;
             for (const char *d = "digits"; *d; d++) o[n++] = (unsigned char)*d;
@@ -515,9 +554,14 @@ static int pad(const Buf *in, Buf *out, int colon_comma) {
     if (buf_grow(out, 4 * in->n) < 0) return -1;
     Py_UCS4 *o = out->p;
     Py_ssize_t n = 0;
+    const unsigned attention = K_QUOTE | K_DASH | K_PAD | (colon_comma ? K_COLON_COMMA : 0);
     for (Py_ssize_t i = 0; i < in->n; i++) {
         Py_UCS4 c = in->p[i];
-        if (c < 128 && (c == '"' || c == '-' || is_pad(c, colon_comma))) {
+        if (c < 128 && !(ascii_class[c] & attention)) {
+            o[n++] = c;
+            continue;
+        }
+        if (c < 128) {
             if (c == '-' && !(i + 1 < in->n && in->p[i + 1] == '-')) {
                 o[n++] = c;
                 continue;
@@ -756,7 +800,7 @@ static int plain_text(const Buf *b, Scan *s, int literal) {
             line_start = 0;
             why |= line_start_refusal(b, i) & ~literal;
         }
-        why |= refusal(c, b, i) & ~literal;
+        if (c >= 128 || (ascii_class[c] & K_REFUSE)) why |= refusal(c, b, i) & ~literal;
     }
     return why;
 }
@@ -802,4 +846,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cleaning_tail", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__cleaning_tail(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__cleaning_tail(void) {
+    init_classes();
+    return PyModule_Create(&module);
+}
