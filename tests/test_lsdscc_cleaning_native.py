@@ -145,6 +145,15 @@ def test_what_c_leaves_to_python(text):
     assert cleaning._lsdscc_fast(text, True) == _python_fast(text, True)
 
 
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_every_character(lowercase):
+    """Every code point, alone and in words (the C lowercasing and character classes)."""
+    for start in range(0, 0x110000, 4096):
+        chars = [chr(c) for c in range(start, start + 4096) if c not in (0x130, 0x131)]
+        for text in (" ".join(chars), "A" + "".join(chars[:300]) + "Σ b", "".join(chars[300:900])):
+            assert NATIVE.tail(text, lowercase) == cleaning._lsdscc_tail(text, lowercase), hex(start)
+
+
 def test_long_texts():
     rng = random.Random(5)
     for size in (10_000, 200_000):

@@ -81,6 +81,7 @@ static int fold_match(const Buf *b, Py_ssize_t i, const char *s) {
 }
 
 /* re's \s, \w and \d on str (str.isspace, str.isalnum or _, str.isdecimal), ASCII inline */
+static inline Py_UCS4 fold(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 static inline int is_letter(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static inline int is_space(Py_UCS4 c) { return Py_UNICODE_ISSPACE(c); }
 static inline int is_decimal(Py_UCS4 c) { return c < 128 ? c >= '0' && c <= '9' : Py_UNICODE_ISDECIMAL(c); }
@@ -292,13 +293,20 @@ static int shorten_letters(const Buf *in, Buf *out) {
    ASCII lowercases to h, a, e, l or o) */
 /* (called where b->p[i] is h, a or l in either case) */
 static int laugh_bits_at(const Buf *b, Py_ssize_t i) {
-    static const char *const words[] = {"hah", "aha", "haha", "ahah", "haah", "ahha", "hehe", "lolol"};
-    Py_UCS4 c = b->p[i] | 32, next = i + 1 < b->n ? b->p[i + 1] | 32 : 0;
-    if (!(c == 'h' && (next == 'a' || next == 'e')) && !(c == 'a' && next == 'h') && !(c == 'l' && next == 'o'))
-        return 0;
-    int seen = 0;
-    for (int w = 0; w < 8; w++)
-        if (fold_match(b, i, words[w])) seen |= 1 << w;
+    Py_UCS4 w[5] = {0};  /* (folded; 0 past the end) */
+    for (int k = 0; k < 5 && i + k < b->n; k++) w[k] = fold(b->p[i + k]);
+    int seen = 0;  /* bits: hah aha haha ahah haah ahha hehe lolol */
+    if (w[0] == 'h' && w[1] == 'a') {
+        if (w[2] == 'h') seen |= 1 | (w[3] == 'a' ? 4 : 0);
+        if (w[2] == 'a' && w[3] == 'h') seen |= 16;
+    } else if (w[0] == 'h' && w[1] == 'e' && w[2] == 'h' && w[3] == 'e') {
+        seen |= 64;
+    } else if (w[0] == 'a' && w[1] == 'h') {
+        if (w[2] == 'a') seen |= 2 | (w[3] == 'h' ? 8 : 0);
+        if (w[2] == 'h' && w[3] == 'a') seen |= 32;
+    } else if (w[0] == 'l' && w[1] == 'o' && w[2] == 'l' && w[3] == 'o' && w[4] == 'l') {
+        seen |= 128;
+    }
     return seen;
 }
 
@@ -319,7 +327,6 @@ static int may_laugh(const Buf *b) {
     return laugh_passes(seen);
 }
 
-static inline Py_UCS4 fold(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 
 /* _LAUGH_HA.fullmatch on a word of a and h (folded): [ah]?(?:ha|ah){2,}[ah]? */
 static int laugh_ha(const Py_UCS4 *w, Py_ssize_t n) {
@@ -398,7 +405,7 @@ static inline void scan_at(const Buf *b, Py_ssize_t i, Scan *s) {
         if (i >= 2 && b->p[i - 1] == c && b->p[i - 2] == c && is_letter(c)) s->triple = 1;
         unsigned k = ascii_class[c];
         if (!(k & (K_FACE | K_LAUGH | K_QUOTE2))) return;
-        if ((k & K_FACE) && !s->face && face_at(b, i)) s->face = 1;
+        if ((k & K_FACE) && !s->face && (i == 0 || is_space(b->p[i - 1])) && face_at(b, i)) s->face = 1;
         if ((k & K_QUOTE2) && i >= 1 && b->p[i - 1] == c) s->quotes2 = 1;
         if (k & K_LAUGH) s->laugh_seen |= laugh_bits_at(b, i);
         return;
@@ -415,8 +422,26 @@ static void scan(const Buf *b, Scan *s) {
     for (Py_ssize_t i = 0; i < b->n; i++) scan_at(b, i, s);
 }
 
-/* text.lower() of a text with a character outside ASCII (characters() lowercases ASCII text) */
+/* text.lower() of a text with a character outside ASCII (characters() lowercases ASCII text):
+   each character's full lowercase mapping, as str.lower takes it, where it is one character;
+   str.lower itself where one is not, or where a capital sigma's depends on its neighbours */
 static int lower(Buf *b, Buf *spare) {
+#if PY_VERSION_HEX < 0x030C0000  /* (a private function of CPython's, the one str.lower calls) */
+    spare->n = 0;
+    if (buf_grow(spare, b->n) < 0) return -1;
+    Py_ssize_t i = 0;
+    for (; i < b->n; i++) {
+        Py_UCS4 c = b->p[i], mapped[3];
+        if (c < 128) { spare->p[i] = c >= 'A' && c <= 'Z' ? c + 32 : c; continue; }
+        if (c == 0x3A3 || _PyUnicode_ToLowerFull(c, mapped) != 1) break;
+        spare->p[i] = mapped[0];
+    }
+    if (i == b->n) {
+        spare->n = i;
+        buf_swap(b, spare);
+        return 0;
+    }
+#endif
     PyObject *s = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b->p, b->n);
     if (!s) return -1;
     PyObject *low = PyObject_CallMethod(s, "lower", NULL);
