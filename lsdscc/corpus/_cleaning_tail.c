@@ -632,57 +632,147 @@ static Py_ssize_t contraction_at(const Buf *in, Py_ssize_t i, Py_ssize_t *first)
     return 0;
 }
 
-static int append_token(PyObject *tokens, const Py_UCS4 *p, Py_ssize_t n) {
+static PyObject *new_token(const Py_UCS4 *p, Py_ssize_t n) {
     Py_UCS4 max = 0;
     for (Py_ssize_t i = 0; i < n; i++) max |= p[i];
-    PyObject *t;
-    if (max < 128) {  /* (most tokens) */
-        t = PyUnicode_New(n, 127);
-        if (t) {
-            Py_UCS1 *d = PyUnicode_1BYTE_DATA(t);
-            for (Py_ssize_t i = 0; i < n; i++) d[i] = (Py_UCS1)p[i];
-        }
-    } else {
-        t = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, p, n);
+    if (max >= 128) return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, p, n);
+    PyObject *t = PyUnicode_New(n, 127);  /* (most tokens) */
+    if (t) {
+        Py_UCS1 *d = PyUnicode_1BYTE_DATA(t);
+        for (Py_ssize_t i = 0; i < n; i++) d[i] = (Py_UCS1)p[i];
     }
-    if (!t || PyList_Append(tokens, t) < 0) { Py_XDECREF(t); return -1; }
-    Py_DECREF(t);
+    return t;
+}
+
+/* Tokens seen before, one str each (up to INTERN_MAX of them): a token counted again takes no
+   new str, and the counts' dict finds it by its cached hash and by identity. */
+typedef struct {
+    Py_hash_t h;
+    PyObject *s;
+} Slot;
+static Slot *interned;
+static Py_ssize_t interned_cap, interned_count;
+#define INTERN_MAX (1 << 20)
+
+static Py_hash_t ucs4_hash(const Py_UCS4 *p, Py_ssize_t n) {
+    Py_uhash_t h = 14695981039346656037ULL;  /* FNV-1a */
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    return (Py_hash_t)h;
+}
+
+static int same_text(PyObject *s, const Py_UCS4 *p, Py_ssize_t n) {
+    if (PyUnicode_GET_LENGTH(s) != n) return 0;
+    int kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (PyUnicode_READ(kind, data, i) != p[i]) return 0;
+    return 1;
+}
+
+static int intern_grow(void) {
+    Py_ssize_t cap = interned_cap ? 2 * interned_cap : 1 << 14;
+    Slot *t = PyMem_Calloc(cap, sizeof(Slot));
+    if (!t) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < interned_cap; i++) {
+        if (!interned[i].s) continue;
+        Py_ssize_t j = interned[i].h & (cap - 1);
+        while (t[j].s) j = (j + 1) & (cap - 1);
+        t[j] = interned[i];
+    }
+    PyMem_Free(interned);
+    interned = t;
+    interned_cap = cap;
     return 0;
 }
 
+static PyObject *intern_token(const Py_UCS4 *p, Py_ssize_t n) {
+    if (2 * (interned_count + 1) > interned_cap && interned_count < INTERN_MAX && intern_grow() < 0) return NULL;
+    Py_hash_t h = ucs4_hash(p, n);
+    Py_ssize_t j = h & (interned_cap - 1);
+    for (; interned[j].s; j = (j + 1) & (interned_cap - 1))
+        if (interned[j].h == h && same_text(interned[j].s, p, n)) {
+            Py_INCREF(interned[j].s);
+            return interned[j].s;
+        }
+    PyObject *t = new_token(p, n);
+    if (t && interned_count < INTERN_MAX) {
+        interned[j].h = h;
+        interned[j].s = t;
+        Py_INCREF(t);
+        interned_count++;
+    }
+    return t;
+}
+
+/* where the tokens go: a list, or (counts given) counted and joined with single spaces */
+typedef struct {
+    PyObject *list, *counts;
+    Buf joined;
+} Sink;
+
+static int count_token(PyObject *counts, PyObject *t) {
+    PyObject *v = PyDict_GetItemWithError(counts, t);
+    long c = 0;
+    if (v) {
+        c = PyLong_AsLong(v);
+        if (c == -1 && PyErr_Occurred()) return -1;
+    } else if (PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *next = PyLong_FromLong(c + 1);
+    if (!next) return -1;
+    int r = PyDict_SetItem(counts, t, next);
+    Py_DECREF(next);
+    return r;
+}
+
+static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
+    PyObject *t = k->counts ? intern_token(p, n) : new_token(p, n);
+    if (!t) return -1;
+    int r = k->counts ? count_token(k->counts, t) : PyList_Append(k->list, t);
+    Py_DECREF(t);
+    if (r < 0 || !k->counts) return r;
+    if (k->joined.n && buf_put(&k->joined, ' ') < 0) return -1;
+    return buf_putu(&k->joined, p, n);
+}
+
 /* the contractions split, then text.split(): a contraction's two parts are tokens of their
-   own (the spaces it gets around and between them) */
-static PyObject *split(const Buf *b) {
-    PyObject *tokens = PyList_New(0);
-    if (!tokens) return NULL;
+   own (the spaces it gets around and between them). The tokens, or (counts given) their text
+   joined with single spaces, each counted into counts. */
+static PyObject *split(const Buf *b, PyObject *counts) {
+    Sink k = {NULL, counts, {NULL, 0, 0}};
+    if (counts ? buf_init(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) return NULL;
     Py_ssize_t start = -1;  /* start of the token being read */
     for (Py_ssize_t i = 0; i <= b->n;) {
         Py_ssize_t first = 0, len = 0;
         int space = i == b->n || is_space(b->p[i]);
         if (!space) len = contraction_at(b, i, &first);
         if ((space || len) && start >= 0) {
-            if (append_token(tokens, b->p + start, i - start) < 0) goto error;
+            if (emit(&k, b->p + start, i - start) < 0) goto error;
             start = -1;
         }
         if (len) {
-            if (append_token(tokens, b->p + i, first) < 0 || append_token(tokens, b->p + i + first, len - first) < 0)
-                goto error;
+            if (emit(&k, b->p + i, first) < 0 || emit(&k, b->p + i + first, len - first) < 0) goto error;
             i += len;
             continue;
         }
         if (!space && start < 0) start = i;
         i++;
     }
-    return tokens;
+    if (!counts) return k.list;
+    PyObject *joined = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, k.joined.p, k.joined.n);
+    buf_free(&k.joined);
+    return joined;
 error:
-    Py_DECREF(tokens);
+    Py_XDECREF(k.list);
+    if (counts) buf_free(&k.joined);
     return NULL;
 }
 
 /* --- tail() --------------------------------------------------------------------------------- */
 #define STEP(call) do { if ((call) < 0) goto error; buf_swap(&a, &b); } while (0)
 
-static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known) {
+static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known, PyObject *counts) {
     PyObject *result = NULL;
     Scan s;
     if (known) s = *known;
@@ -710,7 +800,7 @@ static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known) {
     if (quotes) STEP(open_quotes(&a, &b));
     if (touching) STEP(colon_comma(&a, &b));
     STEP(pad(&a, &b, !touching));
-    result = split(&a);
+    result = split(&a, counts);
     goto error;
 undecided:
     result = Py_None;
@@ -722,9 +812,10 @@ error:
 }
 
 static PyObject *tail(PyObject *self, PyObject *args) {
-    PyObject *text;
+    PyObject *text, *counts = Py_None;
     int lowercase;
-    if (!PyArg_ParseTuple(args, "Up", &text, &lowercase)) return NULL;
+    if (!PyArg_ParseTuple(args, "Up|O", &text, &lowercase, &counts)) return NULL;
+    if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict"); return NULL; }
     if (!faces) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return NULL; }
     Py_ssize_t n = PyUnicode_GetLength(text);
     Buf a, b;
@@ -732,7 +823,7 @@ static PyObject *tail(PyObject *self, PyObject *args) {
     if (buf_init(&b, 6 * n + 16) < 0) { buf_free(&a); return NULL; }
     if (!PyUnicode_AsUCS4(text, a.p, a.cap, 0)) { buf_free(&a); buf_free(&b); return NULL; }
     a.n = n;
-    return run_tail(a, b, lowercase, NULL);
+    return run_tail(a, b, lowercase, NULL, counts == Py_None ? NULL : counts);
 }
 
 /* --- plain(): the whole fast path for a text the markup, e-mail and url steps leave as it is */
@@ -843,9 +934,10 @@ static void strip_ends(Buf *b) {
 }
 
 static PyObject *plain(PyObject *self, PyObject *args) {
-    PyObject *text;
+    PyObject *text, *counts = Py_None;
     int lowercase, literal = 0;
-    if (!PyArg_ParseTuple(args, "Up|i", &text, &lowercase, &literal)) return NULL;
+    if (!PyArg_ParseTuple(args, "Up|iO", &text, &lowercase, &literal, &counts)) return NULL;
+    if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict"); return NULL; }
     if (!faces) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return NULL; }
     Py_ssize_t n = PyUnicode_GetLength(text);
     Buf a, b;
@@ -857,12 +949,14 @@ static PyObject *plain(PyObject *self, PyObject *args) {
     if (why) { buf_free(&a); return PyLong_FromLong(why); }
     strip_ends(&a);
     if (buf_init(&b, 6 * n + 16) < 0) { buf_free(&a); return NULL; }
-    return run_tail(a, b, lowercase, &s);
+    return run_tail(a, b, lowercase, &s, counts == Py_None ? NULL : counts);
 }
 
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "configure(faces, emoji): the emoticon table, face or emoji -> word."},
-    {"tail", tail, METH_VARARGS, "tail(text, lowercase): the tokens of cleaning._lsdscc_tail, or None."},
+    {"tail", tail, METH_VARARGS,
+     "tail(text, lowercase, counts=None): the tokens of cleaning._lsdscc_tail, or None; with counts (a dict), "
+     "their text joined with spaces, each token counted into it."},
     {"plain", plain, METH_VARARGS,
      "plain(text, lowercase, literal=0): the tokens of cleaning._lsdscc_fast, or why not (1 entities, 2 quotes, "
      "links, emphasis, code or superscripts, 4 other markup, 8 e-mails or urls); literal: causes already dealt with."},

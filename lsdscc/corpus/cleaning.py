@@ -39,6 +39,7 @@ import bisect
 import functools
 import html
 import re
+from collections import Counter
 
 from lsdscc.corpus.config import CONVENTIONS, DEFAULT_CONVENTION
 from lsdscc.corpus.emoticons import emoticon_table, substitute_emoticons
@@ -828,6 +829,17 @@ def clean_and_tokenize(text: str, tokenizer: str = "treebank", lowercase: bool =
     return tokenize(clean_text(text, convention), tokenizer, lowercase, convention)
 
 
+def clean_and_count(text: str, words: Counter, tokenizer: str = "treebank", lowercase: bool = True,
+                    convention: str = DEFAULT_CONVENTION) -> str:
+    """``" ".join(clean_and_tokenize(text, ...))``, each token counted into ``words``: the
+    corpus's per-post step (steps 1-4, tokenization, the first pass of step 5)."""
+    if check_convention(convention) == "lsdscc" and tokenizer == "treebank":
+        return _lsdscc_fast(text, lowercase, words)
+    tokens = tokenize(clean_text(text, convention), tokenizer, lowercase, convention)
+    words.update(tokens)
+    return " ".join(tokens)
+
+
 # --- the fused fast path of clean_and_tokenize(convention="lsdscc", tokenizer="treebank") ---
 _OPEN_QUOTE = re.compile(r'"(?<=[ (\[{<]")')  # a " after one of them; " first, so re scans for it
 _COLON_COMMA = re.compile(r"([:,])([^\d]|$)")
@@ -858,29 +870,29 @@ _native = _load_native()
 _ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a text (_cleaning_tail.c)
 
 
-def _native_plain(text: str, lowercase: bool) -> list[str] | None:
+def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> list[str] | str | None:
     """The tokens of :func:`_lsdscc_fast` from ``_native.plain``, or None. Where ``plain``
     refuses a text only for entities, the markup rules it cannot follow (quotes, links, tags,
     headers, lists, emphasis, inline code, superscripts...), e-mail addresses or urls, these run here
     first, as strip_markup and :func:`_lsdscc_fast` run them (their own functions, in their
     order; the rules that would run before or between them are other causes, which ``plain``
     tells apart), and ``plain`` tries the result, taking what is left of them as text."""
-    result = _native.plain(text, lowercase)  # (None: a text it leaves to Python anyway)
+    result = _native.plain(text, lowercase, 0, counts)  # (None: a text it leaves to Python anyway)
     if result.__class__ is not int or result & _OTHER:
-        return result if result.__class__ is list else None
+        return None if result.__class__ is int else result
     if result & _ENTITIES:  # (an & left after decoding stays an &, as in strip_markup)
         text = html.unescape(html.unescape(text))
-        result = _native.plain(text, lowercase, _ENTITIES)
+        result = _native.plain(text, lowercase, _ENTITIES, counts)
         if result.__class__ is not int or result & _OTHER:
-            return result if result.__class__ is list else None
+            return None if result.__class__ is int else result
     if result & _FOLLOWED:
         text = _followed_markup(text)
     if "@" in text:
         text = _email_sub(text)
     if _has_url(text):
         text = _url_sub(_LSDSCC_URL, text)
-    result = _native.plain(text, lowercase, _ENTITIES | _FOLLOWED | _LINKS)  # (what is left stays)
-    return result if result.__class__ is list else None
+    result = _native.plain(text, lowercase, _ENTITIES | _FOLLOWED | _LINKS, counts)  # (what is left stays)
+    return None if result is None or result.__class__ is int else result
 
 
 def _followed_markup(text: str) -> str:
@@ -909,7 +921,7 @@ def _followed_markup(text: str) -> str:
     return text
 
 
-def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
+def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None) -> list[str] | str:
     """``tokenize(clean_text(text, "lsdscc"), "treebank", lowercase, "lsdscc")``, fused.
 
     The same steps with guards that skip a pass when its trigger characters are absent, and
@@ -918,21 +930,28 @@ def _lsdscc_fast(text: str, lowercase: bool) -> list[str]:
     the single-character tokens (NLTK's ``,``/``:`` rule differs from plain padding only
     when two of them touch: ``a,,b`` -> ``a , ,b``), ``"`` -> ``''``, ``--``, and one pass
     for ``gonna``-style words.
+
+    With ``counts`` (a Counter): the tokens' text joined with single spaces, each token
+    counted into it (the corpus's step; in C without a list of tokens).
     """
     if _native is not None:
-        tokens = _native_plain(text, lowercase)
-        if tokens is not None:
-            return tokens
+        result = _native_plain(text, lowercase, counts)
+        if result is not None:
+            return result
     text = strip_markup(_protect_quotes(text))
     if "@" in text:
         text = _email_sub(text)
     if _has_url(text):
         text = _url_sub(_LSDSCC_URL, text)
     if _native is not None:
-        tokens = _native.tail(text, lowercase)
-        if tokens is not None:
-            return tokens
-    return _lsdscc_tail(text, lowercase)
+        result = _native.tail(text, lowercase, counts)
+        if result is not None:
+            return result
+    tokens = _lsdscc_tail(text, lowercase)
+    if counts is None:
+        return tokens
+    counts.update(tokens)
+    return " ".join(tokens)
 
 
 def _lsdscc_tail(text: str, lowercase: bool) -> list[str]:

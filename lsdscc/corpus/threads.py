@@ -29,7 +29,7 @@ import hashlib
 from collections import Counter
 from typing import Iterable, Iterator, NamedTuple
 
-from lsdscc.corpus.cleaning import clean_and_tokenize
+from lsdscc.corpus.cleaning import clean_and_count, clean_and_tokenize
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post
@@ -131,10 +131,11 @@ def clean_thread(posts: Iterable[Post], config: CorpusConfig, words: Counter | N
     options = (config.tokenizer, config.lowercase, config.text_convention)
     nodes = []
     for post in posts:
-        tokens = clean_and_tokenize(post.text, *options)
         if words is not None:
-            words.update(tokens)
-        nodes.append(Node(post.id, post.parent_id, post.created_utc, " ".join(tokens)))
+            text = clean_and_count(post.text, words, *options)
+        else:
+            text = " ".join(clean_and_tokenize(post.text, *options))
+        nodes.append(Node(post.id, post.parent_id, post.created_utc, text))
     return tuple(nodes)
 
 
