@@ -269,13 +269,13 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     for index, line in enumerate(lines):
         start, end = end, end + len(line) + 1
         at = line.find(_KEY)
-        if (
+        if (  # the value first: a wanted line (the usual line of a month's comments) stops there
             at >= 0
+            and (value := match(line, at + len(_KEY))) is not None
+            and value[1].lower() not in wanted
             and line.rfind(_KEY) == at
             and line.startswith(b"{")
             and line.endswith(_OBJECT_ENDS)
-            and (value := match(line, at + len(_KEY))) is not None
-            and value[1].lower() not in wanted
         ):
             if check_utf8 is None:
                 escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else False
