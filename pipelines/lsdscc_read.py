@@ -88,36 +88,44 @@ class ReadPosts(SchemaTallying, CountingDoFn):
                                   **shares)
 
     def _normalize(self, path, line, record, offset=None, file_tally=None):
-        self.count("records-read")
+        """One parsed record -> ``(link_id, post)``, a tagged dead letter, or None (dropped);
+        counted, except as ``records-read`` (the caller's count)."""
         outcome = normalize(record, self.config)
-        if isinstance(outcome, Kept):
+        if type(outcome) is Kept:
             post = outcome.value
             self.tally_schema(record, file_tally, post.created_utc)  # wanted subreddits' records, by month and era
             self.count("posts-kept-submissions" if post.kind == "t3" else "posts-kept-comments")
-            yield post.link_id, post
-        elif isinstance(outcome, Dropped):
+            return post.link_id, post
+        if type(outcome) is Dropped:
             if outcome.reason != "other-subreddit":
                 self.tally_schema(record, file_tally)
             self.count(f"dropped-{outcome.reason}")
-        else:
-            self.count(f"rejected-{outcome.reason}")
-            letter = dead_letter(path, line, outcome.reason, outcome.detail, record, offset)
-            yield beam.pvalue.TaggedOutput(REJECTED, letter)
+            return None
+        self.count(f"rejected-{outcome.reason}")
+        return beam.pvalue.TaggedOutput(REJECTED, dead_letter(path, line, outcome.reason, outcome.detail, record, offset))
 
     def process(self, element):
         if isinstance(element, tuple):
-            yield from self._normalize(*element)
+            self.count("records-read")
+            out = self._normalize(*element)
+            if out is not None:
+                yield out
             return
         part = element if isinstance(element, FilePart) else FilePart(element)
         element = part.path
         tally = provenance.FileTally(element)  # digest, size and times, while reading (no second pass)
         tap = tally.tap if part.part == 0 else None  # part 0 hashes the file; the others only count
+        parsed = 0  # "ok" items, counted as read once the part is done
         for item in self.read_items(element, tap=tap, part=part.part, parts=part.parts):
+            if item[0] == "ok":  # ("ok", line, record, offset)
+                parsed += 1
+                out = self._normalize(element, *item[1:4], file_tally=tally)
+                if out is not None:
+                    yield out
+                continue
             if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file"):
                 tally.records += item[1] if item[0] == "skipped" else 1
-            if item[0] == "ok":  # ("ok", line, record, offset)
-                yield from self._normalize(element, *item[1:4], file_tally=tally)
-            elif item[0] == "skipped":  # lines of other subreddits, dropped before parsing
+            if item[0] == "skipped":  # lines of other subreddits, dropped before parsing
                 self.count("records-read", item[1])
                 self.count("dropped-other-subreddit", item[1])
             else:
@@ -125,6 +133,9 @@ class ReadPosts(SchemaTallying, CountingDoFn):
                 offset = offset[0] if offset else None
                 self.count(f"rejected-{reason}")
                 yield beam.pvalue.TaggedOutput(REJECTED, dead_letter(element, line, reason, detail, raw, offset))
+        tally.records += parsed
+        if parsed:
+            self.count("records-read", parsed)
         summary = tally.summary() if part.part == 0 else dict(tally.summary(), bytes=None, sha256=None)
         yield beam.pvalue.TaggedOutput(FILES, (element, summary))
 

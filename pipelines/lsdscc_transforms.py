@@ -24,9 +24,10 @@ leaves the duplicates out (:func:`~pipelines.lsdscc_dedup.unpack_shard`). What c
 bytes (posts, packed rows, content keys): Beam's local runner holds a ``GroupByKey``'s values as
 decoded Python objects, and a bytes value costs a fraction of the memory of a NamedTuple of
 strings. Given a ``spill`` folder (the job's), the groupings and the cleaned threads that wait for
-the vocabulary go through files there instead (:mod:`multiref.output.beam_spill`). Between
-the other steps threads travel as NamedTuples (``Thread``) declared with ``with_output_types``,
-encoded by a registered deterministic coder (:func:`~multiref.output.beam_writer.register_row_coder`).
+the vocabulary go through files there instead (:mod:`multiref.output.beam_spill`; a post as the
+same bytes, written by the spill's own coder). Between the other steps threads travel as
+NamedTuples (``Thread``) declared with ``with_output_types``, encoded by a registered
+deterministic coder (:func:`~multiref.output.beam_writer.register_row_coder`).
 Every DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.CountingDoFn`).
 """
 
@@ -57,7 +58,7 @@ class _Counting(CountingDoFn):
     namespace = NAMESPACE
 
 
-_POST = TupleRowCoder(Post)  # a post crosses the Threads shuffle as these bytes
+_POST = TupleRowCoder(Post)  # a post crosses the runner's GroupByKey as these bytes
 
 
 def _encode_post(link_id, post):
@@ -65,12 +66,18 @@ def _encode_post(link_id, post):
 
 
 class ResolveThread(_Counting):
-    """``(link_id, encoded posts)`` -> ``(link_id, the thread as a tree)``; posts on a parent
-    cycle go to the ``rejected`` output (:func:`lsdscc.corpus.threads.resolve_thread`)."""
+    """``(link_id, posts)`` -> ``(link_id, the thread as a tree)``; posts on a parent
+    cycle go to the ``rejected`` output (:func:`lsdscc.corpus.threads.resolve_thread`).
+    ``encoded``: the posts come as the bytes of :func:`_encode_post`."""
+
+    def __init__(self, encoded: bool = True):
+        self.encoded = encoded
 
     def process(self, element):
-        link_id, encoded = element
-        resolved, counts, cyclic = threads.resolve_thread(link_id, map(_POST.decode, encoded))
+        link_id, posts = element
+        if self.encoded:
+            posts = map(_POST.decode, posts)
+        resolved, counts, cyclic = threads.resolve_thread(link_id, posts)
         self.count("threads")
         for name, n in counts.items():
             self.count(name, n)
@@ -85,17 +92,20 @@ class Threads(beam.PTransform):
     "rejected": dead letters of parent cycles, "counts"}``. The posts cross the GroupByKey as
     bytes: the local runner holds a GroupByKey's values as decoded objects, and a bytes value
     is a tenth of the memory of a post's NamedTuple of strings. ``spill``: a folder the job
-    owns: the grouping goes through spill files there (:class:`~multiref.output.beam_spill.SpillGroupByKey`)."""
+    owns: the grouping goes through spill files there (:class:`~multiref.output.beam_spill.SpillGroupByKey`),
+    which hold each post as the same bytes (its row coder's) without a step to encode it."""
 
     def __init__(self, spill: str | None = None):
         super().__init__()
         self.spill = spill
 
     def expand(self, posts):
+        encoded = self.spill is None
+        if encoded:
+            posts = posts | "EncodePost" >> beam.MapTuple(_encode_post).with_output_types(Tuple[str, bytes])
         out = (posts
-               | "EncodePost" >> beam.MapTuple(_encode_post).with_output_types(Tuple[str, bytes])
                | "GroupByLinkId" >> grouping(self.spill)
-               | "ResolveThread" >> beam.ParDo(ResolveThread()).with_outputs(REJECTED, COUNTS, main="threads"))
+               | "ResolveThread" >> beam.ParDo(ResolveThread(encoded)).with_outputs(REJECTED, COUNTS, main="threads"))
         return {"threads": out.threads, "rejected": out[REJECTED], "counts": out[COUNTS]}
 
 

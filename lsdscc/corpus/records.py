@@ -74,6 +74,8 @@ def _get_str(record: dict, key: str, required: bool = True) -> str | None:
 
 
 def _fullname(value: str, prefix: str, key: str) -> str:
+    if value.isalnum() and value.isascii() and value.lower() == value:
+        return (prefix if prefix != "any" else "t1_") + value  # a bare base-36 id (_BASE36), the usual case
     value = value.strip()
     if value.startswith(("t1_", "t3_")):
         if prefix != "any" and not value.startswith(prefix):
@@ -97,6 +99,9 @@ MAX_TEXT_CHARS = 40_400
 
 def _created(record: dict) -> int:
     """The record's ``created_utc`` (or ``created``) as whole seconds in :data:`CREATED_RANGE`."""
+    value = record.get("created_utc")
+    if type(value) is int and CREATED_RANGE[0] <= value < CREATED_RANGE[1]:  # the usual case
+        return value
     value = record.get("created_utc", record.get("created"))
     if value is None:
         raise Malformed("missing-field", "no 'created_utc'")

@@ -269,13 +269,13 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     for index, line in enumerate(lines):
         start, end = end, end + len(line) + 1
         at = line.find(_KEY)
-        if (
+        if (  # the value first: a wanted line (the usual line of a month's comments) stops there
             at >= 0
+            and (value := match(line, at + len(_KEY))) is not None
+            and value[1].lower() not in wanted
             and line.rfind(_KEY) == at
             and line.startswith(b"{")
             and line.endswith(_OBJECT_ENDS)
-            and (value := match(line, at + len(_KEY))) is not None
-            and value[1].lower() not in wanted
         ):
             if check_utf8 is None:
                 escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else False
@@ -296,7 +296,9 @@ def _orjson_loads():
 
 
 _FAST_LOADS = _orjson_loads()
-_DIGITS = bytes(ord("d") if chr(b).isdigit() and b < 128 else ord(".") for b in range(256))
+#: A line's shape for the checks of :func:`_parse`, in one pass: ``d`` for an ASCII digit, ``b``
+#: for an opening bracket (``[`` or ``{``), ``.`` for any other byte.
+_SHAPE = bytes(ord("d") if 48 <= b <= 57 else ord("b") if b in b"[{" else ord(".") for b in range(256))
 _LONG_NUMBER = b"d" * 19
 
 
@@ -325,11 +327,13 @@ def _parse(raw: bytes):
     integers past 64 bits into floats, so a line with a run of 19+ digits goes to ``json``.
     Whatever orjson refuses is parsed by ``json``, whose error names the problem. A line
     nested deeper than :data:`MAX_DEPTH` is ``too-deep`` on both paths; an integer longer
-    than Python converts (4,300 digits) is ``out-of-range``.
+    than Python converts (4,300 digits) is ``out-of-range``. Both checks read the line's
+    :data:`_SHAPE` (at most :data:`MAX_DEPTH` brackets cannot nest deeper).
     """
-    if _too_deep(raw):
+    shape = raw.translate(_SHAPE)
+    if shape.count(b"b") > MAX_DEPTH and _too_deep(raw):
         return ("rejected", "too-deep", f"JSON nested deeper than {MAX_DEPTH} levels")
-    if _FAST_LOADS is not None and _LONG_NUMBER not in raw.translate(_DIGITS):
+    if _FAST_LOADS is not None and _LONG_NUMBER not in shape:
         try:
             record = _FAST_LOADS(raw)
         except ValueError:

@@ -92,13 +92,33 @@ class Vocabulary:
         ASCII: :func:`build_vocabulary` keeps only ASCII pieces)."""
         return frozenset(self.kept - self.splits.keys())
 
+    @functools.cached_property
+    def rewrites(self) -> "_Rewrites":
+        """Each token's :meth:`apply` as text ("" for a dropped token), worked out the first
+        time the token is met (at most one entry per word of the corpus)."""
+        return _Rewrites(self)
+
     def apply_text(self, text: str) -> str:
         """``" ".join(self.apply(text.split()))``: a text all of whose tokens are
-        :attr:`unchanged` (most texts) takes one C-level set test instead of the token loop."""
+        :attr:`unchanged` (most texts) takes one C-level set test; any other text maps each
+        token through :attr:`rewrites`, also at C level (a token's rewrite does not depend on
+        its neighbours, and empty rewrites, the dropped tokens, are left out of the join)."""
         words = text.split()
         if self.unchanged.issuperset(words):
             return " ".join(words)
-        return " ".join(self.apply(words))
+        return " ".join(filter(None, map(self.rewrites.__getitem__, words)))
+
+
+class _Rewrites(dict):
+    """token -> ``" ".join(vocabulary.apply([token]))``, filled on first use."""
+
+    def __init__(self, vocabulary: Vocabulary):
+        super().__init__()
+        self.vocabulary = vocabulary
+
+    def __missing__(self, token: str) -> str:
+        text = self[token] = " ".join(self.vocabulary.apply([token]))
+        return text
 
 
 def build_vocabulary(

@@ -116,8 +116,8 @@ class _Spill(beam.DoFn):
         stream.write_var_int64(len(encoded_value))
         stream.write(encoded_value)
         self.size += len(encoded_value) + 4
-        if self.size >= self.flush_bytes:
-            yield from self.flush()
+        # (a plain function, not a generator: no generator object per element)
+        return self.flush() if self.size >= self.flush_bytes else ()
 
     def flush(self):
         """Write the buffers as one file; yield its segments, one per bucket (not keyed: the
