@@ -558,7 +558,7 @@ def _url_sub(pattern: re.Pattern, text: str) -> str:
     the leftmost match wins, and at one start the scheme/``www.`` one.
     """
     if _separators(text) < _FEW_OPENERS or not _LONG_DOMAIN_RUN.search(text):
-        return pattern.sub(_url_token, text)
+        return _url_sub_from_anchors(text) if pattern is _LSDSCC_URL else pattern.sub(_url_token, text)
     lead_pattern = _URL_LEAD_TREEBANK if pattern is _URL else _URL_LEAD
     out, pos = [], 0
     lead, domain = lead_pattern.search(text), _domain_search(text, 0)
@@ -572,6 +572,66 @@ def _url_sub(pattern: re.Pattern, text: str) -> str:
             break
         out += (text[pos:found.start()], _url_token(found))
         pos = found.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+_WWW = re.compile(r"www\.", re.I)
+#: What [a-z0-9-] and \. match under re.I (the run a domain can start in).
+_DOMAIN_RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-\u0130\u0131\u017f\u212a")
+
+
+class _UrlAnchors:
+    """Where the next ``_LSDSCC_URL`` match can start, from ``pos`` on (positions asked in
+    increasing order; each anchor is searched again only once the text before ``pos`` holds it).
+    A match holds ``://`` at most 5 characters after its start (``https``), or starts at
+    ``www.``, or is a domain: a run of domain characters from its start to a ``.tld``, so it
+    starts no earlier than the run that holds the first ``.tld`` from ``pos``."""
+
+    def __init__(self, text: str):
+        self.text, self.scheme = text, text.find("://")
+        self.lower = text.lower() if text.isascii() else None  # (then as long as the text)
+        self.www, self.tld = self._www(0), _DOT_TLD.search(text)
+
+    def _www(self, pos: int) -> int:
+        if self.lower is not None:
+            return self.lower.find("www.", pos)
+        found = _WWW.search(self.text, pos)
+        return found.start() if found else -1
+
+    def bound(self, pos: int) -> int:
+        """No match starts in ``text[pos:bound]``; -1: none starts after ``pos``."""
+        text, bounds = self.text, []
+        if 0 <= self.scheme < pos:
+            self.scheme = text.find("://", pos)
+        if self.scheme >= 0:
+            bounds.append(max(pos, self.scheme - 5))
+        if 0 <= self.www < pos:
+            self.www = self._www(pos)
+        if self.www >= 0:
+            bounds.append(self.www)
+        if self.tld and self.tld.start() < pos:
+            self.tld = _DOT_TLD.search(text, pos)
+        if self.tld:
+            start = self.tld.start()
+            while start > pos and text[start - 1] in _DOMAIN_RUN_CHARS:
+                start -= 1
+            bounds.append(start)
+        return min(bounds) if bounds else -1
+
+
+def _url_sub_from_anchors(text: str) -> str:
+    """``_LSDSCC_URL.sub(_url_token, text)``, each search started where a match can start
+    (:class:`_UrlAnchors`) instead of trying the domain rule at every word."""
+    anchors, out, pos = _UrlAnchors(text), [], 0
+    while (start := anchors.bound(pos)) >= 0:
+        found = _LSDSCC_URL.search(text, start)
+        if found is None:
+            break
+        out += (text[pos:found.start()], _url_token(found))
+        pos = found.end()
+    if not out:
+        return text
     out.append(text[pos:])
     return "".join(out)
 
