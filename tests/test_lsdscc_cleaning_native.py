@@ -209,3 +209,30 @@ def test_counts_must_be_a_dict():
         NATIVE.plain("a b", True, 0, [])
     with pytest.raises(TypeError):
         NATIVE.tail("a b", True, "x")
+
+
+def test_apply_vocabulary_in_c(bodies):
+    """Vocabulary.apply_text in C: the text itself where every token stays, else the rewrites;
+    two vocabularies in turn (each token's answer is kept per vocabulary)."""
+    from collections import Counter
+
+    from lsdscc.corpus.vocab import build_vocabulary
+
+    counts = Counter()
+    texts = [cleaning.clean_and_count(b, counts) for b in bodies]
+    texts += ["", " ", "a  b", " a", "a ", "the\tmovie", "é the", "the movie", "ΣΑΣ the", "x" * 50]
+    vocabularies = [build_vocabulary(counts, vocab_size=size, rare_max_count=2, piece_min_count=5, min_split_length=6)
+                    for size in (5000, 300)]
+    for _ in range(2):
+        for vocabulary, least in zip(vocabularies, (500, 50)):
+            same = 0
+            for text in texts:
+                got = NATIVE.apply_vocabulary(text, vocabulary.unchanged, vocabulary.rewrites)
+                if got is None:  # (beyond Latin-1: Python)
+                    assert not text.isascii() and max(map(ord, text)) > 255
+                    continue
+                assert got == " ".join(vocabulary.apply(text.split())), repr(text)
+                same += got is text
+            assert same > least, same  # (texts that come back as they are)
+    with pytest.raises(TypeError):
+        NATIVE.apply_vocabulary("a", set(), {})

@@ -649,7 +649,12 @@ static PyObject *new_token(const Py_UCS4 *p, Py_ssize_t n) {
 typedef struct {
     Py_hash_t h;
     PyObject *s;
+    unsigned long generation;  /* kept_set's generation when kept was found (0: never) */
+    int kept;                  /* the token is in kept_set */
 } Slot;
+/* apply_vocabulary's last set of unchanged tokens (held, so no other set takes its address) */
+static PyObject *kept_set;
+static unsigned long kept_generation;
 static Slot *interned;
 static Py_ssize_t interned_cap, interned_count;
 #define INTERN_MAX (1 << 20)
@@ -685,6 +690,41 @@ static int intern_grow(void) {
     return 0;
 }
 
+static Py_hash_t ucs1_hash(const Py_UCS1 *p, Py_ssize_t n) {  /* (ucs4_hash of the same characters) */
+    Py_uhash_t h = 14695981039346656037ULL;
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+    return (Py_hash_t)h;
+}
+
+/* the slot of the interned token of a 1-byte str's characters (NULL: not interned) */
+static Slot *interned_ucs1(const Py_UCS1 *p, Py_ssize_t n) {
+    if (!interned_cap) return NULL;
+    Py_hash_t h = ucs1_hash(p, n);
+    for (Py_ssize_t j = h & (interned_cap - 1); interned[j].s; j = (j + 1) & (interned_cap - 1)) {
+        PyObject *s = interned[j].s;
+        if (interned[j].h == h && PyUnicode_GET_LENGTH(s) == n && PyUnicode_KIND(s) == PyUnicode_1BYTE_KIND
+            && !memcmp(PyUnicode_1BYTE_DATA(s), p, n))
+            return &interned[j];
+    }
+    return NULL;
+}
+
+/* whether slot's token is in the set `unchanged` (found once per set and token) */
+static int slot_kept(Slot *slot, PyObject *unchanged) {
+    if (unchanged != kept_set) {
+        Py_INCREF(unchanged);
+        Py_XSETREF(kept_set, unchanged);
+        kept_generation++;
+    }
+    if (slot->generation != kept_generation) {
+        int in = PySet_Contains(unchanged, slot->s);
+        if (in < 0) return -1;
+        slot->kept = in;
+        slot->generation = kept_generation;
+    }
+    return slot->kept;
+}
+
 static PyObject *intern_token(const Py_UCS4 *p, Py_ssize_t n) {
     if (2 * (interned_count + 1) > interned_cap && interned_count < INTERN_MAX && intern_grow() < 0) return NULL;
     Py_hash_t h = ucs4_hash(p, n);
@@ -698,6 +738,7 @@ static PyObject *intern_token(const Py_UCS4 *p, Py_ssize_t n) {
     if (t && interned_count < INTERN_MAX) {
         interned[j].h = h;
         interned[j].s = t;
+        interned[j].generation = 0;
         Py_INCREF(t);
         interned_count++;
     }
@@ -952,11 +993,93 @@ static PyObject *plain(PyObject *self, PyObject *args) {
     return run_tail(a, b, lowercase, &s, counts == Py_None ? NULL : counts);
 }
 
+/* --- apply_vocabulary(): lsdscc.corpus.vocab.Vocabulary.apply_text ------------------------- */
+/* The tokens of a 1-byte text (the cleaned texts of the corpus, interned where seen before, so
+   their hashes are cached), and whether the text is them joined by single spaces. */
+static int ucs1_tokens(PyObject *text, PyObject *tokens, int *single) {
+    const Py_UCS1 *d = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    *single = n == 0 || (!Py_UNICODE_ISSPACE(d[0]) && !Py_UNICODE_ISSPACE(d[n - 1]));
+    for (Py_ssize_t i = 0; i < n;) {
+        if (Py_UNICODE_ISSPACE(d[i])) {
+            if (d[i] != ' ' || (i + 1 < n && Py_UNICODE_ISSPACE(d[i + 1]))) *single = 0;
+            i++;
+            continue;
+        }
+        Py_ssize_t j = i;
+        while (j < n && !Py_UNICODE_ISSPACE(d[j])) j++;
+        Slot *slot = interned_ucs1(d + i, j - i);
+        PyObject *t = slot ? (Py_INCREF(slot->s), slot->s) : PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, d + i, j - i);
+        if (!t || PyList_Append(tokens, t) < 0) { Py_XDECREF(t); return -1; }
+        Py_DECREF(t);
+        i = j;
+    }
+    return 0;
+}
+
+/* 1 where text is tokens joined by single spaces, each an interned token in unchanged (most
+   texts: no list, no new str); 0 where not; -1 on an error */
+static int kept_as_it_is(PyObject *text, PyObject *unchanged) {
+    const Py_UCS1 *d = PyUnicode_1BYTE_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    for (Py_ssize_t i = 0; i < n;) {
+        Py_ssize_t j = i;
+        while (j < n && d[j] != ' ' && !Py_UNICODE_ISSPACE(d[j])) j++;
+        if (j == i || (j < n && (d[j] != ' ' || j + 1 == n))) return 0;  /* (not single spaces) */
+        Slot *slot = interned_ucs1(d + i, j - i);
+        if (!slot) return 0;
+        int in = slot_kept(slot, unchanged);
+        if (in <= 0) return in;
+        i = j + 1;
+    }
+    return 1;
+}
+
+/* " ".join(tokens) where every token is in unchanged (the text itself where it is that join);
+   else the non-empty rewrites[token] (a mapping: a dict subclass's __missing__ fills it) joined.
+   None for a text of wider characters (Python does it). */
+static PyObject *apply_vocabulary(PyObject *self, PyObject *args) {
+    PyObject *text, *unchanged, *rewrites, *result = NULL, *parts = NULL, *space = NULL;
+    if (!PyArg_ParseTuple(args, "UO!O", &text, &PyFrozenSet_Type, &unchanged, &rewrites)) return NULL;
+    if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND) Py_RETURN_NONE;
+    int kept = kept_as_it_is(text, unchanged);
+    if (kept) {
+        if (kept > 0) Py_INCREF(text);
+        return kept > 0 ? text : NULL;
+    }
+    PyObject *tokens = PyList_New(0);
+    int single, all = 1;
+    if (!tokens || ucs1_tokens(text, tokens, &single) < 0) goto done;
+    Py_ssize_t count = PyList_GET_SIZE(tokens);
+    for (Py_ssize_t i = 0; i < count && all; i++) {
+        all = PySet_Contains(unchanged, PyList_GET_ITEM(tokens, i));
+        if (all < 0) goto done;
+    }
+    if (all && single) { Py_INCREF(text); result = text; goto done; }
+    if (!(parts = PyList_New(0)) || !(space = PyUnicode_FromString(" "))) goto done;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *token = PyList_GET_ITEM(tokens, i), *r;
+        if (all) { Py_INCREF(token); r = token; } else if (!(r = PyObject_GetItem(rewrites, token))) goto done;
+        int keep = PyObject_IsTrue(r);
+        if (keep < 0 || (keep && PyList_Append(parts, r) < 0)) { Py_DECREF(r); goto done; }
+        Py_DECREF(r);
+    }
+    result = PyUnicode_Join(space, parts);
+done:
+    Py_XDECREF(tokens);
+    Py_XDECREF(parts);
+    Py_XDECREF(space);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS, "configure(faces, emoji): the emoticon table, face or emoji -> word."},
     {"tail", tail, METH_VARARGS,
      "tail(text, lowercase, counts=None): the tokens of cleaning._lsdscc_tail, or None; with counts (a dict), "
      "their text joined with spaces, each token counted into it."},
+    {"apply_vocabulary", apply_vocabulary, METH_VARARGS,
+     "apply_vocabulary(text, unchanged, rewrites): lsdscc.corpus.vocab.Vocabulary.apply_text, or None for a text "
+     "of characters beyond Latin-1."},
     {"plain", plain, METH_VARARGS,
      "plain(text, lowercase, literal=0): the tokens of cleaning._lsdscc_fast, or why not (1 entities, 2 quotes, "
      "links, emphasis, code or superscripts, 4 other markup, 8 e-mails or urls); literal: causes already dealt with."},

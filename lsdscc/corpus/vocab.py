@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from lsdscc.corpus import cleaning
+
 _SINGLE_LETTER_WORDS = frozenset({"a", "i"})
 _MAX_PIECE = 20
 
@@ -103,6 +105,11 @@ class Vocabulary:
         :attr:`unchanged` (most texts) takes one C-level set test; any other text maps each
         token through :attr:`rewrites`, also at C level (a token's rewrite does not depend on
         its neighbours, and empty rewrites, the dropped tokens, are left out of the join)."""
+        native = cleaning._native  # (the same in C, lsdscc/corpus/_cleaning_tail.c, where it is built)
+        if native is not None:
+            result = native.apply_vocabulary(text, self.unchanged, self.rewrites)
+            if result is not None:
+                return result
         words = text.split()
         if self.unchanged.issuperset(words):
             return " ".join(words)
