@@ -690,21 +690,24 @@ static int intern_grow(void) {
     return 0;
 }
 
-static Py_hash_t ucs1_hash(const Py_UCS1 *p, Py_ssize_t n) {  /* (ucs4_hash of the same characters) */
-    Py_uhash_t h = 14695981039346656037ULL;
-    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
-    return (Py_hash_t)h;
-}
-
-/* the slot of the interned token of a 1-byte str's characters (NULL: not interned) */
-static Slot *interned_ucs1(const Py_UCS1 *p, Py_ssize_t n) {
+/* the slot of the interned token of characters i..i+n of a str's data (NULL: not interned) */
+static Slot *interned_slice(int kind, const void *data, Py_ssize_t i, Py_ssize_t n) {
     if (!interned_cap) return NULL;
-    Py_hash_t h = ucs1_hash(p, n);
+    Py_uhash_t u = 14695981039346656037ULL;  /* (ucs4_hash of the same characters) */
+    for (Py_ssize_t k = 0; k < n; k++) u = (u ^ PyUnicode_READ(kind, data, i + k)) * 1099511628211ULL;
+    Py_hash_t h = (Py_hash_t)u;
     for (Py_ssize_t j = h & (interned_cap - 1); interned[j].s; j = (j + 1) & (interned_cap - 1)) {
         PyObject *s = interned[j].s;
-        if (interned[j].h == h && PyUnicode_GET_LENGTH(s) == n && PyUnicode_KIND(s) == PyUnicode_1BYTE_KIND
-            && !memcmp(PyUnicode_1BYTE_DATA(s), p, n))
-            return &interned[j];
+        if (interned[j].h != h || PyUnicode_GET_LENGTH(s) != n) continue;
+        int skind = PyUnicode_KIND(s);
+        const void *sdata = PyUnicode_DATA(s);
+        Py_ssize_t k = 0;
+        if (skind == kind) {
+            if (!memcmp(sdata, (const char *)data + i * kind, n * kind)) return &interned[j];
+            continue;
+        }
+        while (k < n && PyUnicode_READ(skind, sdata, k) == PyUnicode_READ(kind, data, i + k)) k++;
+        if (k == n) return &interned[j];
     }
     return NULL;
 }
@@ -994,22 +997,24 @@ static PyObject *plain(PyObject *self, PyObject *args) {
 }
 
 /* --- apply_vocabulary(): lsdscc.corpus.vocab.Vocabulary.apply_text ------------------------- */
-/* The tokens of a 1-byte text (the cleaned texts of the corpus, interned where seen before, so
-   their hashes are cached), and whether the text is them joined by single spaces. */
-static int ucs1_tokens(PyObject *text, PyObject *tokens, int *single) {
-    const Py_UCS1 *d = PyUnicode_1BYTE_DATA(text);
+/* The tokens of a text (the cleaned texts of the corpus: interned where seen before, so their
+   hashes are cached), and whether the text is them joined by single spaces. */
+static int text_tokens(PyObject *text, PyObject *tokens, int *single) {
+    int kind = PyUnicode_KIND(text);
+    const void *d = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    *single = n == 0 || (!Py_UNICODE_ISSPACE(d[0]) && !Py_UNICODE_ISSPACE(d[n - 1]));
+    *single = n == 0 || (!is_space(PyUnicode_READ(kind, d, 0)) && !is_space(PyUnicode_READ(kind, d, n - 1)));
     for (Py_ssize_t i = 0; i < n;) {
-        if (Py_UNICODE_ISSPACE(d[i])) {
-            if (d[i] != ' ' || (i + 1 < n && Py_UNICODE_ISSPACE(d[i + 1]))) *single = 0;
+        Py_UCS4 c = PyUnicode_READ(kind, d, i);
+        if (is_space(c)) {
+            if (c != ' ' || (i + 1 < n && is_space(PyUnicode_READ(kind, d, i + 1)))) *single = 0;
             i++;
             continue;
         }
         Py_ssize_t j = i;
-        while (j < n && !Py_UNICODE_ISSPACE(d[j])) j++;
-        Slot *slot = interned_ucs1(d + i, j - i);
-        PyObject *t = slot ? (Py_INCREF(slot->s), slot->s) : PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, d + i, j - i);
+        while (j < n && !is_space(PyUnicode_READ(kind, d, j))) j++;
+        Slot *slot = interned_slice(kind, d, i, j - i);
+        PyObject *t = slot ? (Py_INCREF(slot->s), slot->s) : PyUnicode_Substring(text, i, j);
         if (!t || PyList_Append(tokens, t) < 0) { Py_XDECREF(t); return -1; }
         Py_DECREF(t);
         i = j;
@@ -1020,13 +1025,15 @@ static int ucs1_tokens(PyObject *text, PyObject *tokens, int *single) {
 /* 1 where text is tokens joined by single spaces, each an interned token in unchanged (most
    texts: no list, no new str); 0 where not; -1 on an error */
 static int kept_as_it_is(PyObject *text, PyObject *unchanged) {
-    const Py_UCS1 *d = PyUnicode_1BYTE_DATA(text);
+    int kind = PyUnicode_KIND(text);
+    const void *d = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     for (Py_ssize_t i = 0; i < n;) {
         Py_ssize_t j = i;
-        while (j < n && d[j] != ' ' && !Py_UNICODE_ISSPACE(d[j])) j++;
-        if (j == i || (j < n && (d[j] != ' ' || j + 1 == n))) return 0;  /* (not single spaces) */
-        Slot *slot = interned_ucs1(d + i, j - i);
+        Py_UCS4 c = 0;
+        while (j < n && (c = PyUnicode_READ(kind, d, j)) != ' ' && !is_space(c)) j++;
+        if (j == i || (j < n && (c != ' ' || j + 1 == n))) return 0;  /* (not single spaces) */
+        Slot *slot = interned_slice(kind, d, i, j - i);
         if (!slot) return 0;
         int in = slot_kept(slot, unchanged);
         if (in <= 0) return in;
@@ -1036,12 +1043,10 @@ static int kept_as_it_is(PyObject *text, PyObject *unchanged) {
 }
 
 /* " ".join(tokens) where every token is in unchanged (the text itself where it is that join);
-   else the non-empty rewrites[token] (a mapping: a dict subclass's __missing__ fills it) joined.
-   None for a text of wider characters (Python does it). */
+   else the non-empty rewrites[token] (a mapping: a dict subclass's __missing__ fills it) joined. */
 static PyObject *apply_vocabulary(PyObject *self, PyObject *args) {
     PyObject *text, *unchanged, *rewrites, *result = NULL, *parts = NULL, *space = NULL;
     if (!PyArg_ParseTuple(args, "UO!O", &text, &PyFrozenSet_Type, &unchanged, &rewrites)) return NULL;
-    if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND) Py_RETURN_NONE;
     int kept = kept_as_it_is(text, unchanged);
     if (kept) {
         if (kept > 0) Py_INCREF(text);
@@ -1049,7 +1054,7 @@ static PyObject *apply_vocabulary(PyObject *self, PyObject *args) {
     }
     PyObject *tokens = PyList_New(0);
     int single, all = 1;
-    if (!tokens || ucs1_tokens(text, tokens, &single) < 0) goto done;
+    if (!tokens || text_tokens(text, tokens, &single) < 0) goto done;
     Py_ssize_t count = PyList_GET_SIZE(tokens);
     for (Py_ssize_t i = 0; i < count && all; i++) {
         all = PySet_Contains(unchanged, PyList_GET_ITEM(tokens, i));
@@ -1078,8 +1083,7 @@ static PyMethodDef methods[] = {
      "tail(text, lowercase, counts=None): the tokens of cleaning._lsdscc_tail, or None; with counts (a dict), "
      "their text joined with spaces, each token counted into it."},
     {"apply_vocabulary", apply_vocabulary, METH_VARARGS,
-     "apply_vocabulary(text, unchanged, rewrites): lsdscc.corpus.vocab.Vocabulary.apply_text, or None for a text "
-     "of characters beyond Latin-1."},
+     "apply_vocabulary(text, unchanged, rewrites): lsdscc.corpus.vocab.Vocabulary.apply_text."},
     {"plain", plain, METH_VARARGS,
      "plain(text, lowercase, literal=0): the tokens of cleaning._lsdscc_fast, or why not (1 entities, 2 quotes, "
      "links, emphasis, code or superscripts, 4 other markup, 8 e-mails or urls); literal: causes already dealt with."},

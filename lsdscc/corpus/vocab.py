@@ -107,9 +107,7 @@ class Vocabulary:
         its neighbours, and empty rewrites, the dropped tokens, are left out of the join)."""
         native = cleaning._native  # (the same in C, lsdscc/corpus/_cleaning_tail.c, where it is built)
         if native is not None:
-            result = native.apply_vocabulary(text, self.unchanged, self.rewrites)
-            if result is not None:
-                return result
+            return native.apply_vocabulary(text, self.unchanged, self.rewrites)
         words = text.split()
         if self.unchanged.issuperset(words):
             return " ".join(words)
