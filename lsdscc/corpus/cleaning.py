@@ -945,8 +945,11 @@ def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> 
         result = _native.plain(text, lowercase, _ENTITIES, counts)
         if result.__class__ is not int or result & _OTHER:
             return None if result.__class__ is int else result
-    if result & _FOLLOWED:
+    if result & _FOLLOWED:  # (then plain() looks for e-mails and urls in what the rules leave)
         text = _followed_markup(text)
+        result = _native.plain(text, lowercase, _ENTITIES | _FOLLOWED, counts)
+        if result.__class__ is not int or result & _OTHER:
+            return None if result.__class__ is int else result
     if "@" in text:
         text = _email_sub(text)
     if _has_url(text):
