@@ -293,6 +293,8 @@ static int shorten_letters(const Buf *in, Buf *out) {
    ASCII lowercases to h, a, e, l or o) */
 /* (called where b->p[i] is h, a or l in either case) */
 static int laugh_bits_at(const Buf *b, Py_ssize_t i) {
+    Py_UCS4 c = b->p[i] | 32, next = i + 1 < b->n ? b->p[i + 1] | 32 : 0;
+    if (c == 'h' ? next != 'a' && next != 'e' : c == 'a' ? next != 'h' : next != 'o') return 0;
     Py_UCS4 w[5] = {0};  /* (folded; 0 past the end) */
     for (int k = 0; k < 5 && i + k < b->n; k++) w[k] = fold(b->p[i + k]);
     int seen = 0;  /* bits: hah aha haha ahah haah ahha hehe lolol */
@@ -790,7 +792,7 @@ static PyObject *split(const Buf *b, PyObject *counts) {
     for (Py_ssize_t i = 0; i <= b->n;) {
         Py_ssize_t first = 0, len = 0;
         int space = i == b->n || is_space(b->p[i]);
-        if (!space) len = contraction_at(b, i, &first);
+        if (!space && (i == 0 || !is_word(b->p[i - 1]))) len = contraction_at(b, i, &first);  /* (\b) */
         if ((space || len) && start >= 0) {
             if (emit(&k, b->p + start, i - start) < 0) goto error;
             start = -1;
