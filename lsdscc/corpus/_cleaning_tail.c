@@ -955,7 +955,7 @@ static int plain_text(const Buf *b, Scan *s, int literal) {
     memset(s, 0, sizeof *s);
     for (Py_ssize_t i = 0; i < b->n && !(why & OTHER); i++) {
         Py_UCS4 c = b->p[i];
-        scan_at(b, i, s);  /* (the same on the text before strip_ends: see there) */
+        if (!why) scan_at(b, i, s);  /* (the same on the text before strip_ends: see there; no use once refused) */
         if (c == '\n') { line_start = 1; spaces = 0; continue; }
         if (line_start) {
             if (c == ' ') { if (++spaces >= 4) why |= OTHER; continue; }
