@@ -212,25 +212,25 @@ def survival(counts: Mapping[str, int]) -> list:
 def plot_all(folder: str, stats: dict) -> list[str]:
     """The four PNG plots of the stats report; deterministic bytes. Returns their paths."""
     import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure  # (not pyplot: 0.2 s more to import, and no figure to close)
 
     paths = []
     with matplotlib.rc_context():  # matplotlib's own defaults, whatever the process set before
         matplotlib.rcdefaults()  # (another report's font size, a user's style): the same bytes
-        plt.rcParams["svg.hashsalt"] = "multiref"
+        matplotlib.rcParams["svg.hashsalt"] = "multiref"
         for name, size, draw in (("vocabulary_noise.png", (6, 3.5), _plot_noise),
                                  ("length_coverage.png", (6, 3.5), _plot_length_coverage),
                                  ("responses_per_query.png", (6, 3.5), _plot_responses_per_query),
                                  ("survival.png", (7, 4), _plot_survival)):
-            fig, ax = plt.subplots(figsize=size)
+            fig = Figure(figsize=size)
+            FigureCanvasAgg(fig)
+            ax = fig.subplots()
             draw(ax, stats)
             fig.tight_layout()
             path = join(folder, "plots", name)
             buf = io.BytesIO()
             fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
-            plt.close(fig)
             write_bytes(path, buf.getvalue())
             paths.append(path)
     return paths
