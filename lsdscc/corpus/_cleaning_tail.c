@@ -243,28 +243,19 @@ static const Entry *face_at(const Buf *in, Py_ssize_t i) {
     return NULL;
 }
 
-static int sub_faces(const Buf *in, Buf *out) {
-    Py_ssize_t i = 0;
-    while (i < in->n) {
-        const Entry *found = face_at(in, i);
-        if (found) {
-            if (put_word(out, found->word) < 0) return -1;
-            i += found->len;
-        } else if (buf_put(out, in->p[i++]) < 0) {
-            return -1;
-        }
-    }
-    return 0;
+/* _emoji_sub's match: the longest emoji at i (they may start anywhere) */
+static const Entry *emoji_at(const Buf *in, Py_ssize_t i) {
+    if (in->p[i] < emoji_min) return NULL;
+    for (Py_ssize_t k = 0; k < n_emoji; k++)
+        if (starts_with(in, i, &emoji[k])) return &emoji[k];
+    return NULL;
 }
 
-/* _emoji_sub: leftmost longest emoji, anywhere */
-static int sub_emoji(const Buf *in, Buf *out) {
+/* faces.sub or _emoji_sub (at: face_at or emoji_at): leftmost matches, each " word " */
+static int substitute(const Buf *in, Buf *out, const Entry *(*at)(const Buf *, Py_ssize_t)) {
     Py_ssize_t i = 0;
     while (i < in->n) {
-        const Entry *found = NULL;
-        if (in->p[i] >= emoji_min)
-            for (Py_ssize_t k = 0; k < n_emoji && !found; k++)
-                if (starts_with(in, i, &emoji[k])) found = &emoji[k];
+        const Entry *found = at(in, i);
         if (found) {
             if (put_word(out, found->word) < 0) return -1;
             i += found->len;
@@ -826,8 +817,8 @@ static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known, PyObje
     if (s.undecided) goto undecided;
     /* (the emotion words, lowercase ASCII words without letter runs or laughter that come with
        spaces around them, change none of the scan's findings: configure() checks them) */
-    if (s.face) STEP(sub_faces(&a, &b));
-    if (s.emoji) STEP(sub_emoji(&a, &b));
+    if (s.face) STEP(substitute(&a, &b, face_at));
+    if (s.emoji) STEP(substitute(&a, &b, emoji_at));
     int laugh = laugh_passes(s.laugh_seen);
     if (s.triple) {
         STEP(shorten_letters(&a, &b));
