@@ -13,7 +13,7 @@ DEMO_OUT ?= out/lsdscc
 
 .PHONY: demo test install bench worker-check clean
 
-$(STAMP): setup.py constraints.txt lsdscc/corpus/_cleaning_tail.c
+$(STAMP): setup.py constraints.txt lsdscc/corpus/_cleaning_native.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24" wheel setuptools
 	$(PY) -m pip install --quiet -c constraints.txt -e ".[test]"

@@ -56,7 +56,7 @@ setup(
     include_package_data=True,
     # The C half of the text cleaning's fast path; without a compiler the same steps run in
     # Python (lsdscc/corpus/cleaning.py, same tokens, about twice the cleaning time).
-    ext_modules=[Extension("lsdscc.corpus._cleaning_tail", ["lsdscc/corpus/_cleaning_tail.c"], optional=True)],
+    ext_modules=[Extension("lsdscc.corpus._cleaning_native", ["lsdscc/corpus/_cleaning_native.c"], optional=True)],
     install_requires=CORE,
     extras_require={"test": TEST},
     entry_points={

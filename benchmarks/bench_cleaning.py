@@ -7,7 +7,7 @@ contractions, quotes and non-ASCII punctuation) and times, in this one process:
 - ``baseline``: ``clean_and_tokenize`` as it was at commit e46b6c5 (before the text
   conventions and the fast path), loaded from git into a temporary module;
 - ``lsdscc``: today's default (``convention="lsdscc"``, the fused fast path, half of it in C:
-  ``lsdscc/corpus/_cleaning_tail.c``);
+  ``lsdscc/corpus/_cleaning_native.c``);
 - ``lsdscc-python``: the same with the C extension off (what runs where it was not built);
 - ``treebank``: today's ``convention="treebank"`` (the baseline's rules, periods split off).
 

@@ -1,4 +1,4 @@
-"""The C half of the lsdscc fast path (``lsdscc/corpus/_cleaning_tail.c``) gives the tokens of
+"""The C half of the lsdscc fast path (``lsdscc/corpus/_cleaning_native.c``) gives the tokens of
 the Python steps it replaces (issue 22: cleaning realistic bodies was half of the corpus build).
 
 ``_native.tail(text, lowercase)`` stands for :func:`cleaning._lsdscc_tail` (emoticons, emoji,
@@ -71,7 +71,7 @@ def bodies() -> list[str]:
 def test_the_extension_is_built():
     # `pip install -e .` (the Makefile's set-up) compiles it; without a C compiler the Python
     # steps run and this test names the cause.
-    assert NATIVE is not None, "lsdscc/corpus/_cleaning_tail.c is not built: run `pip install -e .` with a C compiler"
+    assert NATIVE is not None, "lsdscc/corpus/_cleaning_native.c is not built: run `pip install -e .` with a C compiler"
 
 
 def _check(texts, lowercase: bool) -> tuple[int, int]:

@@ -120,7 +120,7 @@ def test_treebank_never_leaves_a_sentence_period_glued(comments):
 @pytest.mark.parametrize("lowercase", [True, False])
 def test_fast_path_matches_the_step_functions(comments, lowercase, native, monkeypatch):
     # _lsdscc_fast is a fused copy of tokenize(clean_text(...)) with NLTK's Treebank tokenizer;
-    # its second half runs in C when the extension is built (lsdscc/corpus/_cleaning_tail.c).
+    # its second half runs in C when the extension is built (lsdscc/corpus/_cleaning_native.c).
     if not native:
         monkeypatch.setattr(cleaning, "_native", None)
     texts = comments + _fuzz(4000, seed=2 + lowercase)

@@ -105,7 +105,7 @@ def static_imports(module: str) -> set:
     """``(module, enclosing function or "", imported top-level module)`` for every absolute
     import statement in ``module``'s source, at any depth."""
     spec = importlib.util.find_spec(module)
-    if not spec.origin.endswith(".py"):  # a C extension (lsdscc.corpus._cleaning_tail imports nothing)
+    if not spec.origin.endswith(".py"):  # a C extension (lsdscc.corpus._cleaning_native imports nothing)
         return set()
     tree = ast.parse(open(spec.origin, encoding="utf-8").read())
     found = set()

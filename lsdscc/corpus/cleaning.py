@@ -913,21 +913,21 @@ _CONTRACTION_SPLIT = r" \1\3\5\7\9\11 \2\4\6\8\10\12 "
 
 
 def _load_native():
-    """The C tail of the fast path (``lsdscc/corpus/_cleaning_tail.c``, built by ``pip install``)
+    """The C tail of the fast path (``lsdscc/corpus/_cleaning_native.c``, built by ``pip install``)
     with the emoticon table, or None where it was not built (the Python steps then run)."""
     try:
-        from lsdscc.corpus import _cleaning_tail
+        from lsdscc.corpus import _cleaning_native
     except ImportError:
         return None
     table = emoticon_table()
-    _cleaning_tail.configure({f: w for f, w in table.items() if f.isascii()},
+    _cleaning_native.configure({f: w for f, w in table.items() if f.isascii()},
                              {f: w for f, w in table.items() if not f.isascii()})
-    return _cleaning_tail
+    return _cleaning_native
 
 
 _native = _load_native()
 
-_ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a text (_cleaning_tail.c)
+_ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a text (_cleaning_native.c)
 
 
 def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> list[str] | str | None:
@@ -1020,7 +1020,7 @@ def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None) -> l
 def _lsdscc_tail(text: str, lowercase: bool) -> list[str]:
     """The rest of :func:`_lsdscc_fast` after markup, e-mails and urls: emoticons, elongated
     words, lowercasing, the ``lsdscc`` character rules and the Treebank rules left for them.
-    ``lsdscc/corpus/_cleaning_tail.c`` does the same in C (``_native.tail``; None where it
+    ``lsdscc/corpus/_cleaning_native.c`` does the same in C (``_native.tail``; None where it
     leaves a text to this function)."""
     text = shorten_elongated(substitute_emoticons(text))
     if lowercase:

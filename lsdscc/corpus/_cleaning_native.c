@@ -1,12 +1,17 @@
-/* The second half of the lsdscc fast path of lsdscc/corpus/cleaning.py, in C.
+/* The lsdscc fast path of lsdscc/corpus/cleaning.py in C, and the vocabulary's rewrite.
  *
  * tail(text, lowercase) returns the tokens that cleaning._lsdscc_tail(text, lowercase)
- * returns (emoticons and emoji, elongated words, lowercasing, the lsdscc character rules,
- * the Treebank rules left for lsdscc text, whitespace split), or None where it does not
- * decide (a shrug, laughter, a dotless or dotted i): the caller then runs the Python steps.
- * Each step below names the Python it reproduces; tests/test_lsdscc_cleaning_native.py
- * compares the two on Reddit-shaped, random and hostile text. configure(faces, emoji) takes
- * the emoticon table (lsdscc.corpus.emoticons) once, before the first tail() call.
+ * returns (emoticons and emoji, elongated words, laughter, lowercasing, the lsdscc character
+ * rules, the Treebank rules left for lsdscc text, whitespace split), or None where it does
+ * not decide (a shrug, a dotted or dotless i): the caller then runs the Python steps.
+ * plain(text, lowercase, literal) does the whole of cleaning._lsdscc_fast for a text that the
+ * markup, e-mail and url steps leave as it is, or tells why it may not (cleaning._native_plain
+ * runs those steps first where it can). With counts (a dict), both count the tokens into it
+ * and return them joined by single spaces (cleaning.clean_and_count). apply_vocabulary is
+ * lsdscc.corpus.vocab.Vocabulary.apply_text. Each function names the Python it reproduces;
+ * tests/test_lsdscc_cleaning_native.py compares the two on Reddit-shaped, random and hostile
+ * text and on every code point. configure(faces, emoji) takes the emoticon table
+ * (lsdscc.corpus.emoticons) once, before the first call.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1083,9 +1088,9 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cleaning_tail", NULL, -1, methods};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cleaning_native", NULL, -1, methods};
 
-PyMODINIT_FUNC PyInit__cleaning_tail(void) {
+PyMODINIT_FUNC PyInit__cleaning_native(void) {
     init_classes();
     return PyModule_Create(&module);
 }
