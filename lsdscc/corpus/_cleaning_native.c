@@ -667,6 +667,12 @@ static int same_text(PyObject *s, const Py_UCS4 *p, Py_ssize_t n) {
     if (PyUnicode_GET_LENGTH(s) != n) return 0;
     int kind = PyUnicode_KIND(s);
     const void *data = PyUnicode_DATA(s);
+    if (kind == PyUnicode_1BYTE_KIND) {  /* (most tokens) */
+        const Py_UCS1 *d = data;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (d[i] != p[i]) return 0;
+        return 1;
+    }
     for (Py_ssize_t i = 0; i < n; i++)
         if (PyUnicode_READ(kind, data, i) != p[i]) return 0;
     return 1;
