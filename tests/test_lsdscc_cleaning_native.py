@@ -234,3 +234,23 @@ def test_apply_vocabulary_in_c(bodies):
             assert same > least, same  # (texts that come back as they are)
     with pytest.raises(TypeError):
         NATIVE.apply_vocabulary("a", set(), {})
+
+
+def test_counting_when_the_token_table_is_full(bodies):
+    """Past the table's limit, new tokens are counted at once, after the text's pending ones:
+    the same counts in the same order as Counter.update."""
+    from collections import Counter
+
+    before, interned = NATIVE.intern_limit()
+    try:
+        NATIVE.intern_limit(interned + 5)
+        names = [f"zq{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(50)]  # (new tokens)
+        texts = [f"{n} the {n} x{n} the a" for n in names] + bodies[:200]
+        words, expected = Counter(), Counter()
+        for text in texts:
+            assert cleaning.clean_and_count(text, words) == " ".join(cleaning.clean_and_tokenize(text))
+            expected.update(cleaning.clean_and_tokenize(text))
+        assert words == expected and list(words) == list(expected)
+        assert NATIVE.intern_limit()[1] == interned + 5
+    finally:
+        NATIVE.intern_limit(before)

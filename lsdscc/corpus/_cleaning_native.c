@@ -649,13 +649,14 @@ typedef struct {
     PyObject *s;
     unsigned long generation;  /* kept_set's generation when kept was found (0: never) */
     int kept;                  /* the token is in kept_set */
+    long pending;              /* its count in the text being split, not yet in the counts */
 } Slot;
 /* apply_vocabulary's last set of unchanged tokens (held, so no other set takes its address) */
 static PyObject *kept_set;
 static unsigned long kept_generation;
 static Slot *interned;
 static Py_ssize_t interned_cap, interned_count;
-#define INTERN_MAX (1 << 20)
+static Py_ssize_t INTERN_MAX = 1 << 20;  /* (intern_limit() changes it, for tests) */
 
 static Py_hash_t ucs4_hash(const Py_UCS4 *p, Py_ssize_t n) {
     Py_uhash_t h = 14695981039346656037ULL;  /* FNV-1a */
@@ -732,33 +733,43 @@ static int slot_kept(Slot *slot, PyObject *unchanged) {
     return slot->kept;
 }
 
-static PyObject *intern_token(const Py_UCS4 *p, Py_ssize_t n) {
-    if (2 * (interned_count + 1) > interned_cap && interned_count < INTERN_MAX && intern_grow() < 0) return NULL;
+static int intern_will_grow(void) {
+    return 2 * (interned_count + 1) > interned_cap && interned_count < INTERN_MAX;
+}
+
+/* the interned str of a token (a new reference), and its slot (*slot: NULL once the table is full) */
+static PyObject *intern_token(const Py_UCS4 *p, Py_ssize_t n, Slot **slot) {
+    *slot = NULL;
+    if (intern_will_grow() && intern_grow() < 0) return NULL;
     Py_hash_t h = ucs4_hash(p, n);
     Py_ssize_t j = h & (interned_cap - 1);
     for (; interned[j].s; j = (j + 1) & (interned_cap - 1))
         if (interned[j].h == h && same_text(interned[j].s, p, n)) {
+            *slot = &interned[j];
             Py_INCREF(interned[j].s);
             return interned[j].s;
         }
     PyObject *t = new_token(p, n);
     if (t && interned_count < INTERN_MAX) {
-        interned[j].h = h;
-        interned[j].s = t;
-        interned[j].generation = 0;
+        interned[j] = (Slot){h, t, 0, 0, 0};
+        *slot = &interned[j];
         Py_INCREF(t);
         interned_count++;
     }
     return t;
 }
 
-/* where the tokens go: a list, or (counts given) counted and joined with single spaces */
+/* where the tokens go: a list, or (counts given) counted and joined with single spaces. A
+   text's interned tokens are counted among themselves first (pending, in the order they first
+   come), then into counts, as Counter.update would insert and count them. */
 typedef struct {
     PyObject *list, *counts;
     Buf joined;
+    Slot **pending;
+    Py_ssize_t npending, cap;
 } Sink;
 
-static int count_token(PyObject *counts, PyObject *t) {
+static int count_token(PyObject *counts, PyObject *t, long amount) {
     PyObject *v = PyDict_GetItemWithError(counts, t);
     long c = 0;
     if (v) {
@@ -767,19 +778,57 @@ static int count_token(PyObject *counts, PyObject *t) {
     } else if (PyErr_Occurred()) {
         return -1;
     }
-    PyObject *next = PyLong_FromLong(c + 1);
+    PyObject *next = PyLong_FromLong(c + amount);
     if (!next) return -1;
     int r = PyDict_SetItem(counts, t, next);
     Py_DECREF(next);
     return r;
 }
 
-static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
-    PyObject *t = k->counts ? intern_token(p, n) : new_token(p, n);
+/* the pending counts into counts (ok: 0 on an error, which drops them) */
+static int flush_pending(Sink *k, int ok) {
+    for (Py_ssize_t i = 0; i < k->npending; i++) {
+        Slot *slot = k->pending[i];
+        if (ok && count_token(k->counts, slot->s, slot->pending) < 0) ok = 0;
+        slot->pending = 0;
+    }
+    k->npending = 0;
+    return ok ? 0 : -1;
+}
+
+static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
+    if (intern_will_grow() && flush_pending(k, 1) < 0) return -1;  /* (a new table moves the slots) */
+    Slot *slot;
+    PyObject *t = intern_token(p, n, &slot);
     if (!t) return -1;
-    int r = k->counts ? count_token(k->counts, t) : PyList_Append(k->list, t);
-    Py_DECREF(t);
-    if (r < 0 || !k->counts) return r;
+    Py_DECREF(t);  /* (the table holds it) */
+    if (!slot) {  /* (the table is full: counted at once, after the pending ones) */
+        t = new_token(p, n);
+        int r = !t || flush_pending(k, 1) < 0 || count_token(k->counts, t, 1) < 0 ? -1 : 0;
+        Py_XDECREF(t);
+        return r;
+    }
+    if (!slot->pending++) {
+        if (k->npending == k->cap) {
+            Py_ssize_t cap = k->cap ? 2 * k->cap : 64;
+            Slot **grown = PyMem_Realloc(k->pending, cap * sizeof(Slot *));
+            if (!grown) { slot->pending--; PyErr_NoMemory(); return -1; }
+            k->pending = grown;
+            k->cap = cap;
+        }
+        k->pending[k->npending++] = slot;
+    }
+    return 0;
+}
+
+static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
+    if (!k->counts) {
+        PyObject *t = new_token(p, n);
+        int r = !t ? -1 : PyList_Append(k->list, t);
+        Py_XDECREF(t);
+        return r;
+    }
+    if (count_pending(k, p, n) < 0) return -1;
     if (k->joined.n && buf_put(&k->joined, ' ') < 0) return -1;
     return buf_putu(&k->joined, p, n);
 }
@@ -788,7 +837,7 @@ static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
    own (the spaces it gets around and between them). The tokens, or (counts given) their text
    joined with single spaces, each counted into counts. */
 static PyObject *split(const Buf *b, PyObject *counts) {
-    Sink k = {NULL, counts, {NULL, 0, 0}};
+    Sink k = {NULL, counts, {NULL, 0, 0}, NULL, 0, 0};
     if (counts ? buf_init(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) return NULL;
     Py_ssize_t start = -1;  /* start of the token being read */
     for (Py_ssize_t i = 0; i <= b->n;) {
@@ -808,12 +857,18 @@ static PyObject *split(const Buf *b, PyObject *counts) {
         i++;
     }
     if (!counts) return k.list;
-    PyObject *joined = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, k.joined.p, k.joined.n);
+    PyObject *joined = flush_pending(&k, 1) < 0 ? NULL
+        : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, k.joined.p, k.joined.n);
     buf_free(&k.joined);
+    PyMem_Free(k.pending);
     return joined;
 error:
     Py_XDECREF(k.list);
-    if (counts) buf_free(&k.joined);
+    if (counts) {
+        flush_pending(&k, 0);
+        buf_free(&k.joined);
+        PyMem_Free(k.pending);
+    }
     return NULL;
 }
 
@@ -1081,7 +1136,16 @@ done:
     return result;
 }
 
+static PyObject *intern_limit(PyObject *self, PyObject *args) {
+    Py_ssize_t limit = -1, before = INTERN_MAX;
+    if (!PyArg_ParseTuple(args, "|n", &limit)) return NULL;
+    if (limit >= 0) INTERN_MAX = limit;
+    return Py_BuildValue("nn", before, interned_count);
+}
+
 static PyMethodDef methods[] = {
+    {"intern_limit", intern_limit, METH_VARARGS,
+     "intern_limit(limit=-1): (the limit before, tokens interned); a limit >= 0 becomes the most tokens kept."},
     {"configure", configure, METH_VARARGS, "configure(faces, emoji): the emoticon table, face or emoji -> word."},
     {"tail", tail, METH_VARARGS,
      "tail(text, lowercase, counts=None): the tokens of cleaning._lsdscc_tail, or None; with counts (a dict), "
