@@ -426,6 +426,26 @@ def _autolink_sub(text: str) -> str:
     out.append(text[pos:])
     return "".join(out)
 
+# strip_markup's rules that _native_plain also runs (alone, before the C steps), one function each
+def _quotes_and_spoilers(text: str) -> str:
+    return _QUOTE.sub("", _sub_before_last(_SPOILER, r"\1", text, "!<"))
+
+
+def _links(text: str) -> str:
+    return _ref_link_sub(_ref_link_def_sub(_link_sub(_image_sub(text))))
+
+
+def _tags(text: str) -> str:
+    return _HTML_TAG.sub(" ", _autolink_sub(text))
+
+
+def _emphasis(text: str) -> str:
+    text, found = _emphasis_subn(text)
+    if found and ("*" in text or "_" in text or "~~" in text):  # nested emphasis: ***a*** or **_a_**
+        text = _emphasis_subn(text)[0]
+    return text
+
+
 def strip_markup(text: str) -> str:
     """Step 1: markdown and HTML to plain text; paragraphs become single spaces.
 
@@ -448,15 +468,11 @@ def strip_markup(text: str) -> str:
     if multiline and (has("-") or has("=")):
         text = _SETEXT_LINES.sub(text)
     if has(">"):
-        text = _sub_before_last(_SPOILER, r"\1", text, "!<")
-        text = _QUOTE.sub("", text)
+        text = _quotes_and_spoilers(text)
     if has("]"):
-        text = _link_sub(_image_sub(text))
-        text = _ref_link_def_sub(text)
-        text = _ref_link_sub(text)
+        text = _links(text)
     if has("<"):
-        text = _autolink_sub(text)
-        text = _HTML_TAG.sub(" ", text)
+        text = _tags(text)
     if has("#"):
         text = _HEADER.sub("", text)
     if (has("*") or has("-") or has("_")) and (multiline or _HRULE_LINES.match(text)):
@@ -467,9 +483,7 @@ def strip_markup(text: str) -> str:
     if multiline or _BULLET_LINES.match(text):
         text = _BULLET_LINES.sub(text)
     if has("*") or has("_") or has("~~"):
-        text, found = _emphasis_subn(text)
-        if found and ("*" in text or "_" in text or "~~" in text):  # nested emphasis: ***a*** or **_a_**
-            text = _emphasis_subn(text)[0]
+        text = _emphasis(text)
     if has("`"):
         text = _INLINE_CODE.sub(r"\1", text)
     if has("^"):
@@ -895,7 +909,7 @@ def clean_and_count(text: str, words: Counter, tokenizer: str = "treebank", lowe
     corpus's per-post step (steps 1-4, tokenization, the first pass of step 5)."""
     if check_convention(convention) == "lsdscc" and tokenizer == "treebank":
         return _lsdscc_fast(text, lowercase, words)
-    tokens = tokenize(clean_text(text, convention), tokenizer, lowercase, convention)
+    tokens = clean_and_tokenize(text, tokenizer, lowercase, convention)
     words.update(tokens)
     return " ".join(tokens)
 
@@ -911,9 +925,8 @@ _CONTRACTION = re.compile(
 _CONTRACTION_SPLIT = r" \1\3\5\7\9\11 \2\4\6\8\10\12 "
 
 
-
 def _load_native():
-    """The C tail of the fast path (``lsdscc/corpus/_cleaning_native.c``, built by ``pip install``)
+    """The C half of the fast path (``lsdscc/corpus/_cleaning_native.c``, built by ``pip install``)
     with the emoticon table, or None where it was not built (the Python steps then run)."""
     try:
         from lsdscc.corpus import _cleaning_native
@@ -936,26 +949,27 @@ def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> 
     headers, lists, emphasis, inline code, superscripts...), e-mail addresses or urls, these run here
     first, as strip_markup and :func:`_lsdscc_fast` run them (their own functions, in their
     order; the rules that would run before or between them are other causes, which ``plain``
-    tells apart), and ``plain`` tries the result, taking what is left of them as text."""
-    result = _native.plain(text, lowercase, 0, counts)  # (None: a text it leaves to Python anyway)
-    if result.__class__ is not int or result & _OTHER:
-        return None if result.__class__ is int else result
-    if result & _ENTITIES:  # (an & left after decoding stays an &, as in strip_markup)
-        text = html.unescape(html.unescape(text))
-        result = _native.plain(text, lowercase, _ENTITIES, counts)
+    tells apart), and ``plain`` tries the result, taking what is left of them as text (an &
+    left after decoding stays an &, as in strip_markup)."""
+    result, literal = _native.plain(text, lowercase, 0, counts), 0  # (None: a text it leaves to Python)
+    for cause, rules in _NATIVE_STEPS:
         if result.__class__ is not int or result & _OTHER:
-            return None if result.__class__ is int else result
-    if result & _FOLLOWED:  # (then plain() looks for e-mails and urls in what the rules leave)
-        text = _followed_markup(text)
-        result = _native.plain(text, lowercase, _ENTITIES | _FOLLOWED, counts)
-        if result.__class__ is not int or result & _OTHER:
-            return None if result.__class__ is int else result
+            break
+        literal |= cause  # (from here on, what is left of this cause's characters stays as it is)
+        if result & cause:
+            text = rules(text)
+            result = _native.plain(text, lowercase, literal, counts)
+    return None if result is None or result.__class__ is int else result
+
+
+def _entities(text: str) -> str:
+    return html.unescape(html.unescape(text))
+
+
+def _mail_and_urls(text: str) -> str:
     if "@" in text:
         text = _email_sub(text)
-    if _has_url(text):
-        text = _url_sub(_LSDSCC_URL, text)
-    result = _native.plain(text, lowercase, _ENTITIES | _FOLLOWED | _LINKS, counts)  # (what is left stays)
-    return None if result is None or result.__class__ is int else result
+    return _url_sub(_LSDSCC_URL, text) if _has_url(text) else text
 
 
 def _followed_markup(text: str) -> str:
@@ -964,24 +978,25 @@ def _followed_markup(text: str) -> str:
     if "<" in text:
         text = _sub_before_last(_HTML_COMMENT, " ", text, "-->")
     if ">" in text:
-        text = _sub_before_last(_SPOILER, r"\1", text, "!<")
-        text = _QUOTE.sub("", text)
+        text = _quotes_and_spoilers(text)
     if "]" in text:
-        text = _ref_link_sub(_ref_link_def_sub(_link_sub(_image_sub(text))))
+        text = _links(text)
     if "<" in text:
-        text = _HTML_TAG.sub(" ", _autolink_sub(text))
+        text = _tags(text)
     if "#" in text:
         text = _HEADER.sub("", text)
     text = _BULLET_LINES.sub(text)
     if "*" in text or "_" in text or "~~" in text:
-        text, found = _emphasis_subn(text)
-        if found and ("*" in text or "_" in text or "~~" in text):  # as in strip_markup
-            text = _emphasis_subn(text)[0]
+        text = _emphasis(text)
     if "`" in text:
         text = _INLINE_CODE.sub(r"\1", text)
     if "^" in text:
         text = _superscript_sub(text)
     return text
+
+
+#: What _native_plain runs for each cause ``plain`` gives, in strip_markup's and _lsdscc_fast's order.
+_NATIVE_STEPS = ((_ENTITIES, _entities), (_FOLLOWED, _followed_markup), (_LINKS, _mail_and_urls))
 
 
 def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None) -> list[str] | str:
