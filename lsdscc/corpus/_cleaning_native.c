@@ -74,19 +74,17 @@ static void buf_swap(Buf *a, Buf *b) {
     b->n = 0;
 }
 
+/* ASCII case folding (re.I on the ASCII letters) */
+static inline Py_UCS4 fold(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 
+/* the ASCII string s at b->p[i], case folded */
 static int fold_match(const Buf *b, Py_ssize_t i, const char *s) {
-    for (Py_ssize_t j = 0; s[j]; j++) {
-        if (i + j >= b->n) return 0;
-        Py_UCS4 c = b->p[i + j];
-        if (c >= 'A' && c <= 'Z') c += 32;
-        if (c != (unsigned char)s[j]) return 0;
-    }
+    for (Py_ssize_t j = 0; s[j]; j++)
+        if (i + j >= b->n || fold(b->p[i + j]) != (unsigned char)s[j]) return 0;
     return 1;
 }
 
 /* re's \s, \w and \d on str (str.isspace, str.isalnum or _, str.isdecimal), ASCII inline */
-static inline Py_UCS4 fold(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 static inline int is_letter(Py_UCS4 c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 static inline int is_space(Py_UCS4 c) { return Py_UNICODE_ISSPACE(c); }
 static inline int is_decimal(Py_UCS4 c) { return c < 128 ? c >= '0' && c <= '9' : Py_UNICODE_ISDECIMAL(c); }
@@ -97,17 +95,14 @@ static inline int is_word(Py_UCS4 c) {
 /* What each ASCII character asks of the passes below (0: nothing; most letters). K_FACE is
    set by configure() for the first characters of faces. */
 enum {
-    K_NEWLINE = 1 << 0, K_SPACE = 1 << 1, K_FACE = 1 << 2, K_LAUGH = 1 << 3, K_REFUSE = 1 << 4, K_QUOTE2 = 1 << 5,
-    K_DIGIT = 1 << 6, K_BANG = 1 << 7, K_UPPER = 1 << 8, K_TO_SPACE = 1 << 9, K_QUOTE = 1 << 10,
-    K_COLON_COMMA = 1 << 11, K_PAD = 1 << 12, K_DASH = 1 << 13,
+    K_FACE = 1 << 0, K_LAUGH = 1 << 1, K_REFUSE = 1 << 2, K_QUOTE2 = 1 << 3, K_DIGIT = 1 << 4, K_BANG = 1 << 5,
+    K_UPPER = 1 << 6, K_TO_SPACE = 1 << 7, K_QUOTE = 1 << 8, K_COLON_COMMA = 1 << 9, K_PAD = 1 << 10, K_DASH = 1 << 11,
 };
 static unsigned short ascii_class[128];
 
 static void init_classes(void) {
     for (int c = 0; c < 128; c++) {
         unsigned short k = 0;
-        if (c == '\n') k |= K_NEWLINE;
-        if (c == ' ') k |= K_SPACE;
         if (strchr("hHaAlL", c) && c) k |= K_LAUGH;
         if ((c < 32 && c != '\n') || c == 127 || (c && strchr("&]*_^><`~\\|@':.", c))) k |= K_REFUSE;
         if (c == '\'' || c == '`') k |= K_QUOTE2;
@@ -286,8 +281,7 @@ static int shorten_letters(const Buf *in, Buf *out) {
 }
 
 /* shorten_elongated's guards of the laughter rules on text.lower() (no character outside
-   ASCII lowercases to h, a, e, l or o) */
-/* (called where b->p[i] is h, a or l in either case) */
+   ASCII lowercases to h, a, e, l or o), at b->p[i] (h, a or l in either case) */
 static int laugh_bits_at(const Buf *b, Py_ssize_t i) {
     Py_UCS4 c = b->p[i] | 32, next = i + 1 < b->n ? b->p[i + 1] | 32 : 0;
     if (c == 'h' ? next != 'a' && next != 'e' : c == 'a' ? next != 'h' : next != 'o') return 0;
@@ -324,7 +318,6 @@ static int may_laugh(const Buf *b) {
         if (laugh_letter(b->p[i])) seen |= laugh_bits_at(b, i);
     return laugh_passes(seen);
 }
-
 
 /* _LAUGH_HA.fullmatch on a word of a and h (folded): [ah]?(?:ha|ah){2,}[ah]? */
 static int laugh_ha(const Py_UCS4 *w, Py_ssize_t n) {
@@ -658,24 +651,28 @@ static Slot *interned;
 static Py_ssize_t interned_cap, interned_count;
 static Py_ssize_t INTERN_MAX = 1 << 20;  /* (intern_limit() changes it, for tests) */
 
-static Py_hash_t ucs4_hash(const Py_UCS4 *p, Py_ssize_t n) {
-    Py_uhash_t h = 14695981039346656037ULL;  /* FNV-1a */
-    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+/* FNV-1a over the code points of characters 0..n of a str's data (kind: its width) */
+static Py_hash_t text_hash(int kind, const void *data, Py_ssize_t n) {
+    Py_uhash_t h = 14695981039346656037ULL;
+    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ PyUnicode_READ(kind, data, i)) * 1099511628211ULL;
     return (Py_hash_t)h;
 }
 
-static int same_text(PyObject *s, const Py_UCS4 *p, Py_ssize_t n) {
+/* whether the str s holds the n characters of data (of width kind) */
+static int same_text(PyObject *s, int kind, const void *data, Py_ssize_t n) {
     if (PyUnicode_GET_LENGTH(s) != n) return 0;
-    int kind = PyUnicode_KIND(s);
-    const void *data = PyUnicode_DATA(s);
-    if (kind == PyUnicode_1BYTE_KIND) {  /* (most tokens) */
-        const Py_UCS1 *d = data;
+    int skind = PyUnicode_KIND(s);
+    const void *sdata = PyUnicode_DATA(s);
+    if (skind == kind) return !memcmp(sdata, data, n * kind);
+    if (skind == PyUnicode_1BYTE_KIND && kind == PyUnicode_4BYTE_KIND) {  /* (a token of the cleaning, most often) */
+        const Py_UCS1 *d = sdata;
+        const Py_UCS4 *p = data;
         for (Py_ssize_t i = 0; i < n; i++)
             if (d[i] != p[i]) return 0;
         return 1;
     }
     for (Py_ssize_t i = 0; i < n; i++)
-        if (PyUnicode_READ(kind, data, i) != p[i]) return 0;
+        if (PyUnicode_READ(skind, sdata, i) != PyUnicode_READ(kind, data, i)) return 0;
     return 1;
 }
 
@@ -695,26 +692,21 @@ static int intern_grow(void) {
     return 0;
 }
 
+/* the slot of the interned token of the n characters of data (of width kind), or the empty
+   slot where it would go (h: their text_hash; the table has room) */
+static Slot *find_slot(int kind, const void *data, Py_ssize_t n, Py_hash_t h) {
+    Py_ssize_t j = h & (interned_cap - 1);
+    while (interned[j].s && !(interned[j].h == h && same_text(interned[j].s, kind, data, n)))
+        j = (j + 1) & (interned_cap - 1);
+    return &interned[j];
+}
+
 /* the slot of the interned token of characters i..i+n of a str's data (NULL: not interned) */
 static Slot *interned_slice(int kind, const void *data, Py_ssize_t i, Py_ssize_t n) {
     if (!interned_cap) return NULL;
-    Py_uhash_t u = 14695981039346656037ULL;  /* (ucs4_hash of the same characters) */
-    for (Py_ssize_t k = 0; k < n; k++) u = (u ^ PyUnicode_READ(kind, data, i + k)) * 1099511628211ULL;
-    Py_hash_t h = (Py_hash_t)u;
-    for (Py_ssize_t j = h & (interned_cap - 1); interned[j].s; j = (j + 1) & (interned_cap - 1)) {
-        PyObject *s = interned[j].s;
-        if (interned[j].h != h || PyUnicode_GET_LENGTH(s) != n) continue;
-        int skind = PyUnicode_KIND(s);
-        const void *sdata = PyUnicode_DATA(s);
-        Py_ssize_t k = 0;
-        if (skind == kind) {
-            if (!memcmp(sdata, (const char *)data + i * kind, n * kind)) return &interned[j];
-            continue;
-        }
-        while (k < n && PyUnicode_READ(skind, sdata, k) == PyUnicode_READ(kind, data, i + k)) k++;
-        if (k == n) return &interned[j];
-    }
-    return NULL;
+    const void *at = (const char *)data + i * kind;
+    Slot *slot = find_slot(kind, at, n, text_hash(kind, at, n));
+    return slot->s ? slot : NULL;
 }
 
 /* whether slot's token is in the set `unchanged` (found once per set and token) */
@@ -741,18 +733,17 @@ static int intern_will_grow(void) {
 static PyObject *intern_token(const Py_UCS4 *p, Py_ssize_t n, Slot **slot) {
     *slot = NULL;
     if (intern_will_grow() && intern_grow() < 0) return NULL;
-    Py_hash_t h = ucs4_hash(p, n);
-    Py_ssize_t j = h & (interned_cap - 1);
-    for (; interned[j].s; j = (j + 1) & (interned_cap - 1))
-        if (interned[j].h == h && same_text(interned[j].s, p, n)) {
-            *slot = &interned[j];
-            Py_INCREF(interned[j].s);
-            return interned[j].s;
-        }
+    Py_hash_t h = text_hash(PyUnicode_4BYTE_KIND, p, n);
+    Slot *found = find_slot(PyUnicode_4BYTE_KIND, p, n, h);
+    if (found->s) {
+        *slot = found;
+        Py_INCREF(found->s);
+        return found->s;
+    }
     PyObject *t = new_token(p, n);
     if (t && interned_count < INTERN_MAX) {
-        interned[j] = (Slot){h, t, 0, 0, 0};
-        *slot = &interned[j];
+        *found = (Slot){h, t, 0, 0, 0};
+        *slot = found;
         Py_INCREF(t);
         interned_count++;
     }
@@ -873,7 +864,7 @@ error:
 }
 
 /* --- tail() --------------------------------------------------------------------------------- */
-#define STEP(call) do { if ((call) < 0) goto error; buf_swap(&a, &b); } while (0)
+#define STEP(call) do { if ((call) < 0) goto done; buf_swap(&a, &b); } while (0)
 
 static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known, PyObject *counts) {
     PyObject *result = NULL;
@@ -893,7 +884,7 @@ static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known, PyObje
     if (laugh & 1) STEP(laugh_words(&a, &b));  /* (no replacement is longer than what it replaces) */
     if (laugh & 2) STEP(laugh_runs(&a, &b, 0));
     if (laugh & 4) STEP(laugh_runs(&a, &b, 1));
-    if (lowercase && s.nonascii && lower(&a, &b) < 0) goto error;
+    if (lowercase && s.nonascii && lower(&a, &b) < 0) goto done;
     if (s.quotes2) {
         STEP(protect(&a, &b, '\'', CLOSE));
         STEP(protect(&a, &b, '`', OPEN));
@@ -904,28 +895,34 @@ static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known, PyObje
     if (touching) STEP(colon_comma(&a, &b));
     STEP(pad(&a, &b, !touching));
     result = split(&a, counts);
-    goto error;
+    goto done;
 undecided:
     result = Py_None;
     Py_INCREF(result);
-error:
+done:
     buf_free(&a);
     buf_free(&b);
     return result;
 }
 
+/* tail() and plain()'s checks of counts and of the table, and the text as a buffer (0, or -1
+   with the error set) */
+static int take_text(PyObject *text, PyObject *counts, Buf *a) {
+    if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict"); return -1; }
+    if (!faces) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return -1; }
+    Py_ssize_t n = PyUnicode_GetLength(text);
+    if (buf_init(a, n + 1) < 0) return -1;
+    if (!PyUnicode_AsUCS4(text, a->p, a->cap, 0)) { buf_free(a); return -1; }
+    a->n = n;
+    return 0;
+}
+
 static PyObject *tail(PyObject *self, PyObject *args) {
     PyObject *text, *counts = Py_None;
     int lowercase;
-    if (!PyArg_ParseTuple(args, "Up|O", &text, &lowercase, &counts)) return NULL;
-    if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict"); return NULL; }
-    if (!faces) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return NULL; }
-    Py_ssize_t n = PyUnicode_GetLength(text);
     Buf a, b;
-    if (buf_init(&a, n + 1) < 0) return NULL;
-    if (buf_init(&b, 6 * n + 16) < 0) { buf_free(&a); return NULL; }
-    if (!PyUnicode_AsUCS4(text, a.p, a.cap, 0)) { buf_free(&a); buf_free(&b); return NULL; }
-    a.n = n;
+    if (!PyArg_ParseTuple(args, "Up|O", &text, &lowercase, &counts) || take_text(text, counts, &a) < 0) return NULL;
+    if (buf_init(&b, 6 * a.n + 16) < 0) { buf_free(&a); return NULL; }
     return run_tail(a, b, lowercase, NULL, counts == Py_None ? NULL : counts);
 }
 
@@ -1039,19 +1036,14 @@ static void strip_ends(Buf *b) {
 static PyObject *plain(PyObject *self, PyObject *args) {
     PyObject *text, *counts = Py_None;
     int lowercase, literal = 0;
-    if (!PyArg_ParseTuple(args, "Up|iO", &text, &lowercase, &literal, &counts)) return NULL;
-    if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict"); return NULL; }
-    if (!faces) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return NULL; }
-    Py_ssize_t n = PyUnicode_GetLength(text);
     Buf a, b;
-    if (buf_init(&a, n + 1) < 0) return NULL;
-    if (!PyUnicode_AsUCS4(text, a.p, a.cap, 0)) { buf_free(&a); return NULL; }
-    a.n = n;
+    if (!PyArg_ParseTuple(args, "Up|iO", &text, &lowercase, &literal, &counts) || take_text(text, counts, &a) < 0)
+        return NULL;
     Scan s;
     int why = plain_text(&a, &s, literal & (ENTITIES | FOLLOWED | LINKS));
     if (why) { buf_free(&a); return PyLong_FromLong(why); }
     strip_ends(&a);
-    if (buf_init(&b, 6 * n + 16) < 0) { buf_free(&a); return NULL; }
+    if (buf_init(&b, 6 * a.n + 16) < 0) { buf_free(&a); return NULL; }
     return run_tail(a, b, lowercase, &s, counts == Py_None ? NULL : counts);
 }
 
