@@ -74,15 +74,14 @@ def _get_str(record: dict, key: str, required: bool = True) -> str | None:
 
 
 def _fullname(value: str, prefix: str, key: str) -> str:
-    if value.isalnum() and value.isascii() and value.lower() == value:
-        return (prefix if prefix != "any" else "t1_") + value  # a bare base-36 id (_BASE36), the usual case
-    value = value.strip()
-    if value.startswith(("t1_", "t3_")):
-        if prefix != "any" and not value.startswith(prefix):
-            raise Malformed("wrong-type", f"{key!r} should start with {prefix}, got {value!r}")
-        return value
-    if not _BASE36.match(value):
-        raise Malformed("wrong-type", f"{key!r} is not a reddit id: {value!r}")
+    if not (value.isalnum() and value.isascii() and value.lower() == value):  # (a bare base-36 id: the usual case)
+        value = value.strip()
+        if value.startswith(("t1_", "t3_")):
+            if prefix != "any" and not value.startswith(prefix):
+                raise Malformed("wrong-type", f"{key!r} should start with {prefix}, got {value!r}")
+            return value
+        if not _BASE36.match(value):
+            raise Malformed("wrong-type", f"{key!r} is not a reddit id: {value!r}")
     return (prefix if prefix != "any" else "t1_") + value
 
 
