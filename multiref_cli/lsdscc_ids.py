@@ -31,10 +31,16 @@ def register_rehydrate(parser: argparse.ArgumentParser) -> None:
 def handle_export(args) -> int:
     """Write the ids file (temporary name, then rename)."""
     from lsdscc.corpus import ids
-    from multiref.output.beam_writer import write_file
+    from multiref.output.file_output import check_output, write_atomically
 
+    check_output(args.output, "--output", [args.dataset])  # never a file of the dataset it reads
     release = ids.export_ids(args.dataset)
-    write_file(os.path.abspath(args.output), ids.ids_text(release).encode("utf-8"))
+    if "://" in args.output:
+        from multiref.output.beam_writer import write_file
+
+        write_file(args.output, ids.ids_text(release).encode("utf-8"))
+    else:
+        write_atomically(args.output, ids.ids_text(release).encode("utf-8"))
     rows = sum(len(f["rows"]) for f in release["files"].values())
     print(f"ids of {rows:,} rows in {len(release['files'])} parquet file(s) written to {args.output} (no text)")
     return 0
@@ -52,7 +58,7 @@ def handle_rehydrate(args) -> int:
     add_corpus_arguments(parser)
     values = parser.parse_args(ids.build_argv(release["options"]))
     values.input, target = list(args.input), args.output
-    with publish.publishing(target, command="multiref lsdscc rehydrate") as pub:
+    with publish.publishing(target, command="multiref lsdscc rehydrate", inputs=[*args.input, args.ids]) as pub:
         values.output = pub.staging
         summary = run_parsed(values, [], quiet=True)
         if summary["stats"]["options"] != release["options"]:
