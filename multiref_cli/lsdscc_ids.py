@@ -46,17 +46,46 @@ def handle_export(args) -> int:
     return 0
 
 
+class _FileOptions(argparse.ArgumentParser):
+    """A parser of the options an ids file records: its mistakes are the file's (exit 1, naming
+    it), never usage text."""
+
+    def __init__(self, source: str):
+        super().__init__(prog="multiref lsdscc rehydrate", add_help=False)
+        self.source = source
+
+    def error(self, message):
+        from multiref.util.errors import UserError
+
+        raise UserError(f"{self.source}: options: {message}")
+
+
+def _release_options(path: str, release: dict):
+    """The corpus flags' values recorded in the ids file ``path``, checked as a build checks
+    them (number of shards, option values) before any work; errors name the file."""
+    from lsdscc.corpus import ids
+    from multiref.util.errors import UserError
+    from pipelines.lsdscc_options import add_corpus_arguments, config_from_values, parse_num_shards
+
+    parser = _FileOptions(path)
+    add_corpus_arguments(parser)
+    values = parser.parse_args(ids.build_argv(release["options"]))
+    try:
+        parse_num_shards(values.num_shards)
+        config_from_values(values)
+    except UserError as exc:
+        raise UserError(f"{path}: options: {exc}") from None
+    return values
+
+
 def handle_rehydrate(args) -> int:
     """Rebuild with the release's options from the user's dumps; publish the folder whole."""
     from lsdscc.corpus import ids
     from multiref.output import publish, published
     from pipelines.lsdscc_corpus import finalize, run_parsed
-    from pipelines.lsdscc_options import add_corpus_arguments
 
     release = ids.read_ids(args.ids)
-    parser = argparse.ArgumentParser(prog="multiref lsdscc rehydrate")
-    add_corpus_arguments(parser)
-    values = parser.parse_args(ids.build_argv(release["options"]))
+    values = _release_options(args.ids, release)
     values.input, target = list(args.input), args.output
     with publish.publishing(target, command="multiref lsdscc rehydrate", inputs=[*args.input, args.ids]) as pub:
         values.output = pub.staging

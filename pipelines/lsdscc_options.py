@@ -19,6 +19,7 @@ from lsdscc.corpus.config import CorpusConfig
 from multiref.util.options import add_arguments, from_args, option
 
 MAX_AUTO_SHARDS = 4096
+MAX_SHARDS = 10_000  # an explicit --num-shards N (10,000,000 took 6.2 GB in 60 s before the first record)
 COMPRESSION_RATIO = 6
 AUTO_SHARD_MB = 32  # --num-shards auto: one shard per 32 MB of estimated uncompressed input
 AUTO_WORKERS_MB = 100  # --workers auto: several local workers from this estimated uncompressed input on
@@ -42,7 +43,8 @@ class CorpusJob:
                           help="dump file, folder or glob (repeatable); default: the bundled sample")
     output: str = option("out/lsdscc", flag="--output", metavar="FOLDER", help="dataset folder")
     num_shards: str = option("auto", flag="--num-shards", metavar="N|auto",
-                             help="parquet files per split (does not change the rows); auto (default): one per "
+                             help=f"parquet files per split, 1 to {MAX_SHARDS:,} (does not change the rows); auto "
+                                  "(default): one per "
                                   f"{AUTO_SHARD_MB} MB of estimated uncompressed input, at least 1, at most "
                                   f"{MAX_AUTO_SHARDS}")
     workers: str = option("auto", flag="--workers", metavar="N|auto",
@@ -95,7 +97,7 @@ def parse_num_shards(value) -> int | None:
     """``--num-shards``: None for ``auto``, else a positive integer (UserError otherwise)."""
     from multiref.util.options import count_or_auto
 
-    return count_or_auto(value, "--num-shards")
+    return count_or_auto(value, "--num-shards", MAX_SHARDS)
 
 
 def resolve_workers(value, inputs, source=None, local: bool = True) -> int:
