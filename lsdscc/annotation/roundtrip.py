@@ -208,8 +208,8 @@ def annotator_records(path: str, references: Mapping[str, str], *, columns=None)
                 yield where(path, line), rid, record
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
-    except csv.Error as exc:
-        raise UserError(f"{path}: bad CSV ({exc})") from None
+    except csv.Error as exc:  # e.g. a cell over the csv module's 131,072 characters
+        raise UserError(f"{where(path, reader.line_num + 1)}: bad CSV ({str(exc)[:120]})") from None
 
 
 def read_annotator_file(path: str, candidates: Mapping[str, str], partial: bool = False) -> dict:

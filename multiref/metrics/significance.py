@@ -74,8 +74,8 @@ DEFAULT_AR = 10000
 #: resamples per block of a matrix product (bounds memory: block x items x 8 bytes)
 BLOCK = 250
 #: bootstrap multiplicities drawn and used at most this many at a time (rows x items; about
-#: 16 MB per array): ``--paired-bs-n 1000000`` on 300 items once needed a 2.23 GiB array
-DRAW_BATCH = 1 << 21
+#: 8 MB per array): ``--paired-bs-n 1000000`` on 300 items once needed a 2.23 GiB array
+DRAW_BATCH = 1 << 20
 
 
 @dataclass
