@@ -34,6 +34,13 @@ WORKER_MEMORY_BASE = 512 << 20
 WORKER_MEMORY_FACTOR = 0.25
 
 
+def hashes_file(text: str) -> str:
+    """``--verify-hashes``'s argparse type: a folder is a usage error saying so (exit 2)."""
+    if "://" not in text and os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is a directory; give the hashes file (hashes.txt)")
+    return text
+
+
 @dataclass(frozen=True)
 class CorpusJob:
     """The corpus job's options that are not the data's (so not in the card, which records
@@ -55,7 +62,7 @@ class CorpusJob:
                                f"{WORKER_MEMORY_BASE >> 20} MB plus {WORKER_MEMORY_FACTOR:g}x the uncompressed "
                                "input), else 1. Other runners keep "
                                "their own workers")
-    verify_hashes: str | None = option(None, flag="--verify-hashes", metavar="FILE",
+    verify_hashes: str | None = option(None, flag="--verify-hashes", metavar="FILE", parse=hashes_file,
                                        help="check every input file against FILE (Arctic Shift's hashes.txt: "
                                             "'<sha256>  <name>' lines) before the build starts; a mismatch stops it")
 

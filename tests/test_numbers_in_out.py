@@ -37,7 +37,7 @@ OPTION_CASES = {
     "retrieval-depth-digits": (BUILD + ["--retrieval-depth", DIGITS], 2, "argument --retrieval-depth: expected an integer"),
     "paired-bs-n-digits": (["score", "-r", "r.jsonl", "-H", "h.txt", "--paired-bs-n", DIGITS], 2,
                            "argument --paired-bs-n: expected an integer"),
-    "verify-hashes-dir": (BUILD + ["--quiet", "--verify-hashes", "."], 1, "--verify-hashes .: is a directory"),
+    "verify-hashes-dir": (BUILD + ["--verify-hashes", "."], 2, "argument --verify-hashes: . is a directory"),
 }
 
 

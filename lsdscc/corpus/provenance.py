@@ -88,8 +88,6 @@ def merge_summaries(summaries) -> dict:
 def read_hashes(path: str) -> dict:
     """``{file name: sha256 hex}`` of a ``hashes.txt`` (``sha256sum`` format; blank lines and
     ``#`` comments skipped). UserError naming the file and line for anything else."""
-    if os.path.isdir(path):
-        raise UserError(f"--verify-hashes {path}: is a directory; give the hashes file (hashes.txt)")
     if not os.path.isfile(path):
         raise UserError(f"hashes file not found: {path}")
     out: dict = {}
