@@ -159,3 +159,28 @@ def test_evaluate_modules_name_the_position_of_a_none(module, case):
     scorer = evaluate.load(evaluate_module_path(module))
     with pytest.raises(ValueError, match=needle.replace("[", r"\[").replace("]", r"\]")):
         scorer.compute(predictions=predictions, references=references)
+
+
+# ---------------------------------------------------------------- DailyDialog digits
+
+
+def test_a_5000_digit_number_in_dailydialog_is_text_not_a_crash(tmp_path):
+    """A digit run past Python's 4,300-digit int() limit, in a dialogue and in its normalized
+    key: the build finishes (exit 0), the number read digit by digit as any run over 15 digits."""
+    import shutil
+
+    from dailydialog_pp.normalize import spell_numbers
+    from dailydialog_pp.steps import natural_key
+    from tests.test_cli_errors import DD_SAMPLE
+
+    assert spell_numbers("a 0000000000000000001 b") == "a  one  b"  # leading zeros: as int() read them
+    assert spell_numbers("x " + DIGITS).split() == ["x"] + ["nine"] * 5000
+    assert sorted(["2_10", "2_9", "1_" + DIGITS, "02_1"], key=natural_key)[1:] == ["02_1", "2_9", "2_10"]
+    shutil.copytree(DD_SAMPLE, tmp_path / "dd")
+    path = tmp_path / "dd" / "test" / "dialogues_test.txt"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[0] = lines[0].replace("Not yet .", f"Not yet , {DIGITS} .", 1)
+    path.write_text("".join(lines), encoding="utf-8")
+    proc, _ = run_multiref(["dailydialog", "build", "--dailydialog", "dd", "--output", "out"], tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and (tmp_path / "out" / "dataset_meta.json").exists()
