@@ -50,14 +50,13 @@ class _FileOptions(argparse.ArgumentParser):
     """A parser of the options an ids file records: its mistakes are the file's (exit 1, naming
     it), never usage text."""
 
-    def __init__(self, source: str):
+    def __init__(self):
         super().__init__(prog="multiref lsdscc rehydrate", add_help=False)
-        self.source = source
 
     def error(self, message):
         from multiref.util.errors import UserError
 
-        raise UserError(f"{self.source}: options: {message}")
+        raise UserError(message)  # named by _release_options
 
 
 def _release_options(path: str, release: dict):
@@ -67,10 +66,10 @@ def _release_options(path: str, release: dict):
     from multiref.util.errors import UserError
     from pipelines.lsdscc_options import add_corpus_arguments, config_from_values, parse_num_shards
 
-    parser = _FileOptions(path)
+    parser = _FileOptions()
     add_corpus_arguments(parser)
-    values = parser.parse_args(ids.build_argv(release["options"]))
     try:
+        values = parser.parse_args(ids.build_argv(release["options"]))
         parse_num_shards(values.num_shards)
         config_from_values(values)
     except UserError as exc:

@@ -30,6 +30,7 @@ FORMAT = "multiref-lsdscc-ids/1"
 CONFIGS = ("single_turn", "multi_turn")
 #: a ``files`` key: a parquet file of a corpus config, never a path outside it
 _REL = re.compile(r"^(single_turn|multi_turn)/([a-z]+)-\d{5}-of-\d{5}\.parquet$")
+_OPTION = re.compile(r"^[a-z][a-z0-9_]{0,59}$")  # a recorded option's name (CorpusConfig's fields)
 _ID = re.compile(r"^\S{1,100}$")  # a Reddit id (with or without its t1_/t3_ prefix): a short word
 
 
@@ -105,6 +106,8 @@ def read_ids(path: str) -> dict:
 def _check_options(path: str, options: dict) -> None:
     """Option values are JSON scalars or lists of them; no string reads as a flag."""
     for key, value in options.items():
+        if not _OPTION.match(key):
+            raise UserError(f"{path}: options: {json.dumps(key)[:60]} is not an option name")
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, (dict, list)) or (isinstance(v, str) and v.startswith("-")):
                 raise UserError(f"{path}: options.{key}: {json.dumps(v)[:60]} is not a value of that option")
