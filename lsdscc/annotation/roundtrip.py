@@ -397,10 +397,9 @@ ANNOTATIONS_DIR = "annotations"
 def _replace_file(path: str, text: str) -> None:
     """Write ``text`` to a new file and rename it over ``path``: a reader (or a hard link to
     the old file) never sees a half-written or modified file."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    from multiref.output.file_output import write_atomically
+
+    write_atomically(path, text)
 
 
 def _keep_annotator_files(dataset: str, files: Sequence[str]) -> list:
