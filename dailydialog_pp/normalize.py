@@ -126,7 +126,16 @@ def spell_numbers(text: str) -> str:
     """Replace digit runs by number words: '2,000' -> 'two thousand', '6.5' -> 'six point five'."""
     text = _THOUSANDS_COMMA.sub("", text)
     text = _DECIMAL.sub(lambda m: f"{m.group(1)} point {' '.join(m.group(2))}", text)
-    return _DIGITS.sub(lambda m: " " + number_words(int(m.group(0))) + " ", text)
+    return _DIGITS.sub(lambda m: " " + _digit_run_words(m.group(0)) + " ", text)
+
+
+def _digit_run_words(digits: str) -> str:
+    """:func:`number_words` of a digit run, without ``int()`` of a run of more than 15 digits
+    (read digit by digit anyway; ``int()`` refuses 4,300 digits and is quadratic before that)."""
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > 15:
+        return " ".join(_ONES[int(d)] for d in significant)
+    return number_words(int(significant))
 
 
 @functools.lru_cache(maxsize=1)

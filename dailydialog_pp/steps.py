@@ -65,7 +65,13 @@ class _Step:
 
 def natural_key(text: str) -> tuple:
     """Sort key that orders '2_10' after '2_9' (numbers compared as numbers)."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text))
+    return tuple(_number_key(p) if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text))
+
+
+def _number_key(digits: str) -> tuple:
+    """A digit run ordered as its number, without ``int()`` (a 5,000-digit id is text, not a crash)."""
+    significant = digits.lstrip("0")
+    return (0, len(significant), significant)
 
 
 def row_sort_key(row) -> tuple:

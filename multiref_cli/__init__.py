@@ -330,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     from multiref.util import progress
     from multiref_cli import flags
 
+    _one_line_warnings()
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     args, extras = parser.parse_known_args(route_beam_options(parser, argv))
@@ -351,6 +352,17 @@ def main(argv: list[str] | None = None) -> int:
 
     with progress.configured(quiet=getattr(args, "quiet", False), force=getattr(args, "progress", False)):
         return _run(checked, args)
+
+
+def _one_line_warnings() -> None:
+    """A Python warning (numpy's RuntimeWarning, a library's DeprecationWarning) is one line,
+    ``multiref: warning: Category: message``: never the source line of the code that warned."""
+    import warnings
+
+    def formatwarning(message, category, filename, lineno, line=None):
+        return f"multiref: warning: {category.__name__}: {str(message).splitlines()[0] if str(message) else ''}\n"
+
+    warnings.formatwarning = formatwarning
 
 
 def group(parser: argparse.ArgumentParser, title: str = "subcommands") -> argparse._SubParsersAction:

@@ -200,25 +200,40 @@ def _show(args, outcome) -> int:
     return 0
 
 
+INPUT_FLAGS = ("ratings", "data", "judgments", "multiref_test", "multiref_references", "vectors")
+
+
+def _check_output(args) -> None:
+    """The output folder is no input and lies in no dataset folder (multiref.output.file_output)."""
+    from multiref.output.file_output import check_output_folder
+
+    check_output_folder(getattr(args, "output_dir", None), "--output",
+                        [getattr(args, name, None) for name in INPUT_FLAGS])
+
+
 def run_correlation(args) -> int:
     from multiref.analysis import commands
 
+    _check_output(args)
     return _show(args, commands.correlation(args))
 
 
 def run_refcount(args) -> int:
     from multiref.analysis import commands
 
+    _check_output(args)
     return _show(args, commands.refcount(args))
 
 
 def run_discrimination(args) -> int:
     from multiref.analysis import commands
 
+    _check_output(args)
     return _show(args, commands.discrimination(args))
 
 
 def run_regression(args) -> int:
     from multiref.analysis import commands
 
+    _check_output(args)
     return _show(args, commands.regression(args))

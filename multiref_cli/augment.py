@@ -28,7 +28,7 @@ def _augment(args) -> int:
     for source in (corpus, test):
         if os.path.abspath(source.folder) == os.path.abspath(args.output):
             raise UserError(f"--output {args.output} is an input folder; augment writes a new dataset folder")
-    with publish.publishing(args.output, command="multiref augment") as pub:
+    with publish.publishing(args.output, command="multiref augment", inputs=[corpus.folder, test.folder]) as pub:
         counts = run_augment(corpus, test, pub.staging, config, retrieval, d2v)
         published.check_dataset(pub.staging, required=[("test_candidates", "test"), ("test_auto", "test")])
     counts.pop("seconds", None)

@@ -72,8 +72,10 @@ def register(parser: argparse.ArgumentParser) -> None:
 def config_from_args(args: argparse.Namespace):
     """The CrawlConfig for parsed arguments; inconsistent options raise UserError."""
     from lsdscc.crawl.crawler import CrawlConfig, read_ids
+    from multiref.output.file_output import check_output_folder
     from multiref.util.errors import UserError
 
+    check_output_folder(args.output, "--output", [args.ids])  # not the ids file, not in a dataset folder
     if args.ids is not None:
         for flag, value in (("--subreddit", args.subreddit), ("--time-filter", args.time_filter),
                             ("--limit", args.limit)):

@@ -31,13 +31,50 @@ def register_rehydrate(parser: argparse.ArgumentParser) -> None:
 def handle_export(args) -> int:
     """Write the ids file (temporary name, then rename)."""
     from lsdscc.corpus import ids
-    from multiref.output.beam_writer import write_file
+    from multiref.output.file_output import check_output, write_atomically
 
+    check_output(args.output, "--output", [args.dataset])  # never a file of the dataset it reads
     release = ids.export_ids(args.dataset)
-    write_file(os.path.abspath(args.output), ids.ids_text(release).encode("utf-8"))
+    if "://" in args.output:
+        from multiref.output.beam_writer import write_file
+
+        write_file(args.output, ids.ids_text(release).encode("utf-8"))
+    else:
+        write_atomically(args.output, ids.ids_text(release).encode("utf-8"))
     rows = sum(len(f["rows"]) for f in release["files"].values())
     print(f"ids of {rows:,} rows in {len(release['files'])} parquet file(s) written to {args.output} (no text)")
     return 0
+
+
+class _FileOptions(argparse.ArgumentParser):
+    """A parser of the options an ids file records: its mistakes are the file's (exit 1, naming
+    it), never usage text."""
+
+    def __init__(self):
+        super().__init__(prog="multiref lsdscc rehydrate", add_help=False)
+
+    def error(self, message):
+        from multiref.util.errors import UserError
+
+        raise UserError(message)  # named by _release_options
+
+
+def _release_options(path: str, release: dict):
+    """The corpus flags' values recorded in the ids file ``path``, checked as a build checks
+    them (number of shards, option values) before any work; errors name the file."""
+    from lsdscc.corpus import ids
+    from multiref.util.errors import UserError
+    from pipelines.lsdscc_options import add_corpus_arguments, config_from_values, parse_num_shards
+
+    parser = _FileOptions()
+    add_corpus_arguments(parser)
+    try:
+        values = parser.parse_args(ids.build_argv(release["options"]))
+        parse_num_shards(values.num_shards)
+        config_from_values(values)
+    except UserError as exc:
+        raise UserError(f"{path}: options: {exc}") from None
+    return values
 
 
 def handle_rehydrate(args) -> int:
@@ -45,14 +82,11 @@ def handle_rehydrate(args) -> int:
     from lsdscc.corpus import ids
     from multiref.output import publish, published
     from pipelines.lsdscc_corpus import finalize, run_parsed
-    from pipelines.lsdscc_options import add_corpus_arguments
 
     release = ids.read_ids(args.ids)
-    parser = argparse.ArgumentParser(prog="multiref lsdscc rehydrate")
-    add_corpus_arguments(parser)
-    values = parser.parse_args(ids.build_argv(release["options"]))
+    values = _release_options(args.ids, release)
     values.input, target = list(args.input), args.output
-    with publish.publishing(target, command="multiref lsdscc rehydrate") as pub:
+    with publish.publishing(target, command="multiref lsdscc rehydrate", inputs=[*args.input, args.ids]) as pub:
         values.output = pub.staging
         summary = run_parsed(values, [], quiet=True)
         if summary["stats"]["options"] != release["options"]:

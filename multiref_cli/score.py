@@ -277,7 +277,9 @@ def _write_per_item(path: str, systems, scores) -> None:
             for r in results:
                 row[r.name] = r.per_item[i] if i < len(r.per_item) else None
             rows.append(row)
-    with open(path, "w", encoding="utf-8", newline="") as fh:
+    from multiref.output.file_output import write_atomically
+
+    def write(fh):
         if path.endswith(".csv"):
             writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["id"], lineterminator="\n")
             writer.writeheader()
@@ -285,6 +287,8 @@ def _write_per_item(path: str, systems, scores) -> None:
         else:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    write_atomically(path, write)
 
 
 def _single_threaded_blas() -> None:
@@ -372,7 +376,7 @@ def input_warnings(systems, metrics, args) -> list:
 def handle(args) -> int:
     _single_threaded_blas()
     from multiref.util import progress
-    from multiref.util.files import require_writable
+    from multiref.output.file_output import check_output, write_atomically
     from multiref.metrics.references import load_references
 
     def note(message: str) -> None:  # something the user should know: shown unless --quiet
@@ -383,8 +387,9 @@ def handle(args) -> int:
         if progress.enabled():
             print(f"multiref score: {message}", file=sys.stderr)
 
-    require_writable(args.output, "--output")
-    require_writable(args.per_item, "--per-item")
+    inputs = [args.references, *(args.hypotheses or []), args.vectors]
+    check_output(args.output, "--output", inputs)
+    check_output(args.per_item, "--per-item", inputs + [args.output])
     start = time.perf_counter()
     refset = load_references(args.references, args.config, args.split)
     systems = load_systems(args, refset)
@@ -403,8 +408,7 @@ def handle(args) -> int:
                 note(f"{name + ': ' if len(systems) > 1 else ''}{result.name}: null: {result.extra['note']}")
     text = report(args, refset, systems, metrics, scores)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_atomically(args.output, text)
     else:
         sys.stdout.write(text)
     if args.per_item:

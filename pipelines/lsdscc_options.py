@@ -19,6 +19,7 @@ from lsdscc.corpus.config import CorpusConfig
 from multiref.util.options import add_arguments, from_args, option
 
 MAX_AUTO_SHARDS = 4096
+MAX_SHARDS = 10_000  # an explicit --num-shards N (10,000,000 took 6.2 GB in 60 s before the first record)
 COMPRESSION_RATIO = 6
 AUTO_SHARD_MB = 32  # --num-shards auto: one shard per 32 MB of estimated uncompressed input
 AUTO_WORKERS_MB = 100  # --workers auto: several local workers from this estimated uncompressed input on
@@ -33,6 +34,13 @@ WORKER_MEMORY_BASE = 512 << 20
 WORKER_MEMORY_FACTOR = 0.25
 
 
+def hashes_file(text: str) -> str:
+    """``--verify-hashes``'s argparse type: a folder is a usage error saying so (exit 2)."""
+    if "://" not in text and os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is a directory; give the hashes file (hashes.txt)")
+    return text
+
+
 @dataclass(frozen=True)
 class CorpusJob:
     """The corpus job's options that are not the data's (so not in the card, which records
@@ -42,7 +50,8 @@ class CorpusJob:
                           help="dump file, folder or glob (repeatable); default: the bundled sample")
     output: str = option("out/lsdscc", flag="--output", metavar="FOLDER", help="dataset folder")
     num_shards: str = option("auto", flag="--num-shards", metavar="N|auto",
-                             help="parquet files per split (does not change the rows); auto (default): one per "
+                             help=f"parquet files per split, 1 to {MAX_SHARDS:,} (does not change the rows); auto "
+                                  "(default): one per "
                                   f"{AUTO_SHARD_MB} MB of estimated uncompressed input, at least 1, at most "
                                   f"{MAX_AUTO_SHARDS}")
     workers: str = option("auto", flag="--workers", metavar="N|auto",
@@ -53,7 +62,7 @@ class CorpusJob:
                                f"{WORKER_MEMORY_BASE >> 20} MB plus {WORKER_MEMORY_FACTOR:g}x the uncompressed "
                                "input), else 1. Other runners keep "
                                "their own workers")
-    verify_hashes: str | None = option(None, flag="--verify-hashes", metavar="FILE",
+    verify_hashes: str | None = option(None, flag="--verify-hashes", metavar="FILE", parse=hashes_file,
                                        help="check every input file against FILE (Arctic Shift's hashes.txt: "
                                             "'<sha256>  <name>' lines) before the build starts; a mismatch stops it")
 
@@ -95,7 +104,7 @@ def parse_num_shards(value) -> int | None:
     """``--num-shards``: None for ``auto``, else a positive integer (UserError otherwise)."""
     from multiref.util.options import count_or_auto
 
-    return count_or_auto(value, "--num-shards")
+    return count_or_auto(value, "--num-shards", MAX_SHARDS)
 
 
 def resolve_workers(value, inputs, source=None, local: bool = True) -> int:

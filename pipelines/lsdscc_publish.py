@@ -88,9 +88,13 @@ def publish_annotations(dataset: str, annotations, output: str, *, tie: str = "i
 
     from lsdscc.annotation import roundtrip as annotation
 
+    from multiref.output.file_output import check_output_folder
+
     if os.path.exists(output) and not os.path.isdir(output):
         raise UserError(f"--output {output}: exists and is a file; expected a folder for test.group.json")
     existing_local_dataset(dataset)
+    if os.path.relpath(os.path.realpath(output), os.path.realpath(dataset)).startswith(os.pardir):
+        check_output_folder(output, "--output", annotations)  # outside the dataset: in no other dataset
     with publish.publishing(dataset, command=command, seed=True, copy=("README.md", "dataset_meta.json")) as pub:
         inside = os.path.relpath(os.path.realpath(output), pub.target)  # pub.target is resolved too
         if not inside.startswith(os.pardir):  # output inside the dataset: published with it

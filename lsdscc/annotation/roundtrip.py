@@ -160,16 +160,16 @@ def write_rows(fh, rows: Iterable[Mapping]) -> None:
 def export(dataset: str, output: str, overlap_threshold: float = 0.2) -> int:
     """Write the annotation CSV ``output`` and its JSON lines twin; return the row count."""
     from lsdscc.testset.assemble import read_candidates
+    from multiref.output.file_output import check_output, write_atomically
 
     if not 0.0 < overlap_threshold <= 1.0:
         raise UserError(f"--overlap-threshold must be in (0, 1], got {overlap_threshold}")
+    for path in (output, jsonl_twin(output)):
+        check_output(path, "--output", [dataset])
     rows = export_rows(read_candidates(dataset), overlap_threshold)
     os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
-    with open(output, "w", encoding="utf-8", newline="") as fh:
-        write_rows(fh, rows)
-    with open(jsonl_twin(output), "w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n")
+    write_atomically(output, lambda fh: write_rows(fh, rows))
+    write_atomically(jsonl_twin(output), "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows))
     return len(rows)
 
 
@@ -208,8 +208,8 @@ def annotator_records(path: str, references: Mapping[str, str], *, columns=None)
                 yield where(path, line), rid, record
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
-    except csv.Error as exc:
-        raise UserError(f"{path}: bad CSV ({exc})") from None
+    except csv.Error as exc:  # e.g. a cell over the csv module's 131,072 characters
+        raise UserError(f"{where(path, reader.line_num + 1)}: bad CSV ({str(exc)[:120]})") from None
 
 
 def read_annotator_file(path: str, candidates: Mapping[str, str], partial: bool = False) -> dict:
@@ -397,10 +397,9 @@ ANNOTATIONS_DIR = "annotations"
 def _replace_file(path: str, text: str) -> None:
     """Write ``text`` to a new file and rename it over ``path``: a reader (or a hard link to
     the old file) never sees a half-written or modified file."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    from multiref.output.file_output import write_atomically
+
+    write_atomically(path, text)
 
 
 def _keep_annotator_files(dataset: str, files: Sequence[str]) -> list:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import threading
 from typing import Mapping, Sequence
 
@@ -92,25 +91,19 @@ def read_labels(path: str, rows: Mapping[str, Mapping]) -> dict:
 
 def save_atomically(path: str, write) -> None:
     """Call ``write(fh)`` on a temporary file beside ``path``, then rename it over ``path``."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from multiref.output.file_output import write_atomically
+
+    write_atomically(path, write)
 
 
 class AnnotationSession:
     """The rows, labels and CSV of one annotator (module docstring)."""
 
     def __init__(self, rows: Sequence[dict], output: str, annotator: str = ""):
+        from multiref.output.file_output import sidecar_name
+
         self.output = output
+        self.lock_path = sidecar_name(output, "lock", hidden=False)  # ANNOTATOR.csv.lock, kept under 255 bytes
         self.annotator = annotator or os.path.splitext(os.path.basename(output))[0]
         self.rows = [dict(r) for r in rows]
         self.by_id = {r["row_id"]: r for r in self.rows}
@@ -128,6 +121,7 @@ class AnnotationSession:
         """The session of ``output`` on the ``test_candidates`` of ``dataset``, resumed from
         ``output`` when it exists; takes the one-server lock and writes the CSV once."""
         from lsdscc.testset.assemble import read_candidates
+        from multiref.output.file_output import check_output
 
         if not 0.0 < overlap_threshold <= 1.0:
             raise UserError(f"--overlap-threshold must be in (0, 1], got {overlap_threshold}")
@@ -137,6 +131,7 @@ class AnnotationSession:
         session = cls(rows, output, annotator)
         if os.path.isdir(output):
             raise UserError(f"--output {output} is a folder; give the annotator's CSV file")
+        check_output(output, "--output", [dataset])  # not inside the dataset folder
         os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
         session.acquire()
         try:
@@ -152,12 +147,12 @@ class AnnotationSession:
         """Take the exclusive lock ``<output>.lock``; UserError when another server holds it."""
         import fcntl
 
-        fh = open(self.output + ".lock", "w", encoding="utf-8")
+        fh = open(self.lock_path, "w", encoding="utf-8")
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             fh.close()
-            raise UserError(f"another annotation server is writing {self.output} (it holds {self.output}.lock)") from None
+            raise UserError(f"another annotation server is writing {self.output} (it holds {self.lock_path})") from None
         fh.write(f"{os.getpid()}\n")
         fh.flush()
         self._lock_file = fh
@@ -166,7 +161,7 @@ class AnnotationSession:
         """Drop the lock of :meth:`acquire` and its file."""
         if self._lock_file is not None:
             try:
-                os.unlink(self.output + ".lock")
+                os.unlink(self.lock_path)
             except OSError:
                 pass
             self._lock_file.close()

@@ -46,23 +46,31 @@ DEFAULT_BOTS = (
 
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _EPOCH = re.compile(r"^\d{1,12}$")
+#: the dates --since/--until may name: [1970-01-01, 2100-01-01), as a dump's ``created_utc``
+#: (:data:`lsdscc.corpus.records.CREATED_RANGE`, which imports this module); checked when the
+#: options are parsed, before the job starts
+DATE_RANGE = (0, 4_102_444_800)
 
 
 def parse_date(text: str, end: bool = False) -> int:
     """``YYYY-MM-DD`` (UTC) or epoch seconds -> epoch seconds. With ``end``, a date stands
     for its last second (``--until 2023-06-30`` keeps the whole 30th). ValueError otherwise."""
     text = str(text).strip()
-    if _EPOCH.match(text):
-        return int(text)
     m = _DATE.match(text)
-    if not m:
-        raise ValueError(f"expected a date YYYY-MM-DD (UTC) or epoch seconds, got {text!r}")
-    try:
-        day = _dt.date(int(m[1]), int(m[2]), int(m[3]))
-    except ValueError as exc:
-        raise ValueError(f"not a calendar date: {text!r} ({exc})") from None
-    start = calendar.timegm(day.timetuple())
-    return start + 86_399 if end else start
+    if _EPOCH.match(text):
+        value = int(text)
+    elif not m:
+        raise ValueError(f"expected a date YYYY-MM-DD (UTC) or epoch seconds, got {text[:40]!r}")
+    else:
+        try:
+            day = _dt.date(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError as exc:
+            raise ValueError(f"not a calendar date: {text!r} ({exc})") from None
+        value = calendar.timegm(day.timetuple()) + (86_399 if end else 0)
+    if not DATE_RANGE[0] <= value < DATE_RANGE[1]:
+        raise ValueError(f"{text!r} is out of range: dates go from 1970-01-01 to 2099-12-31 (epoch seconds 0 to "
+                         f"{DATE_RANGE[1] - 1})")
+    return value
 
 
 def _epoch(text, flag: str, end: bool) -> int | None:

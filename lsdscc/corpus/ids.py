@@ -22,11 +22,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from multiref.util.errors import UserError
 
 FORMAT = "multiref-lsdscc-ids/1"
 CONFIGS = ("single_turn", "multi_turn")
+#: a ``files`` key: a parquet file of a corpus config, never a path outside it
+_REL = re.compile(r"^(single_turn|multi_turn)/([a-z]+)-\d{5}-of-\d{5}\.parquet$")
+_OPTION = re.compile(r"^[a-z][a-z0-9_]{0,59}$")  # a recorded option's name (CorpusConfig's fields)
+_ID = re.compile(r"^\S{1,100}$")  # a Reddit id (with or without its t1_/t3_ prefix): a short word
 
 
 def _row_ids(config: str, table) -> list:
@@ -50,12 +55,13 @@ def parquet_files(folder: str) -> list:
 
 
 def _load_stats(folder: str) -> dict:
+    from multiref.util.files import read_json
+
     path = os.path.join(folder, "stats.json")
     if not os.path.isfile(path):
         raise UserError(f"{folder} is not an LSDSCC dataset folder (no stats.json)")
-    with open(path, encoding="utf-8") as fh:
-        stats = json.load(fh)
-    if "options" not in stats or "subreddits" not in stats.get("options", {}):
+    stats = read_json(path, "stats file")  # errors name the file and line
+    if not isinstance(stats, dict) or not isinstance(stats.get("options"), dict) or "subreddits" not in stats["options"]:
         raise UserError(f"{path}: not the stats of an LSDSCC corpus build (no corpus options)")
     return stats
 
@@ -82,19 +88,71 @@ def ids_text(release: dict) -> str:
 
 def read_ids(path: str) -> dict:
     """An ids release file; UserError naming it when it is not one."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            release = json.load(fh)
-    except FileNotFoundError:
-        raise UserError(f"ids file not found: {path}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: not an ids release (not JSON: {exc})") from None
+    from multiref.util.files import read_json
+
+    release = read_json(path, "ids file")  # missing, a folder, not UTF-8, bad JSON, 4,300 digits: file:line
     if not isinstance(release, dict) or release.get("format") != FORMAT:
         raise UserError(f"{path}: not an ids release (expected \"format\": \"{FORMAT}\")")
     for key in ("options", "files"):
         if not isinstance(release.get(key), dict):
             raise UserError(f"{path}: not an ids release (no {key!r} object)")
+    _check_options(path, release["options"])
+    _check_sources(path, release.get("source_files", []))
+    for rel, entry in release["files"].items():
+        _check_file_entry(path, rel, entry)
     return release
+
+
+def _check_options(path: str, options: dict) -> None:
+    """Option values are JSON scalars or lists of them; no string reads as a flag."""
+    for key, value in options.items():
+        if not _OPTION.match(key):
+            raise UserError(f"{path}: options: {json.dumps(key)[:60]} is not an option name")
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, (dict, list)) or (isinstance(v, str) and v.startswith("-")):
+                raise UserError(f"{path}: options.{key}: {json.dumps(v)[:60]} is not a value of that option")
+            if isinstance(v, float) and v != v or v in (float("inf"), float("-inf")):
+                raise UserError(f"{path}: options.{key}: {v} is not a finite number")
+
+
+def _check_sources(path: str, sources) -> None:
+    if not isinstance(sources, list):
+        raise UserError(f"{path}: source_files: expected a list, got {type(sources).__name__}")
+    for i, f in enumerate(sources):
+        if not (isinstance(f, dict) and isinstance(f.get("name"), str) and isinstance(f.get("sha256"), str)):
+            raise UserError(f"{path}: source_files[{i}]: expected an object with 'name' and 'sha256' strings")
+
+
+def _check_file_entry(path: str, rel: str, entry) -> None:
+    """One ``files`` entry: a parquet file of a corpus config, its config and split, rows of ids."""
+    where = f"{path}: files[{json.dumps(rel)[:80]}]"
+    m = _REL.match(rel)
+    if not m:
+        raise UserError(f"{where}: not a corpus parquet file (expected single_turn/ or multi_turn/<split>-NNNNN-of-"
+                        "NNNNN.parquet)")
+    if not isinstance(entry, dict):
+        raise UserError(f"{where}: expected an object with config, split and rows, got {type(entry).__name__}")
+    for key in ("config", "split", "rows"):
+        if key not in entry or entry[key] is None:
+            raise UserError(f"{where}: no {key!r}")
+    if (entry["config"], entry["split"]) != (m[1], m[2]):
+        raise UserError(f"{where}: config {entry['config']!r} and split {entry['split']!r} do not match the file name")
+    if not isinstance(entry["rows"], list):
+        raise UserError(f"{where}: 'rows' must be a list, got {type(entry['rows']).__name__}")
+    for i, row in enumerate(entry["rows"]):
+        if not _row_ok(entry["config"], row):
+            shape = ("[thread_id, query_id, response_id]" if entry["config"] == "single_turn"
+                     else "[thread_id, [comment ids]]")
+            raise UserError(f"{where}: row {i}: expected {shape} of Reddit ids, got {json.dumps(row)[:60]}")
+
+
+def _row_ok(config: str, row) -> bool:
+    if not isinstance(row, list):
+        return False
+    if config == "single_turn":
+        return len(row) == 3 and all(isinstance(x, str) and _ID.match(x) for x in row)
+    return (len(row) == 2 and isinstance(row[0], str) and bool(_ID.match(row[0])) and isinstance(row[1], list)
+            and bool(row[1]) and all(isinstance(x, str) and _ID.match(x) for x in row[1]))
 
 
 def build_argv(options: dict) -> list:

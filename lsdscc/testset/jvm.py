@@ -62,7 +62,7 @@ def start_jvm(heap: str = "2g"):
             _LOG.info("JVM already running with -Xmx%s; ignoring heap=%s", _STATE["heap"], heap)
         return _STATE["jnius"]
     if not _valid_heap(heap):
-        raise UserError(f"bad JVM heap size {heap!r}: use a number with k, m or g, e.g. 2g")
+        raise UserError(f"bad JVM heap size {heap!r}: {heap_error(heap)}")
     os.environ["JAVA_HOME"] = java_home()
     import jnius_config
 
@@ -102,5 +102,45 @@ def java_class(name: str, protected: bool = False):
     return cache[key]
 
 
+_UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+MIN_HEAP = 16 << 20  # Lucene's index writer alone buffers 16 MB
+
+
+def heap_error(heap: str) -> str | None:
+    """Why ``heap`` cannot be the JVM's ``-Xmx`` (None when it can): a number of at most 12
+    ASCII digits with k, m or g, from 16m to this machine's memory (``MemTotal``). Checked
+    when the options are parsed: a JVM refused its heap prints on stdout and exits the process."""
+    text = str(heap)
+    if not (2 <= len(text) <= 13 and text[:-1].isascii() and text[:-1].isdigit() and text[-1].lower() in _UNITS):
+        return f"expected a number with k, m or g, e.g. 2g or 512m, got {text[:20]!r}"
+    size = int(text[:-1]) * _UNITS[text[-1].lower()]
+    total = _memory_total()
+    if size < MIN_HEAP or (total is not None and size > total):
+        most = f" to this machine's memory, {total >> 20:,}m" if total is not None else ""
+        return f"must be from 16m{most}, got {text}"
+    return None
+
+
+def _memory_total() -> int | None:
+    try:
+        with open("/proc/meminfo", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def heap_type(text: str) -> str:
+    """``--jvm-heap``'s argparse type (a usage error, exit 2, before any work)."""
+    import argparse
+
+    error = heap_error(text)
+    if error:
+        raise argparse.ArgumentTypeError(error)
+    return text
+
+
 def _valid_heap(heap: str) -> bool:
-    return bool(heap) and heap[:-1].isdigit() and heap[-1].lower() in "kmg" and int(heap[:-1]) > 0
+    return heap_error(heap) is None

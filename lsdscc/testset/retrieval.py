@@ -35,6 +35,7 @@ from typing import Iterable, Mapping, Sequence
 
 from multiref.util.errors import UserError
 from multiref.util.options import option
+from lsdscc.testset.jvm import heap_error, heap_type
 
 _LOG = logging.getLogger(__name__)
 
@@ -50,15 +51,16 @@ class RetrievalConfig:
     similarity: str = option("tfidf", flag="--similarity", choices=SIMILARITIES,
                              help="Lucene similarity for finding similar queries: tfidf = ClassicSimilarity, the "
                                   "paper's")
-    k1: float = option(1.2, flag="--bm25-k1", help="BM25 k1, with --similarity bm25")
-    b: float = option(0.75, flag="--bm25-b", help="BM25 b, with --similarity bm25")
+    k1: float = option(1.2, flag="--bm25-k1", low=0.0, high=1000.0, help="BM25 k1, with --similarity bm25, 0 to 1000")
+    b: float = option(0.75, flag="--bm25-b", low=0.0, high=1.0, help="BM25 b, with --similarity bm25, 0 to 1")
     depth: int = option(100, flag="--retrieval-depth", help="similar queries retrieved per query")
     analyzer: str = option("english", flag="--lucene-analyzer", choices=ANALYZERS,
                            help="english: Porter stemming + stop words (Anserini's default); plain: neither; "
                                 "whitespace: split on spaces")
     # indexing threads (search is one query at a time: 300 queries take seconds)
     threads: int = option(2, flag="--lucene-threads", help="threads for Lucene indexing")
-    heap: str = option("2g", flag="--jvm-heap", help="maximum JVM heap, e.g. 2g or 512m")
+    heap: str = option("2g", flag="--jvm-heap", parse=heap_type,
+                       help="maximum JVM heap, e.g. 2g or 512m: 16m to this machine's memory")
 
     def __post_init__(self):
         if self.similarity not in SIMILARITIES:
@@ -69,8 +71,10 @@ class RetrievalConfig:
             raise UserError(f"retrieval depth must be at least 1, got {self.depth}")
         if self.threads < 1:
             raise UserError(f"retrieval threads must be at least 1, got {self.threads}")
-        if self.similarity == "bm25" and (self.k1 < 0 or not 0 <= self.b <= 1):
-            raise UserError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={self.k1} b={self.b}")
+        if self.similarity == "bm25" and not (0 <= self.k1 <= 1000 and 0 <= self.b <= 1):  # NaN fails both
+            raise UserError(f"BM25 needs 0 <= k1 <= 1000 and 0 <= b <= 1, got k1={self.k1} b={self.b}")
+        if heap_error(self.heap):
+            raise UserError(f"--jvm-heap: {heap_error(self.heap)}")
 
     def options(self) -> dict:
         """The options that change the data (for the dataset card): not threads nor heap."""

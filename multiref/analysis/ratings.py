@@ -16,7 +16,6 @@ References of a row:
 
 from __future__ import annotations
 
-import csv
 import os
 from dataclasses import dataclass
 from typing import Sequence
@@ -67,24 +66,13 @@ class LoadStats:
 
 def _records(path: str):
     """Yield ``(line, dict)`` from a CSV/TSV (by extension) or JSON lines file."""
-    from multiref.util.files import read_jsonl, require_file
+    from multiref.util.files import read_csv, read_jsonl, require_file
 
     require_file(path, "ratings file")
-    lower = path.lower()
-    if lower.endswith((".jsonl", ".json", ".ndjson")):
+    if path.lower().endswith((".jsonl", ".json", ".ndjson")):
         yield from read_jsonl(path, "ratings file")
         return
-    delimiter = "\t" if lower.endswith(".tsv") else ","
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter=delimiter)
-        try:
-            if not reader.fieldnames:
-                raise UserError(f"{path}: file is empty")
-            for record in reader:
-                yield reader.line_num, record
-        except UnicodeDecodeError as exc:
-            raise UserError(f"{where(path, reader.line_num + 1)}: not valid UTF-8 ({exc.reason}); expected a "
-                            f"{'TSV' if delimiter == chr(9) else 'CSV'} text file") from None
+    yield from read_csv(path, "ratings file")
 
 
 def _field(record: dict, column: str, path: str, line: int, what: str):
@@ -149,6 +137,8 @@ def load_ratings(path: str, columns: RatingColumns = RatingColumns(), join: dict
     ``join`` maps a context id (``columns.id``) to extra references (see
     :func:`load_multiref_test`); a row whose id is missing from it is a UserError.
     """
+    from multiref.util.files import finite_number
+
     stats = LoadStats()
     rows = []
     excluded = set(exclude_systems)
@@ -163,10 +153,7 @@ def load_ratings(path: str, columns: RatingColumns = RatingColumns(), join: dict
             stats.blank_ratings_dropped += 1  # a response nobody rated: left out, and said so
             stats.first_blank_rating = stats.first_blank_rating or where(path, line)
             continue
-        try:
-            rating = float(raw_rating)
-        except (TypeError, ValueError):
-            raise UserError(f"{where(path, line)}: rating {raw_rating!r} is not a number") from None
+        rating = finite_number(raw_rating, path, line, "rating")  # NaN/inf refused, never averaged
         reference = str(_field(record, columns.reference, path, line, "reference"))
         extra: list = []
         if columns.references:

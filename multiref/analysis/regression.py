@@ -30,7 +30,6 @@ Python API::
 
 from __future__ import annotations
 
-import csv
 import functools
 import itertools
 from dataclasses import dataclass
@@ -264,14 +263,11 @@ class ScoredColumns:
 
 
 def _rows(path: str, what: str):
-    from multiref.util.files import read_jsonl, require_file
+    from multiref.util.files import read_csv, read_jsonl, require_file
 
     require_file(path, what)
     if path.lower().endswith((".csv", ".tsv")):
-        with open(path, encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh, delimiter="\t" if path.lower().endswith(".tsv") else ",")
-            for record in reader:
-                yield reader.line_num, record
+        yield from read_csv(path, what)
     else:
         yield from read_jsonl(path, what)
 
@@ -282,6 +278,8 @@ def load_scored_references(path: str, columns: ScoredColumns = ScoredColumns(), 
     With ``judgments`` (rows ``input, winner, loser``, naming references by id or by text),
     the score column may be absent: each reference's score becomes its winning rate.
     """
+    from multiref.util.files import finite_number
+
     out = []
     for line, record in _rows(path, "scored references file"):
         for col in (columns.input, columns.reference, columns.method):
@@ -289,10 +287,7 @@ def load_scored_references(path: str, columns: ScoredColumns = ScoredColumns(), 
                 raise UserError(f"{where(path, line)}: missing column {col!r}")
         raw = record.get(columns.score)
         if judgments is None:
-            try:
-                score = float(raw)
-            except (TypeError, ValueError):
-                raise UserError(f"{where(path, line)}: score {raw!r} is not a number") from None
+            score = finite_number(raw, path, line, "score")
         else:
             score = float("nan")
         out.append(ScoredReference(str(record[columns.input]), str(record[columns.reference]),

@@ -34,9 +34,10 @@ def dumps(obj) -> str:
 
 
 def write_text(path: str, text: str) -> str:
+    from multiref.output.file_output import write_atomically
+
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
+    write_atomically(path, text)  # a temporary name, then renamed
     return path
 
 

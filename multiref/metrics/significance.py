@@ -73,6 +73,9 @@ DEFAULT_BS = 1000
 DEFAULT_AR = 10000
 #: resamples per block of a matrix product (bounds memory: block x items x 8 bytes)
 BLOCK = 250
+#: bootstrap multiplicities drawn and used at most this many at a time (rows x items; about
+#: 8 MB per array): ``--paired-bs-n 1000000`` on 300 items once needed a 2.23 GiB array
+DRAW_BATCH = 1 << 20
 
 
 @dataclass
@@ -315,9 +318,33 @@ def bootstrap_counts(n_items: int, n: int, seed: int | None = DEFAULT_SEED) -> n
     sacrebleu's draw ``default_rng(seed).choice(n_items, (n, n_items))``."""
     if n_items < 1 or n < 1:
         raise ValueError(f"bootstrap: need at least one item and one resample, got {n_items} and {n}")
-    idxs = np.random.default_rng(seed).choice(n_items, size=(n, n_items), replace=True)
+    return _counts(np.random.default_rng(seed), n_items, n)
+
+
+def _counts(rng, n_items: int, n: int) -> np.ndarray:
+    idxs = rng.choice(n_items, size=(n, n_items), replace=True)
     flat = (np.arange(n)[:, None] * n_items + idxs).ravel()
     return np.bincount(flat, minlength=n * n_items).reshape(n, n_items).astype(float)
+
+
+def bootstrap_scores(stats: Sequence[ItemStats], n: int, seed: int | None = DEFAULT_SEED,
+                     draws: dict | None = None) -> list:
+    """Each system's scores on the same ``n`` bootstrap resamples of :func:`bootstrap_counts`,
+    drawn :data:`DRAW_BATCH` multiplicities at a time from one generator: the rows are the same
+    as one draw of all (numpy's stream continues from call to call), memory stays bounded.
+    A draw that fits in one batch is kept in ``draws`` for the next metric."""
+    n_items = len(stats[0].table)
+    rows = max(1, DRAW_BATCH // max(n_items, 1))
+    if n <= rows:
+        counts = _draw({} if draws is None else draws, ("bs", n_items, n, seed),
+                       lambda: bootstrap_counts(n_items, n, seed))
+        return [s.scores(counts) for s in stats]
+    rng, out = np.random.default_rng(seed), [np.empty(n) for _ in stats]
+    for lo in range(0, n, rows):
+        counts = _counts(rng, n_items, min(rows, n - lo))
+        for scores, s in zip(out, stats):
+            scores[lo:lo + len(counts)] = s.scores(counts)
+    return out
 
 
 def ar_swaps(n_items: int, n: int, seed: int | None = DEFAULT_SEED) -> np.ndarray:
@@ -357,8 +384,13 @@ def paired_bootstrap(base: ItemStats, system: ItemStats, base_score, sys_score, 
     ``base_scores``: the baseline's scores on ``counts``, when already computed."""
     sys_b = system.scores(counts)
     base_b = base.scores(counts) if base_scores is None else base_scores
+    return bootstrap_p(base_b, sys_b, base_score, sys_score), sys_b
+
+
+def bootstrap_p(base_b: np.ndarray, sys_b: np.ndarray, base_score, sys_score) -> float | None:
+    """The paired bootstrap's p from both systems' scores on the same resamples."""
     diffs = np.abs(sys_b - base_b)
-    return p_value(diffs - diffs.mean(), _observed(base_score, sys_score)), sys_b
+    return p_value(diffs - diffs.mean(), _observed(base_score, sys_score))
 
 
 def paired_randomization(base: ItemStats, system: ItemStats, base_score, sys_score, swaps: np.ndarray) -> float:
@@ -401,8 +433,8 @@ def compare(stats: Sequence[ItemStats], scores: Sequence, *, confidence: bool = 
     jackknife = confidence and stats[0].interval_method == "jackknife"
     need_bs = test == "bs" or (confidence and not jackknife)
     bs_n = (n or DEFAULT_BS) if test == "bs" else n_confidence
-    counts = _draw(draws, ("bs", n_items, bs_n, seed), lambda: bootstrap_counts(n_items, bs_n, seed)) if need_bs else None
-    base_scores = stats[0].scores(counts) if need_bs else None
+    boot = bootstrap_scores(stats, bs_n, seed, draws) if need_bs else None  # in batches: bounded memory
+    base_scores = boot[0] if need_bs else None
     if confidence:
         out[0]["ci"] = distinct_jackknife(stats[0]) if jackknife else interval(base_scores)
     swaps = _draw(draws, ("ar", n_items, n or DEFAULT_AR, seed),
@@ -410,16 +442,14 @@ def compare(stats: Sequence[ItemStats], scores: Sequence, *, confidence: bool = 
     if tick:
         tick()
     for i in range(1, len(stats)):
-        sys_scores = None
         if test == "bs":
-            out[i]["p_value"], sys_scores = paired_bootstrap(stats[0], stats[i], scores[0], scores[i], counts,
-                                                             base_scores)
+            out[i]["p_value"] = bootstrap_p(base_scores, boot[i], scores[0], scores[i])
         elif test == "ar":
             out[i]["p_value"] = paired_randomization(stats[0], stats[i], scores[0], scores[i], swaps)
         if jackknife:
             out[i]["ci"] = distinct_jackknife(stats[i])
         elif confidence:
-            out[i]["ci"] = interval(sys_scores if sys_scores is not None else stats[i].scores(counts))
+            out[i]["ci"] = interval(boot[i])
         if tick:
             tick()
     return out

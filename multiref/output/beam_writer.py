@@ -55,7 +55,8 @@ def write_file(path: str, data: bytes) -> None:
     rename: a reader never sees a half-written file. The temporary name starts with a dot so
     no ``<split>-*.parquet`` pattern matches it."""
     folder, name = FileSystems.split(path)
-    tmp = FileSystems.join(folder, f".tmp-{uuid.uuid4().hex}-{name}")
+    short = name.encode("utf-8")[:200].decode("utf-8", "ignore")  # a 255-byte name stays legal with the prefix
+    tmp = FileSystems.join(folder, f".tmp-{uuid.uuid4().hex}-{short}")
     with FileSystems.create(tmp, compression_type=CompressionTypes.UNCOMPRESSED) as fh:
         fh.write(data)
     FileSystems.rename([tmp], [path])  # replaces an existing file (os.rename locally; copy + delete on GCS)

@@ -39,6 +39,7 @@ import sys
 from typing import Iterable, Iterator, Sequence
 
 from multiref.output import publish_target
+from multiref.output.file_output import check_inside_dataset, sidecar_name
 from multiref.util.errors import UserError
 from multiref.output.publish_guard import FolderLocked, Interrupted, SignalGuard as _SignalGuard  # noqa: F401
 from multiref.output.publish_guard import signals_blocked as _signals_blocked, warn as _warn
@@ -49,8 +50,7 @@ _AT_FDCWD = -100
 
 def sidecar(target: str, kind: str) -> str:
     """``PARENT/.NAME.<kind>``: the staging, old, ready, lock and leftover paths of ``target``."""
-    target = os.path.abspath(target)
-    return os.path.join(os.path.dirname(target), f".{os.path.basename(target)}.{kind}")
+    return sidecar_name(target, kind)  # shortened when ``.NAME.<kind>`` would pass 255 bytes
 
 
 # ---------------------------------------------------------------- lock
@@ -330,6 +330,7 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
     if os.path.lexists(target) and not os.path.isdir(target):
         raise UserError(f"output is not a folder: {target}")
     publish_target.check_local(target, inputs)  # before the lock: a refused folder gets no sidecar
+    check_inside_dataset(target, "--output")
     staging, leftover = sidecar(target, "staging"), sidecar(target, "leftover")
     guard = _SignalGuard()
     try:

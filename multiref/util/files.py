@@ -112,6 +112,42 @@ def read_jsonl(path: str, what: str = "JSON lines file", allow_empty: bool = Fal
         raise UserError(f"{path}: file has no records")
 
 
+def read_csv(path: str, what: str = "CSV file", delimiter: str | None = None) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, record)`` of a CSV (TSV when ``path`` ends in ``.tsv`` or
+    ``delimiter`` is a tab) read with ``csv.DictReader``. Every fault is a one-line UserError
+    naming ``path:line``: invalid UTF-8, a malformed row, a cell longer than the csv module's
+    limit (131,072 characters), no header."""
+    import csv
+
+    require_file(path, what)
+    delimiter = delimiter or ("\t" if path.lower().endswith(".tsv") else ",")
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    with open(path, encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh, delimiter=delimiter)
+        try:
+            if not reader.fieldnames:
+                raise UserError(f"{path}: file is empty")
+            for record in reader:
+                yield reader.line_num, record
+        except UnicodeDecodeError as exc:
+            raise UserError(f"{where(path, reader.line_num + 1)}: not valid UTF-8 ({exc.reason}); expected a "
+                            f"{kind} text file") from None
+        except csv.Error as exc:  # e.g. "field larger than field limit (131072)", raised before line_num counts the line
+            raise UserError(f"{where(path, reader.line_num + 1)}: not a valid {kind} row ({str(exc)[:120]})") from None
+
+
+def finite_number(raw, path: str, line: int, what: str) -> float:
+    """``float(raw)`` when it is a finite number; else a UserError naming ``path:line`` and
+    ``what`` (NaN, inf, ``1e400`` and 4,300-digit numbers are refused, never averaged)."""
+    try:
+        value = float(raw)
+    except (TypeError, ValueError, OverflowError):
+        raise UserError(f"{where(path, line)}: {what} {str(raw)[:40]!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise UserError(f"{where(path, line)}: {what} {str(raw)[:40]!r} is not a finite number")
+    return value
+
+
 def read_text(path: str, what: str = "input file") -> str:
     """The whole file as text; UserError if missing, not UTF-8 or empty."""
     require_file(path, what)

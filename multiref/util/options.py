@@ -134,10 +134,10 @@ def count_or_auto(value, flag: str, maximum: int | None = None) -> int | None:
     text = str(value).strip().lower()
     if text == "auto":
         return None
-    n = int(text) if text.isascii() and text.isdigit() else 0
+    n = int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else 0  # no 4,300-digit int()
     if n < 1 or (maximum is not None and n > maximum):
         expected = f"an integer from 1 to {maximum}" if maximum is not None else "a positive integer"
-        raise UserError(f"{flag} must be 'auto' or {expected}, got {value!r}")
+        raise UserError(f"{flag} must be 'auto' or {expected}, got {str(value)[:40]!r}")
     return n
 
 
@@ -146,7 +146,7 @@ def _value_type(opt: Option, sample):
         return opt.parse
     kind = type(sample)
     if kind in (int, float):
-        return number_type(kind, opt.low, opt.high) if (opt.low, opt.high) != (None, None) else kind
+        return number_type(kind, opt.low, opt.high)  # finite always: no nan, inf or 4,300-digit int
     return None
 
 

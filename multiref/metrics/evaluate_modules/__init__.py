@@ -19,3 +19,21 @@ def module_folder(module: str) -> str:
     if module not in MODULES:
         raise ValueError(f"unknown evaluate module {module!r}; modules: {', '.join(MODULES)}")
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), module)
+
+
+def texts(value, where: str, depth: int = 0):
+    """``value`` checked as a string (``depth`` 0) or a list of ``depth`` nested lists of
+    strings, as the modules' features declare them; a ValueError naming the position
+    (``references[3][1] is None; expected a string``) for None or another type, which
+    ``evaluate`` passes through as a null."""
+    if depth == 0:
+        if not isinstance(value, str):
+            raise ValueError(f"{where} is {_shown(value)}; expected a string")
+        return value
+    if value is None or isinstance(value, (str, bytes, dict)) or not hasattr(value, "__iter__"):
+        raise ValueError(f"{where} is {_shown(value)}; expected a list of {'strings' if depth == 1 else 'lists'}")
+    return [texts(v, f"{where}[{j}]", depth - 1) for j, v in enumerate(value)]
+
+
+def _shown(value) -> str:
+    return "None" if value is None else f"a {type(value).__name__} ({str(value)[:30]!r})"

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from multiref.metrics import Item, get_metric
+from multiref.metrics.evaluate_modules import texts
 from multiref.metrics.lsdscc_ties import auto_ties
 
 _CITATION = """\
@@ -91,7 +92,8 @@ class LsdsccMetrics(evaluate.Metric):
             raise ValueError(f"{len(predictions)} prediction lists but {len(references)} reference group lists")
         if group_ids is not None and len(group_ids) != len(references):
             raise ValueError(f"{len(group_ids)} group id lists but {len(references)} reference group lists")
-        items = [Item(id=str(i), hypotheses=list(hyps), groups=[list(g) for g in groups],
+        items = [Item(id=str(i), hypotheses=texts(hyps, f"predictions[{i}]", 1),
+                      groups=texts(groups, f"references[{i}]", 2),
                       group_ids=[str(g) for g in group_ids[i]] if group_ids is not None else None)
                  for i, (hyps, groups) in enumerate(zip(predictions, references))]
         if ties == "auto":  # as `multiref score --ties auto` on the public LSDSCC JSON

@@ -4,6 +4,7 @@ import datasets
 import evaluate
 
 from multiref.metrics import Item, available_metrics, get_metric
+from multiref.metrics.evaluate_modules import texts
 
 _CITATION = """\
 @inproceedings{gupta-etal-2019-investigating,
@@ -87,9 +88,9 @@ class MultirefMetrics(evaluate.Metric):
             raise ValueError("weights_per_reference needs one list of weights per item")
         items = []
         for i, (pred, refs) in enumerate(zip(predictions, references)):
-            hyps = [pred] if isinstance(pred, str) else list(pred)
+            hyps = [pred] if isinstance(pred, str) else texts(pred, f"predictions[{i}]", 1)
             weights = list(weights_per_reference[i]) if weights_per_reference is not None else None
-            items.append(Item(id=str(i), hypotheses=hyps, references=list(refs), weights=weights))
+            items.append(Item(id=str(i), hypotheses=hyps, references=texts(refs, f"references[{i}]", 1), weights=weights))
         scorer = get_metric(name, **{k: v for k, v in options.items() if v is not None})
         result = scorer.score_items(items)
         return {result.name: result.score, "signature": result.signature}
