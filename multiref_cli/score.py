@@ -36,7 +36,7 @@ from multiref.util.options import number_type
 
 DEFAULT_GROUPED = ("maxbleu", "mds", "pds")
 DEFAULT_FLAT = ("bleu",)
-FORMATS = ("table", "json", "csv", "markdown", "latex")
+FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 #: upper bound of --paired-bs-n and --paired-ar-n
 MAX_RESAMPLES = 1_000_000
 #: multiref.metrics.significance's defaults, repeated here so that building the parser does not
@@ -450,7 +450,10 @@ def report(args, refset, systems, metrics, scores) -> str:
                 entry.metrics[r.name]["details"] = score_report.bleu_details(r)
         results.append(entry)
     jackknifed = tuple(dict.fromkeys(m.name for m, method in zip(metrics, methods) if method == "jackknife"))
-    return score_report.format_results(results, args.format, score_report.legend(args, systems[0][0], jackknifed))
+    legend = score_report.legend(args, systems[0][0], jackknifed)
+    if args.format == "html":
+        return score_report.html_page(results, systems, scores, legend, refset)
+    return score_report.format_results(results, args.format, legend)
 
 
 def interval_methods(metrics) -> list:

@@ -4,8 +4,9 @@ and the checks that warn about inputs that score low for the wrong reason.
 A run's results are one :class:`SystemResult` per system (the first is the baseline), each
 with ``{metric: {"score", "ci", "p_value", "signature"[, "details"]}}``. Formats: ``json``
 (``{"systems": [{"name", "metrics"}], "signature": {metric: signature}}``), ``table``,
-``csv``, and ``markdown``/``latex`` for a paper, where a mark follows each score whose
-p-value against the baseline is below :data:`ALPHA`.
+``csv``, ``markdown``/``latex`` for a paper, where a mark follows each score whose
+p-value against the baseline is below :data:`ALPHA`, and ``html``: a self-contained page with
+the table, the signatures and each item's outputs and per-item scores.
 """
 
 from __future__ import annotations
@@ -104,6 +105,37 @@ def format_results(systems, fmt: str, legend: str = "") -> str:
     if legend:
         lines.append(legend)
     return "\n".join(lines) + "\n"
+
+
+def _page_items(systems, scores, refset) -> list:
+    """The results page's items: every reference item some system was scored on, in the test
+    set's order, with each system's outputs and per-item scores (None where it has no output)."""
+    where = [{ref.id: i for i, (_hyp, ref) in enumerate(pairs)} for _name, pairs, _items in systems]
+    items = []
+    for ref in refset.records:
+        if not any(ref.id in w for w in where):
+            continue
+        outputs, rows = [], []
+        for (_name, pairs, _items), w, row in zip(systems, where, scores):
+            i = w.get(ref.id)
+            outputs.append(list(pairs[i][0].hypotheses) if i is not None else [])
+            rows.append([r.per_item[i] if i is not None and i < len(r.per_item) else None for r in row])
+        items.append({"id": ref.id, "context": [ref.query] if ref.query else [], "references": list(ref.references),
+                      "groups": [list(g) for g in ref.groups] if ref.groups else None,
+                      "group_ids": list(ref.group_ids) if ref.group_ids else None, "outputs": outputs, "scores": rows})
+    return items
+
+
+def html_page(results, systems, scores, legend_text: str, refset) -> str:
+    """``--format html``: the self-contained results page (:mod:`multiref.output.results_page`)."""
+    import os
+
+    from multiref.output.results_page import page_data, render
+
+    data = page_data([(r.name, r.metrics) for r in results], _page_items(systems, scores, refset),
+                     legend=legend_text, alpha=ALPHA, mark=MARK)
+    subtitle = f"{len(data['items'])} items; references: {os.path.basename(refset.source.rstrip('/'))}"
+    return render(data, subtitle=subtitle)
 
 
 def _cell(r: dict, fmt: str) -> str:

@@ -99,7 +99,7 @@ def test_a_failing_job_is_not_a_runner_that_cannot_start(beam_args, in_setup):
 
 # -- remote globs ---------------------------------------------------------------------------
 
-#: the README's Dataflow command (step 1), with --dry_run=True; Beam packages setup.py with
+#: docs/cluster.md's Dataflow command, with --dry_run=True; Beam packages setup.py with
 #: `setup.py sdist` (no network), and with the worker image (docs/cluster.md) instead
 DATAFLOW = ["lsdscc", "build", "--input", "gs://my-bucket/reddit/R[CS]_2017-*.zst", "--output",
             "gs://my-bucket/lsdscc", "--skip-testset", "--runner", "DataflowRunner", "--project", "my-project",

@@ -6,6 +6,7 @@ narrows the items, and the page logs no error."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -105,4 +106,34 @@ def test_the_page_in_a_browser(browser_page, tmp_path):
     shot = tmp_path / "page.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
+    assert errors == []
+
+
+def test_score_writes_a_page_naming_both_systems(tmp_path, browser_page):
+    """``multiref score -r R -H a b --confidence --paired-ar --format html --output page.html``
+    on the small LSDSCC fixture (grouped references): the page names both systems, opens an item
+    to its groups, and its legend names the test."""
+    from multiref_cli import main
+    from tests.helpers import data_path
+
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("alpha beta gamma delta\na b c d\n", encoding="utf-8")
+    b.write_text("one two three\nx y z\n", encoding="utf-8")
+    out = tmp_path / "page.html"
+    code = main(["score", "-r", str(data_path("score", "lsdscc_small.json")), "-H", str(a), str(b), "--confidence",
+                 "--paired-ar", "--paired-ar-n", "200", "--format", "html", "--output", str(out), "-q"])
+    assert code == 0
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>")
+    data = json.loads(re.search(r'<script id="data" type="application/json">(.*?)</script>', text, re.S).group(1))
+    assert data["systems"] == [str(a), str(b)] and len(data["items"]) == 2
+    page, errors = browser_page, []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(out.as_uri())
+    table = page.inner_text("#results")
+    assert str(a) in table and str(b) in table and "maxbleu" in table
+    assert "approximate randomization, 200 trials" in page.inner_text("#legend")
+    page.click("#items tr.item >> nth=0")
+    detail = page.inner_text("#items tr.detail")
+    assert "group 1" in detail and "alpha beta gamma epsilon" in detail and "one two three" in detail
     assert errors == []
