@@ -130,14 +130,30 @@ def scatter_plot(path: str, label: str, ratings: Sequence[float], systems: Seque
 
 
 def box_plot(path: str, label: str, groups: dict) -> str:
-    """Box plots of scores; ``groups`` is ``{panel title: {box name: [scores]}}``."""
+    """The scores' distributions; ``groups`` is ``{panel title: {group name: [scores]}}``.
+
+    Every score is a point (jittered sideways, the same jitter on every run) over its group's
+    box (quartiles, whiskers to 1.5 IQR): with mostly-zero scores (BLEU-3/4) a box alone is a
+    flat line at 0, and the points show the rest. The metric names the figure; a panel's title
+    is its aggregation; a long metric name wraps instead of running off the figure."""
+    import textwrap
+
+    import numpy as np
+
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(groups), figsize=(3.2 * len(groups), 3.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(groups), figsize=(3.2 * len(groups), 3.9), squeeze=False, sharey=True)
+    rng = np.random.default_rng(0)
     for ax, (title, boxes) in zip(axes[0], groups.items()):
-        ax.boxplot([list(v) for v in boxes.values()], showfliers=False)
+        values = [np.asarray(list(v), dtype=float) for v in boxes.values()]
+        ax.boxplot(values, showfliers=False, widths=0.55, medianprops={"color": "black"})
+        for i, v in enumerate(values, start=1):
+            ax.scatter(i + rng.uniform(-0.18, 0.18, len(v)), v, s=6, alpha=0.35, color=f"C{i - 1}", linewidths=0)
         ax.set_xticks(range(1, len(boxes) + 1))
         ax.set_xticklabels(list(boxes), rotation=20, fontsize=7)
-        ax.set_title(f"{label}: {title}", fontsize=8)
+        ax.set_title(title, fontsize=8)
+        ax.set_xlabel("candidates", fontsize=8)
+    axes[0][0].set_ylabel("score", fontsize=8)
+    fig.suptitle("\n".join(textwrap.wrap(label, width=int(12 * len(groups)) or 12)), fontsize=9)
     fig.tight_layout()
     return _save(fig, path)
 
