@@ -85,9 +85,12 @@ def test_system_score_is_the_mean_over_queries():
 
 @pytest.mark.parametrize("name", ["maxbleu", "mds", "pds"])
 def test_default_signature_records_the_lsdscc_scorer_bleu(name):
+    # the one default tie rule (auto): the public scorer's with its BLEU, first with any other BLEU options
     assert get_metric(name).signature.startswith(
-        f"{name}|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:first|version:1-")
-    assert "|bp:no|ties:lsdscc|" in get_metric(name, ties="lsdscc").signature
+        f"{name}|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:lsdscc|version:1-")
+    assert "|bp:no|ties:first|" in get_metric(name, ties="first").signature
+    assert "|bp:yes|ties:first|" in get_metric(name, brevity_penalty=True).signature
+    assert "|ties:first|" in get_metric(name, weights=(0.5, 0.5)).signature
     assert "|order:2|smooth:nltk1|bp:yes|" in get_metric(name, order=2, smoothing="nltk1", brevity_penalty=True).signature
 
 
@@ -217,7 +220,7 @@ def test_group_order_decides_exact_ties():
     # (1 of 3 references: PDS 1/3); the public scorer sorts groups by id, picks "1" (2 of 3: PDS 2/3).
     groups, ids = [["a"], ["a z", "a y"]], ["2", "1"]
     item = Item("q", ["a"], groups=groups, group_ids=ids)
-    assert get_metric("pds").score_items([item]).score == pytest.approx(1 / 3)
+    assert get_metric("pds", ties="first").score_items([item]).score == pytest.approx(1 / 3)
     assert get_metric("pds", ties="lsdscc").score_items([item]).score == pytest.approx(2 / 3)
     assert get_metric("mds", ties="lsdscc").score_items([item]).score == 0.5
     # the alignment names groups in the item's own order: group index 1 is id "1"
@@ -250,7 +253,7 @@ def test_float_noise_decides_ties_like_the_public_scorer():
     g1, g2 = public([5 / 11, 4 / 10, 3 / 9, 2 / 8]), public([8 / 11, 5 / 10, 3 / 9, 1 / 8])
     assert g1 < g2 and math.isclose(g1, g2, rel_tol=1e-15)
     item = Item("q", [hyp], groups=groups, group_ids=ids)
-    assert get_metric("pds").score_items([item]).score == pytest.approx(1 / 3)  # group 1: 1 of 3 references
+    assert get_metric("pds", ties="first").score_items([item]).score == pytest.approx(1 / 3)  # group 1: 1 of 3
     lsdscc = get_metric("pds", ties="lsdscc")
     assert lsdscc.alignment(item) == ((1, g2),)
     assert lsdscc.score_items([item]).score == pytest.approx(2 / 3)

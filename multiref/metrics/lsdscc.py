@@ -16,8 +16,12 @@ The BLEU inside the alignment takes BLEU's options (``order``, ``weights``, ``sm
 defaults an empty hypothesis scores 1.0 against every group (all add-one precisions are
 1/1), exactly as that scorer does.
 
-Ties (option ``ties``, in the signature). ``first`` (default): groups in the order the
-references give them, the first best group wins, BLEU summed exactly (``math.fsum``).
+Ties (option ``ties``, in the signature). ``auto`` (the default of the library, ``multiref
+score`` and the evaluate module alike): ``lsdscc`` with the public scorer's BLEU (the defaults
+above), ``first`` with any other BLEU options. ``first``: groups in the order the references
+give them, the first best group wins, groups compared exactly (:func:`exact_order`: the BLEU
+terms as rationals, so two groups whose BLEU is equal in exact arithmetic tie, and the first
+wins, whatever the last bit of their floats).
 ``lsdscc``: the public scorer's behaviour, to the last digit of MDS, PDS and MaxBLEU. It
 sorts a query's groups by ``int(group_id)``, ids that are not integers (the public file's
 ``"null"``) numbered after the others (``len(groups)``, ``len(groups) + 1``, ... in file
@@ -57,7 +61,8 @@ from typing import Sequence
 from multiref.metrics._ngrams import closest_sorted_length
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
-from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
+from multiref.metrics.lsdscc_ties import (DEFAULT_TIES, TIES, auto_ties, check_public_bleu, public_group_order,
+                                          public_scorer, sequential_mean)
 from multiref.metrics.tokenizers import get_tokenizer, tokenize_all
 
 
@@ -526,11 +531,13 @@ class _LsdsccMetric(Metric):
 
     def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "add1",
                  brevity_penalty: bool = False, tokenizer: str = "whitespace", lowercase: bool = False,
-                 aggregate: str | None = None, ties: str = "first"):
+                 aggregate: str | None = None, ties: str = DEFAULT_TIES):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         set_bleu_options(self, order, weights, smoothing, brevity_penalty)
         if ties not in TIES:
             raise ValueError(f"{self.name}: unknown ties {ties!r}; choose one of: {', '.join(TIES)}")
+        if ties == "auto":
+            ties = auto_ties(self.smoothing, self.brevity_penalty, weights)
         if ties == "lsdscc":
             check_public_bleu(self.smoothing, self.brevity_penalty)
         self.ties = ties

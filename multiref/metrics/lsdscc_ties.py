@@ -12,16 +12,18 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-TIES = ("first", "lsdscc")
+TIES = ("auto", "first", "lsdscc")
+#: the one default of the tie rule, for ``get_metric``, ``multiref score --ties`` and the evaluate module
+DEFAULT_TIES = "auto"
 
 
-def auto_ties(reference_kind: str | None, smoothing: str = "add1", brevity_penalty: bool = False,
-              weights=None) -> str:
-    """``ties="auto"``: ``lsdscc`` for the public LSDSCC test set (``reference_kind``
-    ``"lsdscc-json"``) scored with the public scorer's BLEU (add1, no brevity penalty, uniform
-    weights: the metrics' defaults), else ``first``. The CLI and the evaluate module share it."""
+def auto_ties(smoothing: str = "add1", brevity_penalty: bool = False, weights=None) -> str:
+    """``ties="auto"`` (the default everywhere): ``lsdscc`` with the public scorer's BLEU (add1,
+    no brevity penalty, uniform weights: the metrics' defaults), else ``first``. It depends on
+    the options only, so the same data gives the same numbers whatever reads it (the groups'
+    order then comes from the items' ``group_ids``, file order without them)."""
     public_bleu = smoothing == "add1" and not brevity_penalty and weights is None
-    return "lsdscc" if reference_kind == "lsdscc-json" and public_bleu else "first"
+    return "lsdscc" if public_bleu else "first"
 
 
 def public_group_order(group_ids: Sequence[str]) -> list:
