@@ -61,8 +61,8 @@ from typing import Sequence
 from multiref.metrics._ngrams import closest_sorted_length
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
-from multiref.metrics.lsdscc_ties import (DEFAULT_TIES, TIES, auto_ties, check_public_bleu, public_group_order,
-                                          public_scorer, sequential_mean)
+from multiref.metrics.lsdscc_ties import (DEFAULT_TIES, EXACT_SMOOTHINGS, NEAR, TIES, auto_ties, check_public_bleu,
+                                          exact_compare, near, public_group_order, public_scorer, sequential_mean)
 from multiref.metrics.tokenizers import get_tokenizer, tokenize_all
 
 
@@ -245,7 +245,10 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
 
     Returns one ``(group_index, bleu)`` pair per hypothesis: the group with the highest
     multi-reference BLEU (the first one on ties) and that BLEU value, equal to
-    ``sentence_bleu(hypothesis, group)`` for each group.
+    ``sentence_bleu(hypothesis, group)`` for each group. With ``ties="first"`` two groups whose
+    floats are within :data:`multiref.metrics.lsdscc_ties.NEAR` are ordered exactly
+    (:func:`multiref.metrics.lsdscc_ties.exact_compare`: the precisions as rationals), so an
+    exact tie goes to the first group whatever the last bit of the floats.
 
     How it is fast (same integers, same float formula as pair by pair): the reference side
     of the query is counted once (:func:`_reference_tables`); n-grams become integers
@@ -267,14 +270,12 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
     penalties: dict = {}  # hyp_len -> brevity penalty against each group (its closest reference length)
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
     memo = _values_memo((tuple(weights), smoothing, ties))  # BLEU without the brevity penalty
+    exact = ties == "first" and smoothing in EXACT_SMOOTHINGS
     result = []
     for hyp, per_group in zip(hypotheses, all_matches):
         hyp_len = len(hyp)
         if brevity_penalty:
-            bps = penalties.get(hyp_len)
-            if bps is None:
-                bps = penalties[hyp_len] = [brevity_penalty_factor(hyp_len, closest_sorted_length(lengths, hyp_len))
-                                            for lengths in group_lengths]
+            bps = _group_penalties(penalties, hyp_len, group_lengths)
         best, best_value = 0, -1.0
         for g, matches in enumerate(per_group):
             key = (hyp_len, *matches)
@@ -286,13 +287,28 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
                     value = score(matches, hyp_len, 0)
                 memo[key] = value
             if brevity_penalty:  # the same product as sentence BLEU's bp * exp(...)
-                value = bps[g] * value
-            if value > best_value:
+                value = bps[0][g] * value
+            if exact and g and near(value, best_value):
+                closest = bps[1] if brevity_penalty else (None,) * len(per_group)
+                if exact_compare((hyp_len, matches, closest[g]), (hyp_len, per_group[best], closest[best]), weights,
+                                 smoothing, brevity_penalty) > 0:
+                    best, best_value = g, value
+            elif value > best_value:
                 best, best_value = g, value
         result.append((best, best_value))
     if len(memo) > _MEMO_LIMIT:
         memo.clear()
     return result
+
+
+def _group_penalties(cache: dict, hyp_len: int, group_lengths) -> tuple:
+    """``(brevity penalties, closest reference lengths)`` of a hypothesis length against each
+    group (its reference lengths ascending), once per length (``cache``)."""
+    found = cache.get(hyp_len)
+    if found is None:
+        closest = [closest_sorted_length(lengths, hyp_len) for lengths in group_lengths]
+        found = cache[hyp_len] = ([brevity_penalty_factor(hyp_len, r) for r in closest], closest)
+    return found
 
 
 def _bleu_scorer(weights, smoothing: str, brevity_penalty: bool, ties: str):
@@ -435,6 +451,8 @@ def _batch_alignment(metric, items) -> list:
                       [len(item.hypotheses) for item in items])
     values[np.arange(n_groups)[None, :] >= sizes[:, None]] = -1.0  # groups the item lacks never win
     best = values.argmax(axis=1)
+    if metric.smoothing in EXACT_SMOOTHINGS:  # ties="first": near-equal groups ordered exactly, as align_tokenized
+        best = _exact_first(metric, items, values, best, matches, lengths, owner)
     pairs = list(zip(best.tolist(), values[np.arange(n_hyps), best].tolist()))
     out, row = [], 0
     for item in items:
@@ -442,6 +460,30 @@ def _batch_alignment(metric, items) -> list:
         out.append(tuple(pairs[row:row + m]))
         row += m
     return out
+
+
+def _exact_first(metric, items, values, best, matches, lengths, owner: list):
+    """``best`` with each hypothesis whose best groups' floats are within
+    :data:`multiref.metrics.lsdscc_ties.NEAR` decided by :func:`exact_compare` (the first group on
+    an exact tie), as :func:`align_tokenized` decides them."""
+    import numpy as np
+
+    top = values[np.arange(len(values)), best]
+    close = np.abs(values - top[:, None]) <= NEAR * np.abs(top)[:, None]
+    for h in np.flatnonzero(close.sum(axis=1) > 1).tolist():
+        hyp_len, item = int(lengths[h]), items[owner[h]]
+        closest = [None] * len(item.groups)
+        if metric.brevity_penalty:
+            closest = [closest_sorted_length(sorted({len(metric.tokenize(r)) for r in group}), hyp_len)
+                       for group in item.groups]
+        groups = np.flatnonzero(close[h]).tolist()
+        chosen = groups[0]
+        for g in groups[1:]:
+            if exact_compare((hyp_len, matches[h, g].tolist(), closest[g]), (hyp_len, matches[h, chosen].tolist(),
+                             closest[chosen]), metric.weights, metric.smoothing, metric.brevity_penalty) > 0:
+                chosen = g
+        best[h] = chosen
+    return best
 
 
 def _batch_matches(metric, side: dict, items, owner: list) -> tuple:
