@@ -245,10 +245,8 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
 
     Returns one ``(group_index, bleu)`` pair per hypothesis: the group with the highest
     multi-reference BLEU (the first one on ties) and that BLEU value, equal to
-    ``sentence_bleu(hypothesis, group)`` for each group. With ``ties="first"`` two groups whose
-    floats are within :data:`multiref.metrics.lsdscc_ties.NEAR` are ordered exactly
-    (:func:`multiref.metrics.lsdscc_ties.exact_compare`: the precisions as rationals), so an
-    exact tie goes to the first group whatever the last bit of the floats.
+    ``sentence_bleu(hypothesis, group)`` for each group. ``ties="first"``: near-equal floats are
+    ordered exactly (:func:`multiref.metrics.lsdscc_ties.exact_compare`), exact ties to the first group.
 
     How it is fast (same integers, same float formula as pair by pair): the reference side
     of the query is counted once (:func:`_reference_tables`); n-grams become integers
