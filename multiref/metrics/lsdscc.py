@@ -42,7 +42,7 @@ of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options 
 computation; a BLEU value is computed once per distinct (hypothesis length, clipped
 matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
 BLEU per (hypothesis, group) pair.
-A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and fewer than
+A test set of :data:`BATCH_MIN_ITEMS` items or more (either tie rule) with fewer than
 :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average (the benchmark's 50 included) is
 aligned at once (:func:`_batch_alignment`: the clipped matches of every pair from
 :mod:`multiref.metrics._batch_matches`, n-grams ranked among their own query's reference n-grams,
@@ -397,10 +397,14 @@ _SIDE_MEMO: list = []
 
 
 def _batchable(metric, items) -> bool:
-    """Whether ``items`` can go through :func:`_batch_alignment`: enough of them, ``ties="first"``,
-    fewer than :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average, and every item well
-    formed, its texts strings (else the per-item path raises the errors)."""
-    if len(items) < BATCH_MIN_ITEMS or metric.ties != "first":
+    """Whether ``items`` can go through :func:`_batch_alignment`: enough of them, fewer than
+    :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average, every item well formed, its texts
+    strings and, with ``ties="lsdscc"``, as many group ids as groups (else the per-item path raises
+    the errors)."""
+    if len(items) < BATCH_MIN_ITEMS:
+        return False
+    if metric.ties == "lsdscc" and any(i.group_ids is not None and len(i.group_ids) != len(i.groups or ())
+                                       for i in items):
         return False
     if sum(len(item.hypotheses) for item in items) >= BATCH_MAX_HYPOTHESES * len(items):
         return False
@@ -428,6 +432,19 @@ def _batch_side(metric, items, k: int) -> dict:
 
 
 def _batch_alignment(metric, items) -> list:
+    """:func:`_first_alignment` of ``items``; with ``ties="lsdscc"``, of the items with their groups in
+    the public scorer's order (:func:`public_group_order` of their ids), group indexes mapped back to
+    the items' own order (the BLEU floats are then the public scorer's: :func:`_key_values`)."""
+    if metric.ties != "lsdscc":
+        return _first_alignment(metric, items)
+    orders = [public_group_order(i.group_ids) if i.group_ids is not None else list(range(len(i.groups)))
+              for i in items]
+    ordered = [Item(i.id, i.hypotheses, groups=[i.groups[g] for g in order]) for i, order in zip(items, orders)]
+    return [tuple((order[g], value) for g, value in aligned)
+            for order, aligned in zip(orders, _first_alignment(metric, ordered))]
+
+
+def _first_alignment(metric, items) -> list:
     """:meth:`_LsdsccMetric.alignment` of every item at once: the clipped matches of all
     (hypothesis, group) pairs from :func:`multiref.metrics._batch_matches.clipped_matches`, the
     BLEU of each distinct (length, matches) key from the same scorer and memo as
@@ -449,7 +466,7 @@ def _batch_alignment(metric, items) -> list:
                       [len(item.hypotheses) for item in items])
     values[np.arange(n_groups)[None, :] >= sizes[:, None]] = -1.0  # groups the item lacks never win
     best = values.argmax(axis=1)
-    if metric.smoothing in EXACT_SMOOTHINGS:  # ties="first": near-equal groups ordered exactly, as align_tokenized
+    if metric.ties == "first" and metric.smoothing in EXACT_SMOOTHINGS:  # near-equal groups ordered exactly
         best = _exact_first(metric, items, values, best, matches, lengths, owner)
     pairs = list(zip(best.tolist(), values[np.arange(n_hyps), best].tolist()))
     out, row = [], 0
