@@ -29,7 +29,8 @@ CORE = [
     "sacrebleu>=2.4",  # the 13a tokenizer (--tokenizer 13a)
 ]
 # playwright drives the system chromium (executable_path) in tests/test_annotate_browser.py; never `playwright install`
-TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2", "playwright==1.65.2", "hypothesis>=6.100"]
+TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2", "playwright==1.65.2", "hypothesis>=6.100",
+        "statsmodels>=0.14"]  # statsmodels: the Holm correction's parity test
 
 setup(
     name="multiref-dialog",

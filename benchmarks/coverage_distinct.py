@@ -101,13 +101,13 @@ def subset(stats, rows):
 
 def one_config(stats, size: int, args, rng: np.random.Generator) -> dict:
     """Coverage of each interval for test sets of ``size`` items."""
-    from multiref.metrics.significance import bootstrap_counts, distinct_jackknife, interval
+    from multiref.metrics.significance import DEFAULT_SEED, bootstrap_counts, distinct_jackknife, interval
 
     n_pool = len(stats.table)
     score = lambda s: float(s.scores(np.ones((1, size)))[0])  # noqa: E731
     truth = float(np.mean([score(subset(stats, rng.choice(n_pool, size, replace=False)))
                            for _ in range(args.truth_draws)]))
-    counts = bootstrap_counts(size, args.resamples, 12345)
+    counts = bootstrap_counts(size, args.resamples, DEFAULT_SEED)
     methods = {"percentile bootstrap": lambda s: interval(s.scores(counts))}
     if stats.incidence is not None:
         methods["delete-one jackknife"] = distinct_jackknife

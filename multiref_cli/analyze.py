@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from multiref.metrics.defaults import DEFAULT_SEED  # stdlib-only module
+
 
 def _add_metric_options(p: argparse.ArgumentParser, paper) -> None:
     """Metric options; ``paper`` (a :class:`multiref.analysis.paper_defaults.PaperDefaults`)
@@ -102,7 +104,7 @@ def _register_correlation(sub) -> None:
     g.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for confidence intervals (0: none; default: 1000)")
     g.add_argument("--confidence", type=float, default=0.95, help="confidence level (default: 0.95)")
-    g.add_argument("--seed", type=int, default=12345, help="bootstrap and permutation seed (default: 12345)")
+    g.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"bootstrap and permutation seed (default: {DEFAULT_SEED})")
     g.add_argument("--permutations", type=int, default=1000, metavar="N",
                    help="rounds of the paired permutation test comparing two correlations (0: none; default: 1000)")
     _add_output_options(p)
@@ -118,7 +120,8 @@ def _register_refcount(sub) -> None:
     _add_ratings_options(p)
     _add_metric_options(p, GUPTA_2019)
     p.add_argument("--orders", type=int, default=10, help="random reference orders to average over (default: 10)")
-    p.add_argument("--seed", type=int, default=12345, help="seed of the orders and the bootstrap (default: 12345)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"seed of the orders and the bootstrap (default: {DEFAULT_SEED})")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples of the responses for the bands around the curves (0: none; default: 1000)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the bands (default: 0.95)")

@@ -11,7 +11,7 @@ Old spellings are hidden aliases (not shown by ``--help``) installed by
 :func:`install_aliases` for the commands named in ``Flag.old``; using one prints
 ``multiref: note: --old is deprecated; use --new`` on stderr and then acts exactly as the
 new flag. :func:`install_common` adds ``--quiet``, ``--progress`` and ``--version`` to every
-command. Standard library only.
+command. Standard library only (and the stdlib-only :mod:`multiref.metrics.defaults`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass, field
+
+from multiref.metrics.defaults import DEFAULT_SEED
 
 REQUIRED = "(required)"  # the default of a flag the command cannot do without
 
@@ -120,7 +122,7 @@ TABLE = (
                                                  "lsdscc annotate import", "lsdscc annotate serve",
                                                  "lsdscc annotate browse"), default=REQUIRED,
          exceptions={"lsdscc annotate browse": (None, "browse shows --dataset or a --references file")}),
-    Flag("seed of the analysis resampling", "--seed", RATED + ("score",), default=12345,
+    Flag("seed of the analysis resampling", "--seed", RATED + ("score",), default=DEFAULT_SEED,
          doc="bootstrap resamples (correlation; score --confidence/--paired-bs/--paired-ar), reference orders (refcount)"),
     Flag("seed of the DailyDialog++ sampling", "--seed", ("dailydialog build",), default=0,
          doc="random negatives and shuffles"),

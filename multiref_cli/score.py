@@ -32,6 +32,8 @@ import operator
 import sys
 import time
 
+from multiref.metrics.defaults import CORRECTIONS, DEFAULT_AR, DEFAULT_BS, DEFAULT_SEED
+from multiref.metrics.lsdscc_ties import DEFAULT_TIES, TIES
 from multiref.util.options import number_type
 
 DEFAULT_GROUPED = ("maxbleu", "mds", "pds")
@@ -39,10 +41,6 @@ DEFAULT_FLAT = ("bleu",)
 FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 #: upper bound of --paired-bs-n and --paired-ar-n
 MAX_RESAMPLES = 1_000_000
-#: multiref.metrics.significance's defaults, repeated here so that building the parser does not
-#: import numpy (tests/test_significance.py checks they agree)
-DEFAULT_BS, DEFAULT_AR, DEFAULT_SEED = 1000, 10000, 12345
-TIES = ("auto", "first", "lsdscc")
 #: hypotheses with at most this many tokens are reported as very short
 SHORT_TOKENS = 2
 
@@ -100,11 +98,11 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="BLEU family smoothing (default: none for bleu, add1 for maxbleu/mds/pds)")
     parser.add_argument("--brevity-penalty", dest="brevity_penalty", action=argparse.BooleanOptionalAction,
                         default=None, help="BLEU family brevity penalty (default: on for bleu, off for maxbleu/mds/pds)")
-    parser.add_argument("--ties", choices=TIES, default="auto",
+    parser.add_argument("--ties", choices=TIES, default=DEFAULT_TIES,
                         help="maxbleu/mds/pds when an output ties between groups: lsdscc = the public LSDSCC scorer "
                              "(groups by numeric id, 'null' last; its floating-point sums and means), first = the "
-                             "first group in file order; auto (default) = lsdscc for the public LSDSCC JSON format "
-                             "scored with the public scorer's BLEU (add1, no brevity penalty), else first")
+                             "first group in file order (groups compared exactly); auto (default, as the library) = "
+                             "lsdscc with the public scorer's BLEU (add1, no brevity penalty), else first")
     parser.add_argument("--aggregate", choices=AGGREGATES,
                         help="multi-reference aggregation for the metrics that offer it")
     parser.add_argument("--vectors", metavar="PATH", help="word vectors for the embedding metrics (gensim .kv or word2vec)")
@@ -139,22 +137,14 @@ def add_statistics_options(parser: argparse.ArgumentParser) -> None:
                         help=f"approximate randomization trials (default {DEFAULT_AR:,})")
     parser.add_argument("--seed", type=number_type(int, 0, 2 ** 63 - 1), default=DEFAULT_SEED,
                         help=f"seed of the resampling (default {DEFAULT_SEED}, sacrebleu's)")
+    parser.add_argument("--correction", choices=CORRECTIONS, default=CORRECTIONS[0],
+                        help="with --paired-bs/--paired-ar and several systems: holm adjusts each metric's p-values "
+                             "for the number of systems compared with the baseline (Holm 1979; default: none)")
     parser.add_argument("--verbose", action="store_true",
                         help="BLEU and deltaBLEU: n-gram precisions, brevity penalty and lengths")
 
 
-def resolve_ties(requested: str, reference_kind: str | None, options: dict) -> str:
-    """``--ties auto``: ``lsdscc`` for the public LSDSCC JSON scored with the public scorer's BLEU
-    (add1, no brevity penalty, uniform weights: the metrics' defaults), else ``first``."""
-    from multiref.metrics.lsdscc_ties import auto_ties
-
-    if requested != "auto":
-        return requested
-    return auto_ties(reference_kind, options.get("smoothing", "add1"), options.get("brevity_penalty", False),
-                     options.get("weights"))
-
-
-def metric_options(name: str, args, reference_kind: str | None = None) -> tuple:
+def metric_options(name: str, args) -> tuple:
     """``(options, skipped)``: the CLI options metric ``name`` accepts, and notes on ignored ones."""
     from multiref.metrics import accepted_options, metric_class
 
@@ -171,7 +161,7 @@ def metric_options(name: str, args, reference_kind: str | None = None) -> tuple:
     }
     options = {k: v for k, v in candidates.items() if v is not None and k in names}
     if "ties" in names:
-        options["ties"] = resolve_ties(getattr(args, "ties", "auto"), reference_kind, options)
+        options["ties"] = getattr(args, "ties", DEFAULT_TIES)
     skipped = []
     if args.aggregate is not None and "aggregate" in names:
         allowed = getattr(metric_class(name), "aggregates", ())  # not a recall wrapper: those take no aggregate
@@ -182,14 +172,14 @@ def metric_options(name: str, args, reference_kind: str | None = None) -> tuple:
     return options, skipped
 
 
-def build_metrics(names, args, log, reference_kind: str | None = None) -> list:
+def build_metrics(names, args, log) -> list:
     from multiref.util.errors import UserError
     from multiref.metrics import get_metric
 
     metrics = []
     for name in names:
         try:
-            options, skipped = metric_options(name, args, reference_kind)
+            options, skipped = metric_options(name, args)
             for note in skipped:
                 log(f"note: {note}")
             metrics.append(get_metric(name, **options))
@@ -395,7 +385,10 @@ def handle(args) -> int:
     systems = load_systems(args, refset)
     gc.freeze()  # the inputs live to the end: the cyclic collector need not walk them again and again
     names = list(dict.fromkeys(args.metric or (DEFAULT_GROUPED if refset.grouped else DEFAULT_FLAT)))
-    metrics = build_metrics(names, args, note, refset.kind)
+    metrics = build_metrics(names, args, note)
+    config = resampling(args)
+    for metric in metrics:
+        check_test(metric, config)
     for name, _, items in systems:
         n_hyps = sum(len(item.hypotheses) for item in items)
         log(f"{name}: {len(items)} items, {n_hyps} hypotheses, {len(refset.records)} reference items ({refset.kind})")
@@ -406,7 +399,7 @@ def handle(args) -> int:
         for result in row:
             if result.extra.get("note"):
                 note(f"{name + ': ' if len(systems) > 1 else ''}{result.name}: null: {result.extra['note']}")
-    text = report(args, refset, systems, metrics, scores)
+    text = report(args, config, refset, systems, metrics, scores)
     if args.output:
         write_atomically(args.output, text)
     else:
@@ -424,20 +417,41 @@ def _signature(result, items, refset) -> str:
     return result.signature
 
 
-def report(args, refset, systems, metrics, scores) -> str:
+def resampling(args):
+    """The :class:`multiref.metrics.significance.Resampling` of ``--confidence``,
+    ``--paired-bs``/``--paired-ar``, their counts, ``--seed`` and ``--correction``."""
+    from multiref.metrics.significance import Resampling
+
+    test = "bs" if args.paired_bs else ("ar" if args.paired_ar else None)
+    n = args.paired_bs_n if test == "bs" else (args.paired_ar_n if test == "ar" else None)
+    return Resampling(test=test, n=n, confidence=args.confidence, n_confidence=args.paired_bs_n, seed=args.seed,
+                      correction=args.correction)
+
+
+def check_test(metric, config) -> None:
+    """A UserError (one line naming the flag to use) when ``metric`` does not take the test."""
+    from multiref.util.errors import UserError
+
+    try:
+        config.check(metric)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+
+
+def report(args, config, refset, systems, metrics, scores) -> str:
     """The output text: today's layout for one system without statistics, else the systems table."""
     from multiref_cli import score_report
 
-    statistics = args.confidence or args.paired_bs or args.paired_ar
+    statistics = config.confidence or config.test is not None
     if len(systems) == 1 and not statistics and args.format in ("table", "json", "csv"):
         rows = [(r.name, r.score, _signature(r, systems[0][2], refset),
                  score_report.bleu_details(r) if args.verbose else None) for r in scores[0]]
         return _format(rows, args.format)
     from multiref_cli.score_stats import significance
 
-    found = significance(args, systems, metrics, scores, refset) if statistics else None
-    methods = interval_methods(metrics) if args.confidence else ["percentile"] * len(metrics)
-    suffixes = [score_report.stats_suffix(args, method) for method in methods]
+    found = significance(config, systems, metrics, scores, refset) if statistics else None
+    methods = interval_methods(metrics) if config.confidence else ["percentile"] * len(metrics)
+    suffixes = [config.suffix(method) for method in methods]
     results = []
     for s, ((name, _, items), row) in enumerate(zip(systems, scores)):
         entry = score_report.SystemResult(name)
@@ -450,7 +464,7 @@ def report(args, refset, systems, metrics, scores) -> str:
                 entry.metrics[r.name]["details"] = score_report.bleu_details(r)
         results.append(entry)
     jackknifed = tuple(dict.fromkeys(m.name for m, method in zip(metrics, methods) if method == "jackknife"))
-    legend = score_report.legend(args, systems[0][0], jackknifed)
+    legend = score_report.legend(config, systems[0][0], jackknifed)
     if args.format == "html":
         return score_report.html_page(results, systems, scores, legend, refset)
     return score_report.format_results(results, args.format, legend)

@@ -29,23 +29,6 @@ class SystemResult:
     metrics: dict = field(default_factory=dict)
 
 
-def stats_suffix(args, interval: str = "percentile") -> str:
-    """The signature fields of the resampling: test, resamples, the interval (``ci:95`` and its
-    resamples for a percentile bootstrap, ``ci:95|ci_method:jackknife`` for corpus Distinct-n:
-    ``interval``, from :func:`multiref.metrics.significance.interval_method`), seed (empty without
-    statistics)."""
-    parts = []
-    if args.paired_bs:
-        parts += ["test:bs", f"n:{args.paired_bs_n}"]
-    elif args.paired_ar:
-        parts += ["test:ar", f"n:{args.paired_ar_n}"]
-    if args.confidence:
-        parts += ["ci:95", "ci_method:jackknife"] if interval == "jackknife" else ["ci:95", f"ci_n:{args.paired_bs_n}"]
-    if parts:
-        parts.append(f"seed:{args.seed}")
-    return "|".join(parts)
-
-
 def bleu_details(score) -> dict | None:
     """``--verbose``: n-gram precisions, brevity penalty and lengths of a corpus BLEU score."""
     stats = getattr(score, "item_stats", None)
@@ -168,21 +151,24 @@ def _paper_table(systems, metrics, fmt: str, legend: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def legend(args, baseline: str, jackknifed: tuple = ()) -> str:
+def legend(config, baseline: str, jackknifed: tuple = ()) -> str:
     """The line that says what a mark means and how the p-values and intervals were computed
-    (``jackknifed``: the metrics whose interval is the delete-one jackknife)."""
+    (``config``: the run's :class:`multiref.metrics.significance.Resampling`; ``jackknifed``: the
+    metrics whose interval is the delete-one jackknife)."""
     intervals = ""
-    if args.confidence:
+    if config.confidence:
         intervals = "intervals: 95% bootstrap percentile intervals"
         if jackknifed:
             intervals += f" ({', '.join(jackknifed)}: delete-one jackknife, score +- 1.96 SE)"
-    if args.paired_bs:
-        how = f"paired bootstrap, {args.paired_bs_n} resamples of the items"
-    elif args.paired_ar:
-        how = f"approximate randomization, {args.paired_ar_n} trials"
+    if config.test == "bs":
+        how = f"paired bootstrap, {config.resamples} resamples of the items"
+    elif config.test == "ar":
+        how = f"approximate randomization, {config.resamples} trials"
     else:
         return intervals
-    marks = f"{MARK} p < {ALPHA} against the baseline {baseline} ({how}, seed {args.seed})"
+    if config.correction == "holm":
+        how += ", Holm-adjusted over the systems"
+    marks = f"{MARK} p < {ALPHA} against the baseline {baseline} ({how}, seed {config.seed})"
     return f"{marks}; {intervals}" if intervals and jackknifed else marks
 
 

@@ -118,3 +118,12 @@ def test_adjusted_rand_index_by_hand():
     assert adjusted_rand_index([1, 1, 1, 2, 2, 2], [1, 1, 2, 2, 3, 3]) == pytest.approx(0.8 / 3.3)
     with pytest.raises(ValueError, match="labels against"):
         adjusted_rand_index([1, 2], [1])
+
+
+def test_adjusted_rand_index_compares_labels_by_equality():
+    # 1 and 1.0 are one label (as scikit-learn's and a dict's equality); "1" and 1 are two
+    assert adjusted_rand_index([1, 1.0, 2, 2], [0, 0, 1, 1]) == 1.0 == adjusted_rand_score([1, 1.0, 2, 2], [0, 0, 1, 1])
+    assert adjusted_rand_index([True, 1, 0, False], ["a", "a", "b", "b"]) == 1.0
+    mixed = ["1", 1, 2, 2]
+    assert adjusted_rand_index(mixed, [0, 0, 1, 1]) < 1.0
+    assert adjusted_rand_index(mixed, [0, 1, 2, 2]) == 1.0

@@ -88,7 +88,7 @@ def test_many_hypotheses_per_item_are_aligned_at_once(per_pass, monkeypatch):
         hyps = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 8))) for _ in range(40)]
         items.append(Item(id=item.id, hypotheses=hyps, references=item.references, groups=item.groups))
     for smoothing, brevity_penalty in (("nltk1", True), ("add1", False)):
-        metric = MaxBLEU(smoothing=smoothing, brevity_penalty=brevity_penalty)
+        metric = MaxBLEU(smoothing=smoothing, brevity_penalty=brevity_penalty, ties="first")
         assert lsdscc._batchable(metric, items)
         assert lsdscc._batch_alignment(metric, items) == [metric.alignment(item) for item in items]
 
@@ -98,7 +98,7 @@ def test_many_hypotheses_per_item_are_aligned_at_once(per_pass, monkeypatch):
 def test_batch_alignment_equals_item_by_item(smoothing, brevity_penalty):
     items = _items(7)
     for cls in (MaxBLEU, MDS, PDS):
-        metric = cls(smoothing=smoothing, brevity_penalty=brevity_penalty)
+        metric = cls(smoothing=smoothing, brevity_penalty=brevity_penalty, ties="first")
         assert lsdscc._batchable(metric, items)
         batch = lsdscc._batch_alignment(metric, items)
         assert batch == [metric.alignment(item) for item in items]
@@ -116,16 +116,35 @@ def test_batch_bleu_stats_equal_item_by_item(smoothing):
     assert bleu_module._batch_item_stats(metric, items, scorer) == metric._item_stats(items, scorer)
 
 
+def test_batch_alignment_with_the_public_scorers_ties_equals_item_by_item():
+    """ties="lsdscc" (the default with the public scorer's BLEU): the groups in the public order of
+    their ids ("null" after the numbers), the public scorer's float sums; the same alignment, bit for
+    bit, as item by item. Words drawn from the groups make ties frequent."""
+    rng = random.Random(3)
+    items = []
+    for item in _items(11, 70):
+        words = [w for g in item.groups for r in g for w in r.split()]
+        hyps = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 5))) for _ in range(6)]
+        ids = rng.sample(["1", "2", "3", "null", "7"], len(item.groups))
+        items.append(Item(item.id, hyps, groups=item.groups, group_ids=ids if rng.random() < 0.8 else None))
+    metric = MaxBLEU()
+    assert metric.ties == "lsdscc" and lsdscc._batchable(metric, items)
+    expected = [metric.alignment(item) for item in items]
+    assert lsdscc._batch_alignment(metric, items) == expected
+    assert any(a != b for a, b in zip(expected, MaxBLEU(ties="first").test_set_alignment(items)))  # order matters
+
+
 def test_small_or_malformed_test_sets_take_the_item_path():
     items = _items(3)
-    assert not lsdscc._batchable(MaxBLEU(), items[:10]) and not bleu_module._batchable(items[:10])
-    assert not lsdscc._batchable(MaxBLEU(ties="lsdscc"), items)
+    assert not lsdscc._batchable(MaxBLEU(ties="first"), items[:10]) and not bleu_module._batchable(items[:10])
+    ids = [Item(i.id, i.hypotheses, groups=i.groups, group_ids=["1", "x"][:len(i.groups)]) for i in items]
+    assert not lsdscc._batchable(MaxBLEU(ties="lsdscc"), ids)  # fewer ids than groups: the item path says so
     broken = items[:-1] + [Item(id="x", hypotheses=[], references=["a"], groups=[["a"]])]
-    assert not lsdscc._batchable(MaxBLEU(), broken) and not bleu_module._batchable(broken)
+    assert not lsdscc._batchable(MaxBLEU(ties="first"), broken) and not bleu_module._batchable(broken)
     not_text = items[:-1] + [Item(id="y", hypotheses=["a"], references=["a", 3], groups=[["a"], [3]])]
-    assert not lsdscc._batchable(MaxBLEU(), not_text) and not bleu_module._batchable(not_text)
+    assert not lsdscc._batchable(MaxBLEU(ties="first"), not_text) and not bleu_module._batchable(not_text)
     with pytest.raises(ValueError, match="no hypotheses"):
-        MaxBLEU().score_items(broken)
+        MaxBLEU(ties="first").score_items(broken)
 
 
 def test_to_items_shares_each_reference_record_across_systems(tmp_path):

@@ -11,7 +11,7 @@ from nltk.translate import bleu_score as nltk_bleu
 
 from multiref.metrics import Item, get_metric
 from multiref.metrics.lsdscc import align_tokenized, coverage
-from multiref.metrics.lsdscc_ties import public_group_order, sequential_mean
+from multiref.metrics.lsdscc_ties import EXACT_SMOOTHINGS, public_group_order, sequential_mean
 
 # Figure 4 of the LSDSCC paper: group sizes [2, 4, 1, 1]; eight hypotheses align to groups
 # 1, 1, 2, 2, 2, 4, 4, 4 (1-based) -> covered {1, 2, 4}: MDS = 3/4, PDS = (2+4+1)/8 = 7/8.
@@ -85,9 +85,12 @@ def test_system_score_is_the_mean_over_queries():
 
 @pytest.mark.parametrize("name", ["maxbleu", "mds", "pds"])
 def test_default_signature_records_the_lsdscc_scorer_bleu(name):
+    # the one default tie rule (auto): the public scorer's with its BLEU, first with any other BLEU options
     assert get_metric(name).signature.startswith(
-        f"{name}|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:first|version:1-")
-    assert "|bp:no|ties:lsdscc|" in get_metric(name, ties="lsdscc").signature
+        f"{name}|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:lsdscc|version:1-")
+    assert "|bp:no|ties:first|" in get_metric(name, ties="first").signature
+    assert "|bp:yes|ties:first|" in get_metric(name, brevity_penalty=True).signature
+    assert "|ties:first|" in get_metric(name, weights=(0.5, 0.5)).signature
     assert "|order:2|smooth:nltk1|bp:yes|" in get_metric(name, order=2, smoothing="nltk1", brevity_penalty=True).signature
 
 
@@ -178,8 +181,11 @@ def test_fast_alignment_equals_pairwise_bleu(smoothing, bp, use_numpy):
         aligned = align_tokenized(hyps, groups, bleu.weights, smoothing, bp, use_numpy=use_numpy)
         for hyp, (g, value) in zip(hyps, aligned):
             values = [bleu.tokenized_sentence_score(hyp, group) for group in groups]
-            assert value == max(values)
-            assert g == values.index(max(values))
+            assert value == values[g]
+            if smoothing in EXACT_SMOOTHINGS:  # floats within 1e-9 are ordered exactly (the tests below)
+                assert value >= max(values) * (1 - 1e-9)
+            else:
+                assert value == max(values) and g == values.index(max(values))
 
 
 def test_numpy_path_in_small_blocks_gives_the_same_alignment(monkeypatch):
@@ -217,7 +223,7 @@ def test_group_order_decides_exact_ties():
     # (1 of 3 references: PDS 1/3); the public scorer sorts groups by id, picks "1" (2 of 3: PDS 2/3).
     groups, ids = [["a"], ["a z", "a y"]], ["2", "1"]
     item = Item("q", ["a"], groups=groups, group_ids=ids)
-    assert get_metric("pds").score_items([item]).score == pytest.approx(1 / 3)
+    assert get_metric("pds", ties="first").score_items([item]).score == pytest.approx(1 / 3)
     assert get_metric("pds", ties="lsdscc").score_items([item]).score == pytest.approx(2 / 3)
     assert get_metric("mds", ties="lsdscc").score_items([item]).score == 0.5
     # the alignment names groups in the item's own order: group index 1 is id "1"
@@ -250,7 +256,7 @@ def test_float_noise_decides_ties_like_the_public_scorer():
     g1, g2 = public([5 / 11, 4 / 10, 3 / 9, 2 / 8]), public([8 / 11, 5 / 10, 3 / 9, 1 / 8])
     assert g1 < g2 and math.isclose(g1, g2, rel_tol=1e-15)
     item = Item("q", [hyp], groups=groups, group_ids=ids)
-    assert get_metric("pds").score_items([item]).score == pytest.approx(1 / 3)  # group 1: 1 of 3 references
+    assert get_metric("pds", ties="first").score_items([item]).score == pytest.approx(1 / 3)  # group 1: 1 of 3
     lsdscc = get_metric("pds", ties="lsdscc")
     assert lsdscc.alignment(item) == ((1, g2),)
     assert lsdscc.score_items([item]).score == pytest.approx(2 / 3)
@@ -274,3 +280,86 @@ def test_public_means_equal_numpy():
     items = [Item(str(i), [h], groups=groups, group_ids=["1", "2", "3"]) for i, h in enumerate(hyps)]
     result = metric.score_items(items)
     assert result.score == np.mean(np.array([[x, x, x] for x in result.per_item]), axis=0)[0]
+
+
+# -- ties="first": groups compared exactly (multiref.metrics.lsdscc_ties.exact_compare) -------------------------
+
+
+def test_exact_tie_goes_to_the_first_group_whatever_the_floats():
+    # hypothesis of 6 tokens: group 1 matches (5, 1, 0, 0), group 2 (3, 2, 0, 0); add-one precisions
+    # 6/7 * 2/6 * 1/5 * 1/4 = 3/7 * 1/6 * ... = 1/70 and 4/7 * 3/6 * 1/5 * 1/4 = 1/70: equal BLEU, yet the
+    # floats (fsum of the weighted logs) differ in the last bit and the later group used to win
+    from multiref.metrics.bleu import sentence_scorer
+    from multiref.metrics.lsdscc import align_tokenized
+
+    score = sentence_scorer((0.25,) * 4, "add1", False)
+    assert score((5, 1, 0, 0), 6, 0) < score((3, 2, 0, 0), 6, 0)
+    hyp, groups = "a b c d e f", [["a b x c y d z e"], ["a b q b c"]]
+    assert align_tokenized([hyp.split()], [[r.split() for r in g] for g in groups], (0.25,) * 4) == [
+        (0, score((5, 1, 0, 0), 6, 0))]
+    items = [Item(str(i), [hyp], groups=groups) for i in range(70)]  # 64+ items: the batch path
+    for some in (items[:1], items):
+        assert get_metric("pds", ties="first").score_items(some).per_item[0] == 0.5  # group 1: 1 of 2 references
+        assert get_metric("mds", ties="first").test_set_alignment(some)[0][0][0] == 0
+
+
+def _exact_bleu(hyp, group, weights, smoothing):
+    """An oracle: BLEU as exact rationals (uniform weights: the product of the precisions, whose
+    order is BLEU's), from the clipped counts of multiref.metrics.bleu."""
+    from fractions import Fraction
+
+    from multiref.metrics.bleu import bleu_stats, ngram_counts, ref_table
+
+    stats = bleu_stats(ngram_counts(hyp, len(weights)), len(hyp), ref_table(group, len(weights)))
+    if smoothing != "add1" and not stats.matches[0]:
+        return Fraction(0)
+    value = Fraction(1)
+    for n in range(len(weights)):
+        t = max(0, len(hyp) - n)
+        if smoothing == "add1":
+            value *= Fraction(stats.matches[n] + 1, t + 1)
+        else:  # nltk1
+            value *= Fraction(stats.matches[n], t or 1) if stats.matches[n] else Fraction(1, 10) / (t or 1)
+    return value
+
+
+@pytest.mark.parametrize("smoothing", ["add1", "nltk1"])
+def test_alignment_is_the_first_exact_maximum(smoothing):
+    """Random items over 4 word types (exact ties are everywhere): every hypothesis goes to the first
+    group with the largest exact BLEU, in the per-item path and the batch path alike."""
+    from multiref.metrics.lsdscc import align_tokenized
+
+    rng = random.Random(7)
+    words = "a b c d".split()
+    items, expected = [], []
+    for i in range(80):
+        groups = [[" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))) for _ in range(rng.randint(1, 2))]
+                  for _ in range(rng.randint(2, 4))]
+        hyps = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))) for _ in range(2)]
+        items.append(Item(str(i), hyps, groups=groups))
+        for h in hyps:
+            values = [_exact_bleu(h.split(), [r.split() for r in g], (0.25,) * 4, smoothing) for g in groups]
+            expected.append(values.index(max(values)))
+    per_item = [g for item in items for g, _ in align_tokenized(
+        [h.split() for h in item.hypotheses], [[r.split() for r in g] for g in item.groups], (0.25,) * 4,
+        smoothing, ties="first")]
+    batch = [g for aligned in get_metric("mds", ties="first", smoothing=smoothing).test_set_alignment(items)
+             for g, _ in aligned]
+    assert per_item == expected and batch == expected
+
+
+def test_exact_compare_with_weights_and_brevity_penalty():
+    from multiref.metrics.lsdscc_ties import exact_compare
+
+    # unequal weights (logarithms to 80 digits): add1 precisions (4/4, 1/3, 1/2) against (2/4, 1/3, 1/2)
+    a, b = (3, (3, 0, 0), None), (3, (1, 0, 0), None)
+    assert exact_compare(a, b, (0.5, 0.25, 0.25), "add1", False) == 1
+    assert exact_compare(b, a, (0.5, 0.25, 0.25), "add1", False) == -1
+    assert exact_compare(a, a, (0.5, 0.25, 0.25), "add1", False) == 0
+    # the brevity penalty: the same precisions against a longer closest reference lose
+    assert exact_compare((4, (4, 3, 2, 1), 4), (4, (4, 3, 2, 1), 6), (0.25,) * 4, "add1", True) == 1
+    # equal products in each weight class: a tie however the orders are weighted; (1, 1/3, 1) and (1, 2/3, 1/2)
+    assert exact_compare((3, (3, 0, 1), None), (3, (3, 1, 0), None), (0.5, 0.25, 0.25), "none", False) == 0
+    # no smoothing: a missing order is BLEU 0, below any positive value
+    assert exact_compare((4, (2, 0, 0, 0), 4), (4, (1, 1, 1, 1), 4), (0.25,) * 4, "none", True) == -1
+    assert exact_compare(a, b, (0.5, 0.25, 0.25), "nltk4", False) is None  # not rational: the floats decide

@@ -312,7 +312,7 @@ def test_word_vector_headers_are_bounded(capsys, tmp_path, header, expected):
     assert time.perf_counter() - start < 20
 
 
-def test_ties_default_to_the_public_scorer_for_the_public_format(capsys, tmp_path):
+def test_ties_default_to_the_public_scorer_with_its_bleu_in_every_format(capsys, tmp_path):
     def ties(refs, *extra):
         code, out, _ = run(capsys, "-r", refs, "-H", HYPS_LSDSCC, "-q", "--format", "json", *extra)
         assert code == 0
@@ -323,12 +323,13 @@ def test_ties_default_to_the_public_scorer_for_the_public_format(capsys, tmp_pat
     assert ties(LSDSCC, "--brevity-penalty")["mds"] == "first"  # not the public scorer's BLEU any more
     assert ties(LSDSCC, "--bleu-weights", "0.5,0.5")["mds"] == "first"
     assert ties(LSDSCC, "--bleu-order", "2")["mds"] == "lsdscc"  # its BleuAligner takes an order
-    grouped = tmp_path / "groups.jsonl"  # the same groups as JSON lines: not the public format
+    grouped = tmp_path / "groups.jsonl"  # the same groups and ids as JSON lines: the same rule, the same numbers
     with open(LSDSCC) as fh:
         document = json.load(fh)
     grouped.write_text("".join(json.dumps({"query": q, "groups": g}) + "\n" for q, g in document.items()))
-    assert ties(str(grouped))["pds"] == "first"
-    assert ties(str(grouped), "--ties", "lsdscc")["pds"] == "lsdscc"
+    assert ties(str(grouped))["pds"] == "lsdscc"
+    assert ties(str(grouped), "--ties", "first")["pds"] == "first"
+    assert ties(str(grouped), "--bleu-smoothing", "nltk1")["pds"] == "first"
     code, _, err = run(capsys, "-r", LSDSCC, "-H", HYPS_LSDSCC, "-q", "--ties", "lsdscc", "--bleu-smoothing", "nltk1")
     assert code == 1 and len(err.strip().splitlines()) == 1 and "add1 smoothing and no brevity penalty" in err
 

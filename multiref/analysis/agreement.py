@@ -98,11 +98,20 @@ def krippendorff_alpha(ratings, level: str = "nominal") -> float | None:
     return 1.0 - (total - 1) * float((coincidence * delta).sum()) / expected
 
 
+def _label_codes(labels: Sequence):
+    """Each label's group number (0, 1, ... in first-occurrence order), labels compared by
+    equality as a dict compares keys (``1`` and ``1.0`` are one group, ``1`` and ``"1"`` two)."""
+    import numpy as np
+
+    codes: dict = {}
+    return np.fromiter((codes.setdefault(x, len(codes)) for x in labels), dtype=np.int64, count=len(labels))
+
+
 def adjusted_rand_index(labels_a: Sequence, labels_b: Sequence) -> float:
     """Adjusted Rand index of two groupings of the same items (Hubert & Arabie 1985).
 
     ``labels_a[i]`` and ``labels_b[i]`` name item i's group in each grouping (any hashable
-    labels). 1 for identical groupings, about 0 for chance agreement. As scikit-learn, two
+    labels, compared by equality: ``1`` and ``1.0`` name one group). 1 for identical groupings, about 0 for chance agreement. As scikit-learn, two
     groupings that are both one group, or both all singletons, give 1. Raises ValueError on
     unequal lengths.
     """
@@ -111,8 +120,7 @@ def adjusted_rand_index(labels_a: Sequence, labels_b: Sequence) -> float:
     if len(labels_a) != len(labels_b):
         raise ValueError(f"adjusted_rand_index: {len(labels_a)} labels against {len(labels_b)}")
     n = len(labels_a)
-    _, ia = np.unique(np.asarray([str(x) for x in labels_a], dtype=object), return_inverse=True)
-    _, ib = np.unique(np.asarray([str(x) for x in labels_b], dtype=object), return_inverse=True)
+    ia, ib = _label_codes(labels_a), _label_codes(labels_b)
     table = np.zeros((ia.max(initial=-1) + 1, ib.max(initial=-1) + 1))
     np.add.at(table, (ia, ib), 1)
 

@@ -21,12 +21,13 @@ from typing import Sequence
 from multiref.analysis import stats
 from multiref.analysis.ratings import RatedResponse
 from multiref.analysis.scoring import MetricScorer
+from multiref.metrics.defaults import DEFAULT_SEED
 
 
 @dataclass(frozen=True)
 class RefcountOptions:
     orders: int = 10
-    seed: int = 12345
+    seed: int = DEFAULT_SEED
     aggregate: str = "auto"
     bootstrap: int = 1000
     confidence: float = 0.95

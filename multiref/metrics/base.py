@@ -90,6 +90,12 @@ class Metric:
     default_aggregate: ClassVar[str] = "max"
     #: whether the metric needs references (Distinct does not)
     needs_references: ClassVar[bool] = True
+    #: the paired tests whose false-positive rate holds for this metric (``bs`` paired bootstrap,
+    #: ``ar`` approximate randomization; corpus Distinct-n takes ``ar`` only, docs/scoring.md)
+    paired_tests: ClassVar[tuple] = ("bs", "ar")
+    #: how :mod:`multiref.metrics.significance` computes the 95% interval: ``percentile``
+    #: (bootstrap) or ``jackknife`` (corpus Distinct-n)
+    interval_method: ClassVar[str] = "percentile"
 
     def __init__(self, tokenizer: str = "whitespace", lowercase: bool = False, aggregate: str | None = None):
         self.tokenizer_name = tokenizer
@@ -180,6 +186,16 @@ class Metric:
         if len(valid) != len(per_item):
             extra["items_without_score"] = len(per_item) - len(valid)
         return Score(self.name, float(value), self.signature, per_item, extra)
+
+    def resampling_stats(self, score: Score, items: Sequence[Item], vocabulary: dict | None = None):
+        """The per-item sufficient statistics of ``score`` (from ``self.score_items(items)``) and
+        the step that finishes them into scores (:class:`multiref.metrics.resampling.ItemStats`),
+        for resampling the items. The default: a mean of ``score.per_item`` (None: no score);
+        metrics with a corpus form (BLEU, corpus Distinct-n) or another mean override it.
+        ``vocabulary``: shared by the systems compared (corpus Distinct-n's n-gram columns)."""
+        from multiref.metrics.resampling import mean_stats
+
+        return mean_stats(score.per_item)
 
     # convenience for the common one-hypothesis case
     def corpus_score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> Score:

@@ -400,6 +400,14 @@ class BLEU(Metric):
         extra = {"items": len(items), "segments": len(segments), "sentence_mean": sum(per_item) / len(per_item)}
         return Score(self.name, float(value), self.signature, per_item, extra, item_stats)
 
+    def resampling_stats(self, score: Score, items: Sequence[Item], vocabulary: dict | None = None):
+        """Corpus BLEU: each item's summed :class:`BleuStats` (``standard``), else the item mean."""
+        if score.item_stats is None:
+            return super().resampling_stats(score, items, vocabulary)
+        from multiref.metrics.resampling import bleu_item_stats
+
+        return bleu_item_stats(self, score.item_stats, sum_stats(score.item_stats), (BleuStats, bleu_from_stats))
+
     def _item_stats(self, items: Sequence[Item], scorer) -> tuple:
         """``(segments, per_item, item_stats)`` of :meth:`score_items`, item by item."""
         segments, per_item, item_stats = [], [], []

@@ -159,3 +159,10 @@ class DeltaBLEU(BLEU):
         value = self._score(sum_stats(segments))
         extra = {"items": len(items), "segments": len(segments), "sentence_mean": sum(per_item) / len(per_item)}
         return Score(self.name, float(value), self.signature, per_item, extra, item_stats)
+
+    def resampling_stats(self, score: Score, items: Sequence[Item], vocabulary: dict | None = None):
+        """Each item's summed weighted :class:`BleuStats`; negative matched totals clip to 0 after summing."""
+        from multiref.metrics.resampling import bleu_item_stats
+
+        return bleu_item_stats(self, score.item_stats, sum_stats(score.item_stats), (BleuStats, bleu_from_stats),
+                               clip=True)

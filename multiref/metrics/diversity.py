@@ -65,6 +65,11 @@ class Distinct(Metric):
     aggregates = ("corpus",)
     default_aggregate = "corpus"
     needs_references = False
+    #: not a mean of item values: the delete-one jackknife interval, and approximate randomization
+    #: only (the paired bootstrap calls equally diverse systems different in about a third of
+    #: null simulations: benchmarks/null_simulations.py, docs/scoring.md)
+    interval_method = "jackknife"
+    paired_tests = ("ar",)
 
     def __init__(self, order: int = 2, tokenizer: str = "whitespace", lowercase: bool = False):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)
@@ -105,6 +110,12 @@ class Distinct(Metric):
         value = distinct / total if total else 0.0
         extra = {"items": len(items), "distinct_ngrams": distinct, "total_ngrams": total}
         return Score(self.name, float(value), self.signature, per_item, extra, item_grams)
+
+    def resampling_stats(self, score: Score, items: Sequence[Item], vocabulary: dict | None = None):
+        """Per item, its n-gram total and its distinct n-grams (columns of ``vocabulary``)."""
+        from multiref.metrics.resampling import distinct_stats
+
+        return distinct_stats(score.item_stats, vocabulary if vocabulary is not None else {})
 
 
 class DistinctPerUtterance(Metric):
@@ -154,6 +165,12 @@ class DistinctPerUtterance(Metric):
             flat.extend(values)
         value = sum(flat) / len(flat) if flat else 0.0
         return Score(self.name, float(value), self.signature, per_item, {"items": len(items), "utterances": len(flat)})
+
+    def resampling_stats(self, score: Score, items: Sequence[Item], vocabulary: dict | None = None):
+        """A mean over outputs: each item's mean weighted by its number of outputs."""
+        from multiref.metrics.resampling import mean_stats
+
+        return mean_stats(score.per_item, [len(item.hypotheses) for item in items])
 
 
 def _bleu(**options):

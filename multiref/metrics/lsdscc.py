@@ -16,8 +16,12 @@ The BLEU inside the alignment takes BLEU's options (``order``, ``weights``, ``sm
 defaults an empty hypothesis scores 1.0 against every group (all add-one precisions are
 1/1), exactly as that scorer does.
 
-Ties (option ``ties``, in the signature). ``first`` (default): groups in the order the
-references give them, the first best group wins, BLEU summed exactly (``math.fsum``).
+Ties (option ``ties``, in the signature). ``auto`` (the default of the library, ``multiref
+score`` and the evaluate module alike): ``lsdscc`` with the public scorer's BLEU (the defaults
+above), ``first`` with any other BLEU options. ``first``: groups in the order the references
+give them, the first best group wins, groups compared exactly (:func:`exact_order`: the BLEU
+terms as rationals, so two groups whose BLEU is equal in exact arithmetic tie, and the first
+wins, whatever the last bit of their floats).
 ``lsdscc``: the public scorer's behaviour, to the last digit of MDS, PDS and MaxBLEU. It
 sorts a query's groups by ``int(group_id)``, ids that are not integers (the public file's
 ``"null"``) numbered after the others (``len(groups)``, ``len(groups) + 1``, ... in file
@@ -38,7 +42,7 @@ of a query is cached, so ``maxbleu``, ``mds`` and ``pds`` with the same options 
 computation; a BLEU value is computed once per distinct (hypothesis length, clipped
 matches), about a tenth of the pairs, then multiplied by the brevity penalty. The numbers are identical to sentence
 BLEU per (hypothesis, group) pair.
-A test set of :data:`BATCH_MIN_ITEMS` items or more with ``ties="first"`` and fewer than
+A test set of :data:`BATCH_MIN_ITEMS` items or more (either tie rule) with fewer than
 :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average (the benchmark's 50 included) is
 aligned at once (:func:`_batch_alignment`: the clipped matches of every pair from
 :mod:`multiref.metrics._batch_matches`, n-grams ranked among their own query's reference n-grams,
@@ -57,7 +61,8 @@ from typing import Sequence
 from multiref.metrics._ngrams import closest_sorted_length
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_bleu_options, stat_order
-from multiref.metrics.lsdscc_ties import TIES, check_public_bleu, public_group_order, public_scorer, sequential_mean
+from multiref.metrics.lsdscc_ties import (DEFAULT_TIES, EXACT_SMOOTHINGS, NEAR, TIES, auto_ties, check_public_bleu,
+                                          exact_compare, near, public_group_order, public_scorer, sequential_mean)
 from multiref.metrics.tokenizers import get_tokenizer, tokenize_all
 
 
@@ -240,7 +245,8 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
 
     Returns one ``(group_index, bleu)`` pair per hypothesis: the group with the highest
     multi-reference BLEU (the first one on ties) and that BLEU value, equal to
-    ``sentence_bleu(hypothesis, group)`` for each group.
+    ``sentence_bleu(hypothesis, group)`` for each group. ``ties="first"``: near-equal floats are
+    ordered exactly (:func:`multiref.metrics.lsdscc_ties.exact_compare`), exact ties to the first group.
 
     How it is fast (same integers, same float formula as pair by pair): the reference side
     of the query is counted once (:func:`_reference_tables`); n-grams become integers
@@ -262,14 +268,12 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
     penalties: dict = {}  # hyp_len -> brevity penalty against each group (its closest reference length)
     zero_without_unigrams = smoothing != "add1"  # no unigram match: BLEU 0 before any smoothing
     memo = _values_memo((tuple(weights), smoothing, ties))  # BLEU without the brevity penalty
+    exact = ties == "first" and smoothing in EXACT_SMOOTHINGS
     result = []
     for hyp, per_group in zip(hypotheses, all_matches):
         hyp_len = len(hyp)
         if brevity_penalty:
-            bps = penalties.get(hyp_len)
-            if bps is None:
-                bps = penalties[hyp_len] = [brevity_penalty_factor(hyp_len, closest_sorted_length(lengths, hyp_len))
-                                            for lengths in group_lengths]
+            bps = _group_penalties(penalties, hyp_len, group_lengths)
         best, best_value = 0, -1.0
         for g, matches in enumerate(per_group):
             key = (hyp_len, *matches)
@@ -281,13 +285,28 @@ def align_tokenized(hypotheses: Sequence[Sequence[str]], groups: Sequence[Sequen
                     value = score(matches, hyp_len, 0)
                 memo[key] = value
             if brevity_penalty:  # the same product as sentence BLEU's bp * exp(...)
-                value = bps[g] * value
-            if value > best_value:
+                value = bps[0][g] * value
+            if exact and g and near(value, best_value):
+                closest = bps[1] if brevity_penalty else (None,) * len(per_group)
+                if exact_compare((hyp_len, matches, closest[g]), (hyp_len, per_group[best], closest[best]), weights,
+                                 smoothing, brevity_penalty) > 0:
+                    best, best_value = g, value
+            elif value > best_value:
                 best, best_value = g, value
         result.append((best, best_value))
     if len(memo) > _MEMO_LIMIT:
         memo.clear()
     return result
+
+
+def _group_penalties(cache: dict, hyp_len: int, group_lengths) -> tuple:
+    """``(brevity penalties, closest reference lengths)`` of a hypothesis length against each
+    group (its reference lengths ascending), once per length (``cache``)."""
+    found = cache.get(hyp_len)
+    if found is None:
+        closest = [closest_sorted_length(lengths, hyp_len) for lengths in group_lengths]
+        found = cache[hyp_len] = ([brevity_penalty_factor(hyp_len, r) for r in closest], closest)
+    return found
 
 
 def _bleu_scorer(weights, smoothing: str, brevity_penalty: bool, ties: str):
@@ -378,10 +397,14 @@ _SIDE_MEMO: list = []
 
 
 def _batchable(metric, items) -> bool:
-    """Whether ``items`` can go through :func:`_batch_alignment`: enough of them, ``ties="first"``,
-    fewer than :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average, and every item well
-    formed, its texts strings (else the per-item path raises the errors)."""
-    if len(items) < BATCH_MIN_ITEMS or metric.ties != "first":
+    """Whether ``items`` can go through :func:`_batch_alignment`: enough of them, fewer than
+    :data:`BATCH_MAX_HYPOTHESES` hypotheses per item on average, every item well formed, its texts
+    strings and, with ``ties="lsdscc"``, as many group ids as groups (else the per-item path raises
+    the errors)."""
+    if len(items) < BATCH_MIN_ITEMS:
+        return False
+    if metric.ties == "lsdscc" and any(i.group_ids is not None and len(i.group_ids) != len(i.groups or ())
+                                       for i in items):
         return False
     if sum(len(item.hypotheses) for item in items) >= BATCH_MAX_HYPOTHESES * len(items):
         return False
@@ -409,6 +432,19 @@ def _batch_side(metric, items, k: int) -> dict:
 
 
 def _batch_alignment(metric, items) -> list:
+    """:func:`_first_alignment` of ``items``; with ``ties="lsdscc"``, of the items with their groups in
+    the public scorer's order (:func:`public_group_order` of their ids), group indexes mapped back to
+    the items' own order (the BLEU floats are then the public scorer's: :func:`_key_values`)."""
+    if metric.ties != "lsdscc":
+        return _first_alignment(metric, items)
+    orders = [public_group_order(i.group_ids) if i.group_ids is not None else list(range(len(i.groups)))
+              for i in items]
+    ordered = [Item(i.id, i.hypotheses, groups=[i.groups[g] for g in order]) for i, order in zip(items, orders)]
+    return [tuple((order[g], value) for g, value in aligned)
+            for order, aligned in zip(orders, _first_alignment(metric, ordered))]
+
+
+def _first_alignment(metric, items) -> list:
     """:meth:`_LsdsccMetric.alignment` of every item at once: the clipped matches of all
     (hypothesis, group) pairs from :func:`multiref.metrics._batch_matches.clipped_matches`, the
     BLEU of each distinct (length, matches) key from the same scorer and memo as
@@ -430,6 +466,8 @@ def _batch_alignment(metric, items) -> list:
                       [len(item.hypotheses) for item in items])
     values[np.arange(n_groups)[None, :] >= sizes[:, None]] = -1.0  # groups the item lacks never win
     best = values.argmax(axis=1)
+    if metric.ties == "first" and metric.smoothing in EXACT_SMOOTHINGS:  # near-equal groups ordered exactly
+        best = _exact_first(metric, items, values, best, matches, lengths, owner)
     pairs = list(zip(best.tolist(), values[np.arange(n_hyps), best].tolist()))
     out, row = [], 0
     for item in items:
@@ -437,6 +475,30 @@ def _batch_alignment(metric, items) -> list:
         out.append(tuple(pairs[row:row + m]))
         row += m
     return out
+
+
+def _exact_first(metric, items, values, best, matches, lengths, owner: list):
+    """``best`` with each hypothesis whose best groups' floats are within
+    :data:`multiref.metrics.lsdscc_ties.NEAR` decided by :func:`exact_compare` (the first group on
+    an exact tie), as :func:`align_tokenized` decides them."""
+    import numpy as np
+
+    top = values[np.arange(len(values)), best]
+    close = np.abs(values - top[:, None]) <= NEAR * np.abs(top)[:, None]
+    for h in np.flatnonzero(close.sum(axis=1) > 1).tolist():
+        hyp_len, item = int(lengths[h]), items[owner[h]]
+        closest = [None] * len(item.groups)
+        if metric.brevity_penalty:
+            closest = [closest_sorted_length(sorted({len(metric.tokenize(r)) for r in group}), hyp_len)
+                       for group in item.groups]
+        groups = np.flatnonzero(close[h]).tolist()
+        chosen = groups[0]
+        for g in groups[1:]:
+            if exact_compare((hyp_len, matches[h, g].tolist(), closest[g]), (hyp_len, matches[h, chosen].tolist(),
+                             closest[chosen]), metric.weights, metric.smoothing, metric.brevity_penalty) > 0:
+                chosen = g
+        best[h] = chosen
+    return best
 
 
 def _batch_matches(metric, side: dict, items, owner: list) -> tuple:
@@ -526,11 +588,13 @@ class _LsdsccMetric(Metric):
 
     def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "add1",
                  brevity_penalty: bool = False, tokenizer: str = "whitespace", lowercase: bool = False,
-                 aggregate: str | None = None, ties: str = "first"):
+                 aggregate: str | None = None, ties: str = DEFAULT_TIES):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         set_bleu_options(self, order, weights, smoothing, brevity_penalty)
         if ties not in TIES:
             raise ValueError(f"{self.name}: unknown ties {ties!r}; choose one of: {', '.join(TIES)}")
+        if ties == "auto":
+            ties = auto_ties(self.smoothing, self.brevity_penalty, weights)
         if ties == "lsdscc":
             check_public_bleu(self.smoothing, self.brevity_penalty)
         self.ties = ties

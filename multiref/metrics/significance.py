@@ -25,10 +25,20 @@ for approximate randomization), so on the same BLEU statistics the p-values are 
   ``(#{d_b - mean(d) > |sys - base|} + 1) / (n + 1)``;
 - approximate randomization (Riezler and Maxwell 2005): each item's outputs are swapped
   between the two systems with probability 1/2; p is
-  ``(#{|a_t - b_t| > |sys - base|} + 1) / (n + 1)``;
-- one deliberate difference: when the observed difference is exactly zero (the system is
-  the baseline, or scores the same), p is 1.0, not sacrebleu's ``1 / (n + 1)`` from its
-  strict-greater count: a system cannot differ significantly from a copy of itself;
+  ``(#{|a_t - b_t| >= |sys - base| - tol} + 1) / (n + 1)`` (:func:`p_value_ties`): unlike
+  sacrebleu, a trial that ties the observed difference counts as extreme, as Riezler and
+  Maxwell count it. Discrete metrics (MDS, PDS) tie constantly, and a system that differs from
+  the baseline in one item only ties on every trial (swapping that item only flips the sign):
+  sacrebleu's strict count gave it p = 1/(n+1), we give p = 1;
+- in the paired bootstrap, one deliberate difference: when the observed difference is exactly
+  zero (the system is the baseline, or scores the same), p is 1.0, not sacrebleu's
+  ``1 / (n + 1)`` from its strict-greater count: a system cannot differ significantly from a copy
+  of itself;
+- each metric provides its own statistics (``Metric.resampling_stats``), its interval method
+  (``Metric.interval_method``) and the tests that hold for it (``Metric.paired_tests``: corpus
+  Distinct-n refuses the paired bootstrap, whose false-positive rate on it is about a third;
+  ``benchmarks/null_simulations.py``, docs/scoring.md); :class:`Resampling` holds a run's test,
+  resamples, seed and correction, once, and writes them into every signature;
 - the 95% interval is the 2.5th and 97.5th percentile of the bootstrap scores, with
   sacrebleu's indexes (``sorted[n // 40]``, ``sorted[n - n // 40 - 1]``), for every metric but
   corpus Distinct-n (:func:`interval_method`).
@@ -68,190 +78,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-DEFAULT_SEED = 12345
-DEFAULT_BS = 1000
-DEFAULT_AR = 10000
-#: resamples per block of a matrix product (bounds memory: block x items x 8 bytes)
-BLOCK = 250
-#: bootstrap multiplicities drawn and used at most this many at a time (rows x items; about
-#: 8 MB per array): ``--paired-bs-n 1000000`` on 300 items once needed a 2.23 GiB array
-DRAW_BATCH = 1 << 20
-
-
-@dataclass
-class ItemStats:
-    """Per-item sufficient statistics of one metric for one system.
-
-    ``table`` (items x d) is additive; ``finish`` turns summed rows (b x d), plus a last
-    column of distinct counts when ``incidence`` is set, into b scores (NaN: no score);
-    ``incidence`` is a sparse (items x n-grams) 0/1 matrix for corpus Distinct-n.
-    """
-
-    table: np.ndarray
-    finish: Callable
-    incidence: object = None
-
-    @property
-    def interval_method(self) -> str:
-        """``"jackknife"`` for corpus Distinct-n (:func:`distinct_jackknife`), else ``"percentile"``."""
-        return "jackknife" if self.incidence is not None else "percentile"
-
-    def scores(self, weights: np.ndarray) -> np.ndarray:
-        """Scores of the pseudo-test-sets whose item multiplicities are the rows of ``weights``."""
-        return pseudo_scores([(weights, self)])
-
-
-def pseudo_scores(parts: Sequence[tuple]) -> np.ndarray:
-    """Scores of pseudo-systems built from ``(weights (b x items), ItemStats)`` parts: the
-    statistics of part k weighted by its rows, summed over parts (all parts share ``finish``)."""
-    sums = sum(w @ s.table for w, s in parts)
-    first = parts[0][1]
-    if first.incidence is not None:
-        sums = np.column_stack([sums, distinct_present(parts)])
-    return first.finish(sums)
-
-
-def distinct_present(parts: Sequence[tuple]) -> np.ndarray:
-    """Per row, the number of n-gram columns some item with a positive weight holds.
-
-    With one part (the bootstrap), an n-gram held by a single item is present exactly when that
-    item is drawn: those are counted per item with one matrix-vector product, and only the
-    n-grams several items share go through the sparse product."""
-    if len(parts) == 1:
-        return _distinct_present_one(*parts[0])
-    return _distinct_present_sparse(parts)
-
-
-def _distinct_present_one(weights: np.ndarray, stats: ItemStats) -> np.ndarray:
-    inc = stats.incidence
-    degree = np.bincount(inc.indices, minlength=inc.shape[1])
-    rows = np.repeat(np.arange(inc.shape[0]), np.diff(inc.indptr))
-    alone = degree[inc.indices] == 1
-    per_item = np.bincount(rows[alone], minlength=inc.shape[0]).astype(float)
-    out = (weights > 0).astype(float) @ per_item  # (a boolean matrix would not use BLAS)
-    shared = np.flatnonzero(degree > 1)
-    if len(shared):
-        out = out + _distinct_present_sparse([(weights, ItemStats(stats.table, stats.finish, inc[:, shared]))])
-    return out
-
-
-def _distinct_present_sparse(parts: Sequence[tuple]) -> np.ndarray:
-    incs = [s.incidence for _, s in parts]
-    used = np.unique(np.concatenate([inc.indices for inc in incs]))
-    incs = [inc[:, used].T.tocsr() for inc in incs]  # (n-grams x items)
-    rows = parts[0][0].shape[0]
-    out = np.empty(rows)
-    for lo in range(0, rows, BLOCK):
-        acc = None
-        for (w, _), inc in zip(parts, incs):
-            block = inc @ np.ascontiguousarray((w[lo:lo + BLOCK] > 0).T, dtype=np.float32)
-            acc = block if acc is None else acc + block
-        out[lo:lo + BLOCK] = (acc > 0).sum(axis=0)
-    return out
-
-
-# -- building the statistics --------------------------------------------------------------
-
-
-def mean_stats(values: Sequence, counts: Sequence | None = None) -> ItemStats:
-    """Statistics of a mean of item values (None = no score); ``counts`` weights each item's
-    value (e.g. its number of outputs, for a mean over outputs)."""
-    valid = np.array([v is not None and not (isinstance(v, float) and math.isnan(v)) for v in values])
-    vals = np.array([float(v) if ok else 0.0 for v, ok in zip(values, valid)])
-    weight = np.asarray(counts, dtype=float) if counts is not None else np.ones(len(vals))
-    weight = np.where(valid, weight, 0.0)
-    return ItemStats(np.column_stack([vals * weight, weight]), _ratio)
-
-
-def _ratio(sums: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(sums[:, 1] > 0, sums[:, 0] / np.where(sums[:, 1] > 0, sums[:, 1], 1), np.nan)
-
-
-def bleu_table(item_stats: Sequence) -> np.ndarray:
-    """``BleuStats`` per item (summed over its outputs) as rows: matches, denominators, totals
-    (one column per counted order), hypothesis length, closest reference length."""
-    return np.array([(*s.matches, *s.denominators, *s.totals, s.hyp_len, s.ref_len) for s in item_stats],
-                    dtype=float)
-
-
-def bleu_finish(weights: Sequence[float], smoothing: str, brevity_penalty: bool, k_stats: int,
-                clip: bool = False, last=None) -> Callable:
-    """``f(sums) -> scores`` for corpus BLEU (deltaBLEU with ``clip``: negative matches to 0).
-
-    ``k_stats``: orders counted per row; ``last``: the test set's summed ``BleuStats`` (its
-    last-segment fields serve NLTK methods 5-7 in the per-row fallback)."""
-    w = np.asarray(weights, dtype=float)
-    k = len(w)
-
-    def finish(sums):
-        m = sums[:, :k]
-        if clip:
-            m = np.maximum(m, 0.0)
-        den, tot = sums[:, k_stats:k_stats + k], sums[:, 2 * k_stats:2 * k_stats + k]
-        hyp, ref = sums[:, 3 * k_stats], sums[:, 3 * k_stats + 1]
-        if smoothing not in ("none", "nltk1", "add1"):
-            return _bleu_rows(sums, weights, smoothing, brevity_penalty, k_stats, clip, last)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if smoothing == "add1":
-                p = (m + 1.0) / (tot + 1.0)
-            elif smoothing == "nltk1":
-                p = np.where(m == 0, 0.1, m) / den
-            else:
-                p = m / den
-            logs = np.where(w > 0, w * np.log(np.where(p > 0, p, 1.0)), 0.0).sum(axis=1)
-            score = np.exp(logs)
-            if smoothing == "none":
-                score = np.where(((m == 0) & (w > 0)).any(axis=1), 0.0, score)
-            if smoothing != "add1":
-                score = np.where(m[:, 0] == 0, 0.0, score)
-            if brevity_penalty:
-                bp = np.where(hyp > ref, 1.0, np.where(hyp == 0, 0.0, np.exp(1 - ref / np.where(hyp > 0, hyp, 1))))
-                score = bp * score
-        return score
-
-    return finish
-
-
-def _bleu_rows(sums, weights, smoothing, brevity_penalty, k_stats, clip, last) -> np.ndarray:
-    from multiref.metrics.bleu import BleuStats, bleu_from_stats
-
-    out = np.empty(len(sums))
-    for i, row in enumerate(sums):
-        m = tuple(max(x, 0.0) if clip else x for x in row[:k_stats])
-        st = BleuStats(m, tuple(row[k_stats:2 * k_stats]), tuple(row[2 * k_stats:3 * k_stats]),
-                       row[3 * k_stats], row[3 * k_stats + 1], last.last_hyp_len if last else row[3 * k_stats],
-                       last.last_p5 if last else None)
-        out[i] = bleu_from_stats(st, weights, smoothing, brevity_penalty)
-    return out
-
-
-def distinct_stats(item_grams: Sequence[tuple], vocabulary: dict) -> ItemStats:
-    """Corpus Distinct-n: ``item_grams`` is ``(distinct n-grams, n-gram total)`` per item;
-    ``vocabulary`` (n-gram -> column) is shared by the systems compared, so their incidence
-    matrices have the same columns."""
-    from scipy import sparse
-
-    indptr, indices, totals = [0], [], []
-    for grams, total in item_grams:
-        indices.extend(vocabulary.setdefault(g, len(vocabulary)) for g in grams)
-        indptr.append(len(indices))
-        totals.append(float(total))
-    n = len(item_grams)
-    data = np.ones(len(indices), dtype=np.float32)
-    incidence = sparse.csr_matrix((data, np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
-                                  shape=(n, max(1, len(vocabulary) + 1)))
-    return ItemStats(np.asarray(totals).reshape(n, 1), _distinct_ratio, incidence)
-
-
-def widen(stats: ItemStats, columns: int) -> ItemStats:
-    """The same statistics with an incidence matrix of ``columns`` columns (a grown vocabulary)."""
-    if stats.incidence is None or stats.incidence.shape[1] >= columns:
-        return stats
-    inc = stats.incidence
-    inc = type(inc)((inc.data, inc.indices, inc.indptr), shape=(inc.shape[0], columns))
-    return ItemStats(stats.table, stats.finish, inc)
-
+from multiref.metrics.defaults import CORRECTIONS, DEFAULT_AR, DEFAULT_BS, DEFAULT_SEED, TESTS  # noqa: F401
+from multiref.metrics.resampling import (BLOCK, ItemStats, _distinct_ratio, bleu_finish, bleu_table,  # noqa: F401
+                                         distinct_present, distinct_stats, mean_stats, pseudo_scores, widen)
 
 #: the normal quantile of a two-sided 95% interval
 Z95 = 1.959963984540054
@@ -280,34 +109,17 @@ def distinct_jackknife(stats: ItemStats) -> tuple | None:
     return max(0.0, score - Z95 * se), min(1.0, score + Z95 * se)
 
 
-def _distinct_ratio(sums: np.ndarray) -> np.ndarray:
-    total, distinct = sums[:, 0], sums[:, 1]
-    return np.where(total > 0, distinct / np.where(total > 0, total, 1), 0.0)
-
-
 def interval_method(metric) -> str:
-    """How :func:`compare` computes ``metric``'s 95% interval: ``"jackknife"`` for corpus
-    Distinct-n (``distinct``: not a mean of item values, see :func:`distinct_jackknife`), else
-    ``"percentile"`` (the percentile bootstrap, as sacrebleu)."""
-    return "jackknife" if getattr(metric, "name", "") == "distinct" else "percentile"
+    """How :func:`compare` computes ``metric``'s 95% interval, as the metric says
+    (``Metric.interval_method``): ``"jackknife"`` for corpus Distinct-n (not a mean of item
+    values, see :func:`distinct_jackknife`), else ``"percentile"`` (the percentile bootstrap, as sacrebleu)."""
+    return getattr(metric, "interval_method", "percentile")
 
 
 def metric_stats(metric, score, items, vocabulary: dict | None = None) -> ItemStats:
     """The :class:`ItemStats` of ``metric``'s result ``score`` on ``items`` (the result must come
-    from ``metric.score_items(items)``)."""
-    kind = getattr(score, "item_stats", None)
-    if kind is not None and getattr(metric, "name", "") == "distinct":
-        return distinct_stats(kind, vocabulary if vocabulary is not None else {})
-    if kind is not None:
-        from multiref.metrics.bleu import sum_stats
-
-        table = bleu_table(kind)
-        k_stats = len(kind[0].matches)
-        return ItemStats(table, bleu_finish(metric.weights, metric.smoothing, metric.brevity_penalty, k_stats,
-                                            clip=metric.name == "delta_bleu", last=sum_stats(kind)))
-    if getattr(metric, "name", "") == "distinct_per_utterance":
-        return mean_stats(score.per_item, [len(item.hypotheses) for item in items])
-    return mean_stats(score.per_item)
+    from ``metric.score_items(items)``): the metric's own ``resampling_stats``."""
+    return metric.resampling_stats(score, items, vocabulary)
 
 
 # -- the tests ------------------------------------------------------------------------------
@@ -325,6 +137,11 @@ def _counts(rng, n_items: int, n: int) -> np.ndarray:
     idxs = rng.choice(n_items, size=(n, n_items), replace=True)
     flat = (np.arange(n)[:, None] * n_items + idxs).ravel()
     return np.bincount(flat, minlength=n * n_items).reshape(n, n_items).astype(float)
+
+
+#: bootstrap multiplicities drawn and used at most this many at a time (rows x items; about
+#: 8 MB per array): ``--paired-bs-n 1000000`` on 300 items once needed a 2.23 GiB array
+DRAW_BATCH = 1 << 20
 
 
 def bootstrap_scores(stats: Sequence[ItemStats], n: int, seed: int | None = DEFAULT_SEED,
@@ -363,13 +180,33 @@ def interval(scores: np.ndarray) -> tuple | None:
     return float(scores[lo]), float(scores[len(scores) - lo - 1])
 
 
+#: a null statistic within this much of the observed one (relative, plus :data:`ATOL`) counts as
+#: extreme in approximate randomization: the same difference summed in another order may differ
+#: in the last bits
+RTOL = 1e-9
+ATOL = 1e-12
+
+
 def p_value(null_stats: np.ndarray, observed: float) -> float | None:
-    """``(#{null_stats > observed} + 1) / (n + 1)``; 1.0 when ``observed`` is 0; None with NaNs."""
+    """The paired bootstrap's p: ``(#{null_stats > observed} + 1) / (n + 1)`` (sacrebleu's);
+    1.0 when ``observed`` is 0; None with NaNs."""
     if observed is None or math.isnan(observed) or np.isnan(null_stats).any():
         return None
     if observed == 0:
         return 1.0
     return (int(np.sum(null_stats > observed)) + 1) / (len(null_stats) + 1)
+
+
+def p_value_ties(null_stats: np.ndarray, observed: float) -> float | None:
+    """Approximate randomization's p: ``(#{null_stats >= observed - tol} + 1) / (n + 1)``, a trial
+    as extreme as the observed difference within ``tol = ATOL + RTOL * observed`` counted extreme
+    (Riezler and Maxwell 2005; sacrebleu counts ``>`` only). A tie is not evidence against the
+    null: an observed difference of 0 gives p = 1, and a system that differs in one item only
+    (every swap of that item gives the same ``|difference|``) gives p = 1. None with NaNs."""
+    if observed is None or math.isnan(observed) or np.isnan(null_stats).any():
+        return None
+    tol = ATOL + RTOL * abs(observed)
+    return (int(np.sum(null_stats >= observed - tol)) + 1) / (len(null_stats) + 1)
 
 
 def _observed(base_score, sys_score) -> float:
@@ -394,19 +231,95 @@ def bootstrap_p(base_b: np.ndarray, sys_b: np.ndarray, base_score, sys_score) ->
 
 
 def paired_randomization(base: ItemStats, system: ItemStats, base_score, sys_score, swaps: np.ndarray) -> float:
-    """sacrebleu's paired approximate randomization: p for ``|sys - base|`` over the ``swaps``."""
+    """Paired approximate randomization (sacrebleu's draws): p for ``|sys - base|`` over the
+    ``swaps``, ties counted extreme (:func:`p_value_ties`)."""
     diffs = np.empty(len(swaps))
     for lo in range(0, len(swaps), BLOCK):
         sel = swaps[lo:lo + BLOCK].astype(float)
         a = pseudo_scores([(sel, base), (1.0 - sel, system)])
         b = pseudo_scores([(1.0 - sel, base), (sel, system)])
         diffs[lo:lo + BLOCK] = np.abs(a - b)
-    return p_value(diffs, _observed(base_score, sys_score))
+    return p_value_ties(diffs, _observed(base_score, sys_score))
 
 
 # -- several systems at once ------------------------------------------------------------------
 
-TESTS = ("bs", "ar")
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """The statistics of a run, declared once for the library, the CLI and the evaluate modules.
+
+    ``test``: ``"bs"`` (paired bootstrap), ``"ar"`` (approximate randomization) or None;
+    ``n``: its resamples (None: :data:`DEFAULT_BS` / :data:`DEFAULT_AR`); ``confidence``: 95%
+    intervals, from the paired bootstrap's resamples with ``test="bs"``, else from
+    ``n_confidence`` resamples; ``seed``: numpy's ``default_rng`` seed; ``correction``: ``holm``
+    adjusts the p-values of several systems against one baseline (Holm 1979), per metric.
+    """
+
+    test: str | None = None
+    n: int | None = None
+    confidence: bool = False
+    n_confidence: int = DEFAULT_BS
+    seed: int = DEFAULT_SEED
+    correction: str = "none"
+
+    def __post_init__(self):
+        if self.test not in (None,) + TESTS:
+            raise ValueError(f"significance: unknown test {self.test!r}; choose one of: {', '.join(TESTS)}")
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"significance: unknown correction {self.correction!r}; "
+                             f"choose one of: {', '.join(CORRECTIONS)}")
+
+    @property
+    def resamples(self) -> int | None:
+        """The test's resamples (trials), None without a test."""
+        if self.test is None:
+            return None
+        return self.n or (DEFAULT_BS if self.test == "bs" else DEFAULT_AR)
+
+    @property
+    def interval_resamples(self) -> int:
+        """Bootstrap resamples of the percentile intervals: the test's with ``test="bs"``."""
+        return self.resamples if self.test == "bs" else self.n_confidence
+
+    def check(self, metric) -> None:
+        """ValueError when ``metric`` does not take this test (``Metric.paired_tests``)."""
+        allowed = getattr(metric, "paired_tests", TESTS)
+        if self.test is not None and self.test not in allowed:
+            raise ValueError(f"{metric.name}: the {_TEST_NAMES[self.test]} is not offered for this metric (its "
+                             f"false-positive rate is far above the nominal one, docs/scoring.md); use "
+                             f"{' or '.join(_TEST_FLAGS[t] for t in allowed)}")
+
+    def suffix(self, interval: str = "percentile") -> str:
+        """The signature fields of the resampling: test, resamples, correction, the interval
+        (``ci:95`` and its resamples for a percentile bootstrap, ``ci:95|ci_method:jackknife``
+        for corpus Distinct-n: ``interval``, :func:`interval_method`), seed (empty without statistics)."""
+        parts = [f"test:{self.test}", f"n:{self.resamples}"] if self.test else []
+        if self.test and self.correction != "none":
+            parts.append(f"corr:{self.correction}")
+        if self.confidence:
+            parts += ["ci:95", "ci_method:jackknife"] if interval == "jackknife" else ["ci:95", f"ci_n:{self.interval_resamples}"]
+        if parts:
+            parts.append(f"seed:{self.seed}")
+        return "|".join(parts)
+
+
+_TEST_NAMES = {"bs": "paired bootstrap", "ar": "approximate randomization"}
+#: the command line's flag of each test (named in the error a library user and a CLI user both see)
+_TEST_FLAGS = {"bs": "--paired-bs (test='bs')", "ar": "--paired-ar (test='ar')"}
+
+
+def holm(p_values: Sequence) -> list:
+    """Holm's step-down adjustment of the p-values of several comparisons (None: no p-value,
+    left out): the i-th smallest of m becomes ``max_{j <= i} min(1, (m - j + 1) p_(j))``."""
+    present = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    out = list(p_values)
+    running, m = 0.0, len(present)
+    for rank, (p, i) in enumerate(present):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[i] = running
+    return out
 
 
 def compare(stats: Sequence[ItemStats], scores: Sequence, *, confidence: bool = False, test: str | None = None,
@@ -461,16 +374,48 @@ def _draw(cache: dict, key: tuple, make: Callable):
     return cache[key]
 
 
-def compare_systems(metric, systems: Sequence[Sequence], **options) -> list:
+def compare_results(metric, results: Sequence, systems: Sequence[Sequence], config: Resampling,
+                    order: Sequence | None = None, draws: dict | None = None, tick: Callable | None = None) -> list:
+    """Intervals and p-values of ``metric``'s ``results`` (one ``score_items`` result per system
+    of ``systems``, the first the baseline) under ``config``: one ``{"ci", "p_value"}`` per system
+    (``p_value`` Holm-adjusted with ``correction="holm"``). ``order[s]``: a row permutation putting
+    system s's items in a common order (None: they already are). ValueError when the metric does
+    not take the test."""
+    config.check(metric)
+    vocabulary: dict = {}
+    stats = [metric.resampling_stats(r, items, vocabulary) for r, items in zip(results, systems)]
+    stats = [widen(s, len(vocabulary) + 1) for s in stats]
+    if order is not None:
+        stats = [reorder(s, o) for s, o in zip(stats, order)]
+    found = compare(stats, [r.score for r in results], confidence=config.confidence, test=config.test,
+                    n=config.resamples, seed=config.seed, n_confidence=config.n_confidence, draws=draws, tick=tick)
+    if config.correction == "holm":
+        for f, p in zip(found, holm([f["p_value"] for f in found])):
+            f["p_value"] = p
+    return found
+
+
+def reorder(stats: ItemStats, order) -> ItemStats:
+    """The same statistics with the rows (items) in ``order``."""
+    inc = stats.incidence[order] if stats.incidence is not None else None
+    return ItemStats(stats.table[order], stats.finish, inc)
+
+
+def compare_systems(metric, systems: Sequence[Sequence], test: str | None = None, n: int | None = None,
+                    seed: int = DEFAULT_SEED, confidence: bool = False, n_confidence: int = DEFAULT_BS,
+                    correction: str = "none") -> list:
     """Score each system (a list of :class:`multiref.metrics.Item`, the same items in the same
     order for every system; the first is the baseline) with ``metric`` and compare them:
-    one ``{"score", "ci", "p_value", "signature"}`` per system. ``options``: as :func:`compare`.
+    one ``{"score", "ci", "p_value", "signature"}`` per system, the signature the metric's plus
+    the resampling's fields (``test:ar|n:500|seed:99``, :meth:`Resampling.suffix`). Options: as
+    :class:`Resampling`.
 
-    Example: ``compare_systems(get_metric("maxbleu"), [base_items, new_items], test="bs")``.
+    Example: ``compare_systems(get_metric("maxbleu"), [base_items, new_items], test="ar")``.
     """
+    config = Resampling(test, n, confidence, n_confidence, seed, correction)
+    config.check(metric)
     results = [metric.score_items(items) for items in systems]
-    vocabulary: dict = {}
-    stats = [metric_stats(metric, r, items, vocabulary) for r, items in zip(results, systems)]
-    stats = [widen(s, len(vocabulary) + 1) for s in stats]
-    found = compare(stats, [r.score for r in results], **options)
-    return [{"score": r.score, **f, "signature": r.signature} for r, f in zip(results, found)]
+    found = compare_results(metric, results, systems, config)
+    suffix = config.suffix(interval_method(metric))
+    return [{"score": r.score, **f, "signature": r.signature + (f"|{suffix}" if suffix else "")}
+            for r, f in zip(results, found)]

@@ -5,7 +5,6 @@ import evaluate
 
 from multiref.metrics import Item, get_metric
 from multiref.metrics.evaluate_modules import texts
-from multiref.metrics.lsdscc_ties import auto_ties
 
 _CITATION = """\
 @inproceedings{xu-etal-2018-lsdscc,
@@ -38,9 +37,8 @@ Args:
     tokenizer: "whitespace" (default), "treebank", "nltk", "tweet", "13a" or "char".
     lowercase: lowercase before tokenizing (default False).
     ties: when an output ties between groups: "lsdscc" (the public scorer's group order and sums), "first"
-        (the first group in the given order); "auto" (default) = lsdscc with the public scorer's BLEU
-        (add1, no brevity penalty, uniform weights), else first: the rule of `multiref score` on the
-        public LSDSCC JSON.
+        (the first group in the given order); "auto" (default, as `get_metric` and `multiref score`) =
+        lsdscc with the public scorer's BLEU (add1, no brevity penalty, uniform weights), else first.
     group_ids: optional, one list of group ids per query (the public file's keys, e.g. "1", "2", "null"):
         with ties "lsdscc" the groups are ordered as the public scorer orders them.
 Returns:
@@ -86,8 +84,10 @@ class LsdsccMetrics(evaluate.Metric):
             reference_urls=["https://aclanthology.org/N18-1188/"],
         )
 
-    def _compute(self, predictions, references, order=4, weights=None, smoothing="add1", brevity_penalty=False,
-                 tokenizer="whitespace", lowercase=False, ties="auto", group_ids=None):
+    def _compute(self, predictions, references, order=None, weights=None, smoothing=None, brevity_penalty=None,
+                 tokenizer=None, lowercase=None, ties=None, group_ids=None):
+        """Options not given (None) take the metrics' own defaults (``get_metric``'s, which
+        ``multiref score`` uses too): one default per option."""
         if len(predictions) != len(references):
             raise ValueError(f"{len(predictions)} prediction lists but {len(references)} reference group lists")
         if group_ids is not None and len(group_ids) != len(references):
@@ -96,10 +96,9 @@ class LsdsccMetrics(evaluate.Metric):
                       groups=texts(groups, f"references[{i}]", 2),
                       group_ids=[str(g) for g in group_ids[i]] if group_ids is not None else None)
                  for i, (hyps, groups) in enumerate(zip(predictions, references))]
-        if ties == "auto":  # as `multiref score --ties auto` on the public LSDSCC JSON
-            ties = auto_ties("lsdscc-json", smoothing, brevity_penalty, weights)
-        options = dict(order=order, weights=weights, smoothing=smoothing, brevity_penalty=brevity_penalty,
-                       tokenizer=tokenizer, lowercase=lowercase, ties=ties)
+        options = {k: v for k, v in dict(order=order, weights=weights, smoothing=smoothing,
+                                         brevity_penalty=brevity_penalty, tokenizer=tokenizer, lowercase=lowercase,
+                                         ties=ties).items() if v is not None}
         results = {name: get_metric(name, **options).score_items(items) for name in ("maxbleu", "mds", "pds")}
         out = {name: r.score for name, r in results.items()}
         out["signatures"] = {name: r.signature for name, r in results.items()}

@@ -1,0 +1,14 @@
+"""The resampling defaults, declared once (standard library only, so that building a parser does
+not import numpy): :mod:`multiref.metrics.significance`, ``multiref score``, ``multiref analyze``,
+the analysis configs and the benchmarks all read them from here."""
+
+#: seed of numpy's ``default_rng`` for every resampling (sacrebleu's default)
+DEFAULT_SEED = 12345
+#: paired bootstrap resamples (and percentile-interval resamples), sacrebleu's default
+DEFAULT_BS = 1000
+#: approximate randomization trials, sacrebleu's default
+DEFAULT_AR = 10000
+#: the paired tests: paired bootstrap, approximate randomization
+TESTS = ("bs", "ar")
+#: p-value corrections for several systems against one baseline
+CORRECTIONS = ("none", "holm")
