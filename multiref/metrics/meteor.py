@@ -1,4 +1,12 @@
-"""METEOR through NLTK (docs/algorithms.md sections 4 and 8).
+"""METEOR: NLTK's (``impl="nltk"``, the default) or METEOR 1.5's jar (``impl="1.5"``, as nlg-eval;
+:mod:`multiref.metrics.meteor_jar`), docs/algorithms.md sections 4 and 8.
+
+``impl:`` is in the signature. METEOR 1.5 has its own parameters (``-l en``: exact, stem,
+synonym and paraphrase modules, its tuned weights) and normalizes and lower-cases itself
+(``-norm``); the tokens are sent joined by single spaces. Its multi-reference form (``max``)
+is the jar's own (the best reference); :meth:`Meteor.score_items` then gives the jar's aggregate
+over all segments (nlg-eval's and pycocoevalcap's corpus METEOR) and per item the mean of its
+segment scores.
 
 Scores come from ``nltk.translate.meteor_score`` (NLTK 3.10): exact, Porter-stem and WordNet
 synonym matching in that order, then::
@@ -31,6 +39,8 @@ from multiref.metrics.base import Metric
 _READERS: dict = {}
 _LOCK = threading.Lock()
 _REQUIRED_FILES = ("lexnames", "index.noun", "data.noun")
+METEOR_IMPLS = ("nltk", "1.5")
+_NLTK_PARAMETERS = (0.9, 3.0, 0.5)  # alpha, beta, gamma: NLTK's defaults
 
 
 def nltk_data_paths() -> list:
@@ -119,8 +129,9 @@ def load_wordnet(root: str, location: str):
 
 
 class Meteor(Metric):
-    """METEOR (``meteor``) via NLTK. Options: ``alpha`` (0.9), ``beta`` (3.0), ``gamma`` (0.5),
-    ``tokenizer``, ``lowercase``, ``aggregate`` (``max`` = NLTK's multi-reference form, ``mean``)."""
+    """METEOR (``meteor``). Options: ``impl`` (``nltk`` default, ``1.5``), NLTK's ``alpha`` (0.9),
+    ``beta`` (3.0), ``gamma`` (0.5), ``tokenizer``, ``lowercase``, ``aggregate`` (``max`` = the
+    implementation's multi-reference form, ``mean``)."""
 
     name = "meteor"
     version = "1"
@@ -128,8 +139,11 @@ class Meteor(Metric):
     default_aggregate = "max"
 
     def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5, tokenizer: str = "whitespace",
-                 lowercase: bool = False, aggregate: str | None = None):
+                 lowercase: bool = False, aggregate: str | None = None, impl: str = "nltk"):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
+        if impl not in METEOR_IMPLS:
+            raise ValueError(f"meteor: unknown impl {impl!r}; choose one of: {', '.join(METEOR_IMPLS)}")
+        self.impl = impl
         self.alpha, self.beta, self.gamma = (self._number(k, v) for k, v in
                                              (("alpha", alpha), ("beta", beta), ("gamma", gamma)))
         if not 0.0 <= self.alpha <= 1.0:
@@ -138,6 +152,15 @@ class Meteor(Metric):
             raise ValueError(f"meteor: gamma must be in [0, 1], got {gamma!r}")
         if not 0.0 <= self.beta < float("inf"):  # a negative or NaN beta gave scores outside [0, 1]
             raise ValueError(f"meteor: beta must be a non-negative finite number, got {beta!r}")
+        self._wordnet = None
+        self._stemmer = None
+        if impl == "1.5":
+            if (self.alpha, self.beta, self.gamma) != _NLTK_PARAMETERS:
+                raise ValueError("meteor: alpha, beta and gamma are NLTK's; METEOR 1.5 uses its own (-l en)")
+            from multiref.metrics.meteor_jar import jar_folder, java_executable
+
+            jar_folder(), java_executable()  # a UserError now, not at the first segment
+            return
         self.wordnet_root, self.wordnet_location = find_wordnet()
         self.wordnet_version = wordnet_version(self.wordnet_location)
         self._wordnet = None
@@ -151,7 +174,9 @@ class Meteor(Metric):
             raise ValueError(f"meteor: {key} must be a number, got {value!r}") from None
 
     def signature_fields(self) -> list:
-        return super().signature_fields() + [
+        if self.impl == "1.5":
+            return super().signature_fields() + [("impl", "1.5"), ("lang", "en"), ("norm", "yes")]
+        return super().signature_fields() + [("impl", "nltk"),
             ("alpha", f"{self.alpha:g}"), ("beta", f"{self.beta:g}"), ("gamma", f"{self.gamma:g}"),
             ("stem", "porter"), ("wn", self.wordnet_version), ("nltk", _nltk_version()),
         ]
@@ -164,7 +189,15 @@ class Meteor(Metric):
             self._stemmer = PorterStemmer()
         return dict(stemmer=self._stemmer, wordnet=self._wordnet, alpha=self.alpha, beta=self.beta, gamma=self.gamma)
 
+    def _jar_score(self, hyp: list, refs: list) -> float:
+        from multiref.metrics.meteor_jar import shared_jar
+
+        jar = shared_jar()
+        return jar.evaluate([jar.stats(" ".join(hyp), [" ".join(r) for r in refs])])[0][0]
+
     def pair_score(self, hypothesis: list, reference: list) -> float:
+        if self.impl == "1.5":
+            return self._jar_score(hypothesis, [reference])
         from nltk.translate.meteor_score import single_meteor_score
 
         return float(single_meteor_score(reference, hypothesis, **self._nltk_args()))
@@ -172,11 +205,38 @@ class Meteor(Metric):
     def tokenized_sentence_score(self, hyp: list, refs: list) -> float:
         if not refs:
             raise ValueError(f"{self.name}: no references")
+        if self.aggregate == "max" and self.impl == "1.5":
+            return self._jar_score(hyp, refs)
         if self.aggregate == "max":
             from nltk.translate.meteor_score import meteor_score
 
             return float(meteor_score(refs, hyp, **self._nltk_args()))
         return super().tokenized_sentence_score(hyp, refs)
+
+    def score_items(self, items):
+        """METEOR 1.5 with ``max``: every segment's statistics, then one EVAL: ``score`` is the jar's
+        aggregate (pycocoevalcap's and nlg-eval's corpus METEOR), ``per_item`` the mean of an item's
+        segment scores. Otherwise the mean of item scores (:meth:`Metric.score_items`)."""
+        if self.impl != "1.5" or self.aggregate != "max" or not items:
+            return super().score_items(items)
+        from multiref.metrics.base import Score
+        from multiref.metrics.meteor_jar import shared_jar
+
+        self._set_nrefs(items)
+        jar, stats, owners = shared_jar(), [], []
+        for i, item in enumerate(items):
+            hyps, refs = self.tokenized_item(item)
+            joined = [" ".join(r) for r in refs]
+            stats += [jar.stats(" ".join(h), joined) for h in hyps]
+            owners += [i] * len(hyps)
+        scores, aggregate = jar.evaluate(stats)
+        sums, counts = [0.0] * len(items), [0] * len(items)
+        for i, value in zip(owners, scores):
+            sums[i] += value
+            counts[i] += 1
+        per_item = [s / c for s, c in zip(sums, counts)]
+        extra = {"items": len(items), "segments": len(scores), "segment_mean": sum(scores) / len(scores)}
+        return Score(self.name, float(aggregate), self.signature, per_item, extra)
 
     def __getstate__(self):  # the reader is reloaded (once per process) where the metric is unpickled
         state = dict(self.__dict__)

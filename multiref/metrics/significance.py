@@ -223,6 +223,23 @@ def _bleu_rows(sums, weights, smoothing, brevity_penalty, k_stats, clip, last) -
     return out
 
 
+def _convention_rows(metric, k_stats: int) -> Callable:
+    """``f(sums) -> scores`` with ``metric.score_stats`` on each row (BLEU under a named convention)."""
+    from multiref.metrics.bleu import _stats_of
+
+    def finish(sums):
+        clip = metric.name == "delta_bleu"
+        return np.array([metric.score_stats(_row_stats(row, k_stats, clip, _stats_of)) for row in sums])
+
+    return finish
+
+
+def _row_stats(row, k_stats: int, clip: bool, stats_of):
+    matches = tuple(max(x, 0.0) if clip else x for x in row[:k_stats])
+    return stats_of(matches, row[3 * k_stats], row[3 * k_stats + 1], k_stats)._replace(
+        denominators=tuple(row[k_stats:2 * k_stats]), totals=tuple(row[2 * k_stats:3 * k_stats]))
+
+
 def distinct_stats(item_grams: Sequence[tuple], vocabulary: dict) -> ItemStats:
     """Corpus Distinct-n: ``item_grams`` is ``(distinct n-grams, n-gram total)`` per item;
     ``vocabulary`` (n-gram -> column) is shared by the systems compared, so their incidence
@@ -300,6 +317,8 @@ def metric_stats(metric, score, items, vocabulary: dict | None = None) -> ItemSt
 
         table = bleu_table(kind)
         k_stats = len(kind[0].matches)
+        if getattr(metric, "convention", "nltk") != "nltk":  # sacrebleu's or pycocoevalcap's formulas, row by row
+            return ItemStats(table, _convention_rows(metric, k_stats))
         return ItemStats(table, bleu_finish(metric.weights, metric.smoothing, metric.brevity_penalty, k_stats,
                                             clip=metric.name == "delta_bleu", last=sum_stats(kind)))
     if getattr(metric, "name", "") == "distinct_per_utterance":
