@@ -20,9 +20,14 @@ both sides itself (``preprocess=str.lower``) whatever the ``lowercase`` option s
 Multi-reference (option ``aggregate``): ``max`` (default) is NLTK's own ``meteor_score``
 (the best single-reference score); ``mean`` averages over references.
 
-WordNet is required and is NOT downloaded: it is looked for, at construction, as
+NLTK's METEOR requires WordNet, which is NOT downloaded: it is looked for, at construction, as
 ``corpora/wordnet/`` or ``corpora/wordnet.zip`` under the folders in the ``NLTK_DATA``
-environment variable and ``nltk.data.path``. Without it a :class:`UserError` says so. The
+environment variable and ``nltk.data.path``, then as Debian's ``wordnet`` package
+(``apt-get install wordnet``: ``/usr/share/wordnet``). NLTK cannot read that folder as it is
+(it lacks ``lexnames`` and ``index.sense``, and a symbolic link to it "escapes" NLTK's root), so
+its database files are copied once into ``$XDG_CACHE_HOME/multiref/nltk_data/corpora/wordnet``
+(default ``~/.cache``), with ``lexnames`` written from the table of WordNet 3.0's lexnames(5WN)
+manual page and an empty ``index.sense`` (sense keys, which METEOR never looks up). Without any WordNet a one-line :class:`UserError` says what to do. The
 reader itself is loaded on first use and shared per process. The signature records the
 WordNet version read from the data files' header (``wn:3.0``, or ``wn:unknown``).
 """
@@ -39,6 +44,17 @@ from multiref.metrics.base import Metric
 _READERS: dict = {}
 _LOCK = threading.Lock()
 _REQUIRED_FILES = ("lexnames", "index.noun", "data.noun")
+#: where Debian's and Ubuntu's ``wordnet`` package (``wordnet-base``) puts the WordNet 3.0 database
+DEBIAN_WORDNET = "/usr/share/wordnet"
+#: WordNet 3.0's lexicographer files, numbered 00..44 (the lexnames(5WN) manual page)
+LEXNAMES = (
+    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body noun.cognition "
+    "noun.communication noun.event noun.feeling noun.food noun.group noun.location noun.motive noun.object "
+    "noun.person noun.phenomenon noun.plant noun.possession noun.process noun.quantity noun.relation noun.shape "
+    "noun.state noun.substance noun.time verb.body verb.change verb.cognition verb.communication verb.competition "
+    "verb.consumption verb.contact verb.creation verb.emotion verb.motion verb.perception verb.possession "
+    "verb.social verb.stative verb.weather adj.ppl").split()
+_SYNTACTIC_CATEGORY = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
 METEOR_IMPLS = ("nltk", "1.5")
 _NLTK_PARAMETERS = (0.9, 3.0, 0.5)  # alpha, beta, gamma: NLTK's defaults
 
@@ -73,10 +89,50 @@ def find_wordnet(paths=None) -> tuple:
         archive = folder + ".zip"
         if os.path.isfile(archive):
             return root, archive
+    if os.path.isfile(os.path.join(DEBIAN_WORDNET, "data.noun")):
+        return debian_wordnet(DEBIAN_WORDNET)
     raise UserError(
-        "METEOR needs NLTK's WordNet data: set NLTK_DATA to a folder containing corpora/wordnet "
-        f"(none found in: {', '.join(paths) or '(no folders)'})"
+        "METEOR needs WordNet: apt-get install wordnet (Debian/Ubuntu), or set NLTK_DATA to a folder containing "
+        f"corpora/wordnet (none found in: {', '.join(paths) or '(no folders)'}), or use --meteor-impl 1.5"
     )
+
+
+def _cache_home() -> str:
+    return os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+
+
+def debian_wordnet(source: str, cache: str | None = None) -> tuple:
+    """``(data_root, folder)`` of an NLTK-readable copy of the WordNet database in ``source``
+    (Debian's layout: the database files, no ``lexnames``), made once under ``cache``
+    (default ``$XDG_CACHE_HOME/multiref``) and published by renaming a finished folder."""
+    import shutil
+    import tempfile
+
+    root = os.path.join(cache or os.path.join(_cache_home(), "multiref"), "nltk_data")
+    folder = os.path.join(root, "corpora", "wordnet")
+    if os.path.isfile(os.path.join(folder, "lexnames")):
+        return root, folder
+    try:
+        os.makedirs(os.path.dirname(folder), exist_ok=True)
+        work = tempfile.mkdtemp(prefix=".wordnet-", dir=os.path.dirname(folder))
+        for name in sorted(os.listdir(source)):
+            path = os.path.join(source, name)
+            if os.path.isfile(path):
+                shutil.copyfile(path, os.path.join(work, name))  # a copy, not a link: NLTK refuses links out of its root
+        if not os.path.isfile(os.path.join(work, "lexnames")):
+            with open(os.path.join(work, "lexnames"), "w", encoding="ascii") as fh:
+                fh.writelines(f"{i:02d}\t{name}\t{_SYNTACTIC_CATEGORY[name.split('.')[0]]}\n"
+                              for i, name in enumerate(LEXNAMES))
+        if not os.path.isfile(os.path.join(work, "index.sense")):
+            open(os.path.join(work, "index.sense"), "w").close()  # sense keys: NLTK opens it, METEOR never reads it
+        try:
+            os.rename(work, folder)
+        except OSError:  # another process published it first
+            shutil.rmtree(work, ignore_errors=True)
+    except OSError as exc:
+        raise UserError(f"METEOR: cannot copy {source} for NLTK into {root} ({exc.strerror}); set XDG_CACHE_HOME "
+                        "to a writable folder") from None
+    return root, folder
 
 
 def _open_wordnet_file(location: str, name: str):
