@@ -168,3 +168,21 @@ def test_cli_says_maxbleu_keeps_the_public_scorer_rule(tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 0
     assert "maxbleu keeps the public LSDSCC scorer's BLEU" in captured.err
+
+
+def test_evaluate_module_takes_the_convention():
+    import os
+
+    os.environ["HF_EVALUATE_OFFLINE"] = "1"
+    import evaluate
+
+    from multiref.metrics import evaluate_module_path
+
+    items = _corpus(random.Random("evaluate"), max_refs=1) * 3
+    predictions = [it.hypotheses[0] for it in items]
+    references = [it.references for it in items]
+    module = evaluate.load(evaluate_module_path("multiref_metrics"))
+    found = module.compute(predictions=predictions, references=references, metric="bleu", convention="sacrebleu",
+                           smoothing="exp")
+    assert found["bleu"] == sacrebleu.corpus_bleu(predictions, [[r[0] for r in references]], tokenize="none").score / 100
+    assert "|smooth:exp|bp:yes|conv:sacrebleu|" in found["signature"]
