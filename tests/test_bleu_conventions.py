@@ -186,3 +186,36 @@ def test_evaluate_module_takes_the_convention():
                            smoothing="exp")
     assert found["bleu"] == sacrebleu.corpus_bleu(predictions, [[r[0] for r in references]], tokenize="none").score / 100
     assert "|smooth:exp|bp:yes|conv:sacrebleu|" in found["signature"]
+
+
+def _hred_items(folder, n_refs: int) -> list:
+    """HRED's outputs on multi-reference DailyDialog (hredf.txt, by test_duid_mapping.json) with the
+    context's first ``n_refs`` references."""
+    line_of = json.loads((folder / "test_duid_mapping.json").read_text(encoding="utf-8"))
+    outputs = (folder / "hredf.txt").read_text(encoding="utf-8").split("\n")
+    items = []
+    for line in (folder / "multireftest.json").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        for turn, utterance in enumerate(record["dialogue"]):
+            key = f"{record['index']}_{turn}"
+            if utterance.get("responses") and key in line_of:
+                items.append(Item(id=key, hypotheses=[outputs[line_of[key] - 1]],
+                                  references=[" ".join(r.split()) for r in utterance["responses"][:n_refs]]))
+    return items
+
+
+def test_real_dailydialog_hred_equals_both_peers():
+    """The issue's case (HRED on DailyDialog, 13a: ours 0.014828 against sacrebleu's 1.4941) under each convention."""
+    from pycocoevalcap.bleu.bleu import Bleu
+    from tests.helpers import real_data
+
+    folder = real_data("multiref-dailydialog")
+    for n_refs in (1, 5):
+        items = _hred_items(folder, n_refs)
+        hyps = [it.hypotheses[0] for it in items]
+        ours = get_metric("bleu", convention="sacrebleu", tokenizer="13a").score_items(items).score
+        assert ours == sacrebleu.corpus_bleu(hyps, _streams(items), tokenize="13a", smooth_method="none").score / 100
+        coco = Bleu(4).compute_score({i: it.references for i, it in enumerate(items)},
+                                     {i: [" ".join(h.split())] for i, h in enumerate(hyps)}, verbose=0)[0][3]
+        assert get_metric("bleu", convention="nlgeval").score_items(items).score == coco
+    assert len(items) == 6740
