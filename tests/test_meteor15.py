@@ -109,3 +109,19 @@ def test_cli_meteor_impl(tmp_path, capsys, coco_meteor):
     score, _ = coco_meteor.compute_score({i: it.references for i, it in enumerate(items)},
                                          {i: it.hypotheses for i, it in enumerate(items)})
     assert out["meteor"]["score"] == score
+
+
+def test_resampling_statistics_give_back_the_jar_aggregate():
+    """--paired-bs/--paired-ar/--confidence resample the jar's per-item statistics: the summed table
+    scores exactly the test set's aggregate, so the observed and resampled scores are the same statistic."""
+    from multiref.metrics.significance import compare_systems, metric_stats
+
+    metric = get_metric("meteor", impl="1.5")
+    items = _items("resample", 60)
+    other = [Item(id=it.id, hypotheses=[h + " the" for h in it.hypotheses], references=it.references) for it in items]
+    score = metric.score_items(items)
+    stats = metric_stats(metric, score, items)
+    assert stats.finish(stats.table.sum(axis=0, keepdims=True))[0] == score.score
+    found = compare_systems(metric, [items, other], test="ar", n=300, confidence=True)
+    assert found[0]["ci"][0] <= score.score <= found[0]["ci"][1]
+    assert 0 < found[1]["p_value"] <= 1

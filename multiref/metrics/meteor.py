@@ -286,13 +286,31 @@ class Meteor(Metric):
             stats += [jar.stats(" ".join(h), joined) for h in hyps]
             owners += [i] * len(hyps)
         scores, aggregate = jar.evaluate(stats)
-        sums, counts = [0.0] * len(items), [0] * len(items)
-        for i, value in zip(owners, scores):
+        sums, counts, item_stats = [0.0] * len(items), [0] * len(items), [None] * len(items)
+        for i, value, line in zip(owners, scores, stats):
             sums[i] += value
             counts[i] += 1
+            numbers = [float(x) for x in line.split()]
+            item_stats[i] = numbers if item_stats[i] is None else [a + b for a, b in zip(item_stats[i], numbers)]
         per_item = [s / c for s, c in zip(sums, counts)]
         extra = {"items": len(items), "segments": len(scores), "segment_mean": sum(scores) / len(scores)}
-        return Score(self.name, float(aggregate), self.signature, per_item, extra)
+        return Score(self.name, float(aggregate), self.signature, per_item, extra, item_stats)
+
+    def resample_stats(self, item_stats) -> tuple | None:
+        """``(table, finish)`` for the resampling tests (:mod:`multiref.metrics.significance`): METEOR 1.5's
+        per-item statistics (the jar's, summed over the item's segments) and ``finish(sums)``, the jar's
+        score of each row of summed statistics, as its aggregate scores the test set's sum. None for NLTK's."""
+        if self.impl != "1.5" or item_stats is None:
+            return None
+        import numpy as np
+
+        from multiref.metrics.meteor_jar import shared_jar
+
+        def finish(sums):
+            jar = shared_jar()
+            return np.array([jar.evaluate([" ".join(repr(float(x)) for x in row)])[1] for row in sums])
+
+        return np.asarray(item_stats, dtype=float), finish
 
     def __getstate__(self):  # the reader is reloaded (once per process) where the metric is unpickled
         state = dict(self.__dict__)

@@ -312,6 +312,9 @@ def metric_stats(metric, score, items, vocabulary: dict | None = None) -> ItemSt
     kind = getattr(score, "item_stats", None)
     if kind is not None and getattr(metric, "name", "") == "distinct":
         return distinct_stats(kind, vocabulary if vocabulary is not None else {})
+    own = metric.resample_stats(kind) if hasattr(metric, "resample_stats") else None  # METEOR 1.5: the jar's sums
+    if own is not None:
+        return ItemStats(*own)
     if kind is not None:
         from multiref.metrics.bleu import sum_stats
 
