@@ -26,7 +26,7 @@ FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,\
 $(STAMP): setup.py constraints.txt lsdscc/corpus/_cleaning_native.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24" wheel setuptools
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[test]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[test,meteor]"
 	$(PY) -m pip install --quiet -c constraints.txt --no-deps "pyserini==1.6.0"
 	touch $(STAMP)
 

@@ -29,8 +29,10 @@ CORE = [
     "sacrebleu>=2.4",  # the 13a tokenizer (--tokenizer 13a)
 ]
 # playwright drives the system chromium (executable_path) in tests/test_annotate_browser.py; never `playwright install`
+# METEOR 1.5 (--meteor-impl 1.5): the pycocoevalcap wheel carries meteor-1.5.jar and its English paraphrase table
+METEOR = ["pycocoevalcap==1.2"]
 TEST = ["pytest>=8", "pytest-xdist>=3", "rouge-score==0.1.2", "playwright==1.65.2", "hypothesis>=6.100",
-        "statsmodels>=0.14"]  # statsmodels: the Holm correction's parity test
+        "statsmodels>=0.14"] + METEOR  # statsmodels: the Holm correction's parity test
 
 setup(
     name="multiref-dialog",
@@ -59,7 +61,7 @@ setup(
     # Python (lsdscc/corpus/cleaning.py, same tokens, about twice the cleaning time).
     ext_modules=[Extension("lsdscc.corpus._cleaning_native", ["lsdscc/corpus/_cleaning_native.c"], optional=True)],
     install_requires=CORE,
-    extras_require={"test": TEST},
+    extras_require={"test": TEST, "meteor": METEOR},
     entry_points={
         "console_scripts": ["multiref=multiref_cli:run"],
         # tokenizer plug-ins of multiref.metrics.tokenizers, by name (the core imports no dataset package)

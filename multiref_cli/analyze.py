@@ -24,7 +24,8 @@ from multiref.metrics.defaults import DEFAULT_SEED  # stdlib-only module
 def _add_metric_options(p: argparse.ArgumentParser, paper) -> None:
     """Metric options; ``paper`` (a :class:`multiref.analysis.paper_defaults.PaperDefaults`)
     gives every default, and the help names it."""
-    from multiref.metrics.bleu import SMOOTHINGS  # stdlib-only module
+    from multiref.metrics.bleu import ALL_SMOOTHINGS, CONVENTIONS  # stdlib-only module
+    from multiref.metrics.meteor import METEOR_IMPLS
     from multiref_cli import tokenizer_choices
 
     g = p.add_argument_group(f"metrics (defaults: {paper.paper}, {paper.study})")
@@ -37,9 +38,16 @@ def _add_metric_options(p: argparse.ArgumentParser, paper) -> None:
     g.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=paper.lowercase,
                    help=f"lowercase before tokenizing (default: {'yes' if paper.lowercase else 'no'}, "
                         f"as {paper.paper})")
-    g.add_argument("--bleu-smoothing", choices=SMOOTHINGS, default=paper.bleu_smoothing,
+    g.add_argument("--bleu-smoothing", choices=ALL_SMOOTHINGS, default=paper.bleu_smoothing,
                    help="smoothing of every BLEU-family metric whose spec sets none (nltk0..nltk7 = NLTK's "
-                        f"SmoothingFunction().method0..7; default: {paper.bleu_smoothing}, as {paper.paper})")
+                        f"SmoothingFunction().method0..7; default: {paper.bleu_smoothing}, as {paper.paper}; "
+                        "exp/floor/add-k: sacrebleu's, with --bleu-convention sacrebleu)")
+    g.add_argument("--bleu-convention", choices=CONVENTIONS, default="nltk",
+                   help="whose BLEU formulas for bleu, delta_bleu, self_bleu (default: nltk, the papers'; sacrebleu, "
+                        "nlgeval = pycocoevalcap's Bleu)")
+    g.add_argument("--meteor-impl", choices=METEOR_IMPLS, default="nltk",
+                   help="meteor: nltk (default) or 1.5 (the METEOR 1.5 jar, as nlg-eval; "
+                        "pip install 'multiref-dialog[meteor]')")
     g.add_argument("--rouge-beta", type=float, default=paper.rouge_beta, metavar="BETA",
                    help="ROUGE-L F-measure beta, the same in every column and aggregation "
                         f"(default: {paper.rouge_beta:g}, nlg-eval's, as {paper.paper})")

@@ -94,6 +94,13 @@ TABLE = (
                      "analyze discrimination": (True, "the DailyDialog++ release (Sai et al. 2020) mixes case "
                                                       "conventions")},
          doc="--lowercase / --no-lowercase"),
+    Flag("whose BLEU formulas", "--bleu-convention", ("score", "analyze correlation", "analyze refcount",
+                                                      "analyze discrimination"), default="nltk",
+         doc="nltk, sacrebleu (corpus_bleu), nlgeval (pycocoevalcap's Bleu); bleu, delta_bleu, self_bleu; "
+             "conv: in the signature"),
+    Flag("METEOR implementation", "--meteor-impl", ("score", "analyze correlation", "analyze refcount",
+                                                    "analyze discrimination"), default="nltk",
+         doc="nltk or 1.5 (the METEOR 1.5 jar, as nlg-eval); impl: in the signature"),
     Flag("word vectors", "--vectors", ("score", "analyze correlation", "analyze refcount", "analyze discrimination"),
          default=None, doc="gensim .kv, word2vec .txt/.vec/.bin; needed by the embedding metrics"),
     Flag("multi-reference aggregation", "--aggregate", ("score", "analyze correlation", "analyze refcount",

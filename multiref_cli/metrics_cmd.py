@@ -24,13 +24,13 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 DESCRIPTIONS = {
-    "bleu": "multi-reference BLEU (clipped counts; corpus BLEU = NLTK corpus_bleu; smoothing none/nltk0-7/add1)",
+    "bleu": "multi-reference BLEU (clipped counts; corpus BLEU = NLTK corpus_bleu, or sacrebleu/nlg-eval with --bleu-convention)",
     "maxbleu": "LSDSCC MaxBLEU: each output's best multi-reference BLEU over reference groups, averaged",
     "mds": "LSDSCC MDS: share of reference groups covered by a query's outputs",
     "pds": "LSDSCC PDS: share of references in the groups covered by a query's outputs",
     "delta_bleu": "deltaBLEU: BLEU with reference weights in [-1, 1] (Galley et al. 2015)",
     "rouge_l": "ROUGE-L F (max over references, or the nlg-eval multi-reference form)",
-    "meteor": "METEOR via NLTK (needs WordNet in NLTK_DATA)",
+    "meteor": "METEOR: NLTK (needs WordNet) or METEOR 1.5 (--meteor-impl 1.5, the jar nlg-eval runs)",
     "embedding_average": "Embedding Average cosine (needs --vectors)",
     "vector_extrema": "Vector Extrema cosine (needs --vectors)",
     "greedy_matching": "Greedy Matching (needs --vectors)",

@@ -68,7 +68,6 @@ def bleu_weights(text: str) -> tuple:
 
 def register(parser: argparse.ArgumentParser) -> None:
     from multiref.metrics.base import AGGREGATES, MAX_ORDER
-    from multiref.metrics.bleu import SMOOTHINGS
     from multiref_cli import tokenizer_choices
 
     parser.add_argument("--references", "-r", required=True, metavar="PATH",
@@ -90,14 +89,7 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="tokenizer: %(choices)s (default: whitespace, the public LSDSCC scorer's)")
     parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
                         help="lowercase before tokenizing (default: no)")
-    parser.add_argument("--bleu-order", type=number_type(int, 1, MAX_ORDER), metavar="N",
-                        help=f"BLEU family: max n-gram order, 1 to {MAX_ORDER} (default 4)")
-    parser.add_argument("--bleu-weights", type=bleu_weights, metavar="W1,W2,..",
-                        help=f"BLEU family: custom n-gram weights, at most {MAX_ORDER} weights (override the order)")
-    parser.add_argument("--bleu-smoothing", choices=SMOOTHINGS,
-                        help="BLEU family smoothing (default: none for bleu, add1 for maxbleu/mds/pds)")
-    parser.add_argument("--brevity-penalty", dest="brevity_penalty", action=argparse.BooleanOptionalAction,
-                        default=None, help="BLEU family brevity penalty (default: on for bleu, off for maxbleu/mds/pds)")
+    add_bleu_options(parser)
     parser.add_argument("--ties", choices=TIES, default=DEFAULT_TIES,
                         help="maxbleu/mds/pds when an output ties between groups: lsdscc = the public LSDSCC scorer "
                              "(groups by numeric id, 'null' last; its floating-point sums and means), first = the "
@@ -119,6 +111,30 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="score only the reference items that have outputs (default: all must have one)")
     parser.add_argument("--quiet", "-q", action="store_true", help="nothing on standard error but errors")
     parser.set_defaults(func=handle)
+
+
+def add_bleu_options(parser: argparse.ArgumentParser) -> None:
+    """The BLEU family's options (order, weights, smoothing, convention, brevity penalty) and --meteor-impl."""
+    from multiref.metrics.base import MAX_ORDER
+    from multiref.metrics.bleu import ALL_SMOOTHINGS, CONVENTIONS
+    from multiref.metrics.meteor import METEOR_IMPLS
+
+    parser.add_argument("--bleu-order", type=number_type(int, 1, MAX_ORDER), metavar="N",
+                        help=f"BLEU family: max n-gram order, 1 to {MAX_ORDER} (default 4)")
+    parser.add_argument("--bleu-weights", type=bleu_weights, metavar="W1,W2,..",
+                        help=f"BLEU family: custom n-gram weights, at most {MAX_ORDER} weights (override the order)")
+    parser.add_argument("--bleu-smoothing", choices=ALL_SMOOTHINGS,
+                        help="BLEU family smoothing (default: none for bleu, add1 for maxbleu/mds/pds); nltk0..nltk7 "
+                             "and add1 under --bleu-convention nltk, exp/floor/add-k (sacrebleu's) under sacrebleu")
+    parser.add_argument("--bleu-convention", choices=CONVENTIONS, default="nltk",
+                        help="bleu, delta_bleu, self_bleu: whose BLEU formulas (default: nltk, the papers'; sacrebleu = "
+                             "sacrebleu's corpus_bleu, nlgeval = nlg-eval's pycocoevalcap Bleu); maxbleu/mds/pds keep "
+                             "the public LSDSCC scorer's")
+    parser.add_argument("--meteor-impl", choices=METEOR_IMPLS, default="nltk",
+                        help="meteor: nltk (default; NLTK's, needs WordNet) or 1.5 (the METEOR 1.5 jar with its "
+                             "paraphrase table, as nlg-eval; needs pip install 'multiref-dialog[meteor]')")
+    parser.add_argument("--brevity-penalty", dest="brevity_penalty", action=argparse.BooleanOptionalAction,
+                        default=None, help="BLEU family brevity penalty (default: on for bleu, off for maxbleu/mds/pds)")
 
 
 def add_statistics_options(parser: argparse.ArgumentParser) -> None:
@@ -157,12 +173,17 @@ def metric_options(name: str, args) -> tuple:
         "weights": args.bleu_weights,
         "brevity_penalty": args.brevity_penalty,
         "vectors": args.vectors,
+        "convention": getattr(args, "bleu_convention", None),
+        "impl": getattr(args, "meteor_impl", None),
         "order": args.bleu_order if bleu_family else (args.distinct_order if name.startswith("distinct") else None),
     }
     options = {k: v for k, v in candidates.items() if v is not None and k in names}
     if "ties" in names:
         options["ties"] = getattr(args, "ties", DEFAULT_TIES)
     skipped = []
+    if bleu_family and "convention" not in names and getattr(args, "bleu_convention", "nltk") != "nltk":
+        skipped.append(f"{name} keeps the public LSDSCC scorer's BLEU (--bleu-convention applies to bleu, "
+                       "delta_bleu and self_bleu)")
     if args.aggregate is not None and "aggregate" in names:
         allowed = getattr(metric_class(name), "aggregates", ())  # not a recall wrapper: those take no aggregate
         if args.aggregate in allowed:

@@ -37,7 +37,9 @@ def bleu_details(score) -> dict | None:
     from multiref.metrics.bleu import brevity_penalty_factor, sum_stats
 
     total = sum_stats(stats)
-    precisions = [m / d if d else 0.0 for m, d in zip(total.matches, total.denominators)]
+    nltk = "|conv:" not in score.signature or "|conv:nltk|" in score.signature
+    dens = total.denominators if nltk else total.totals  # sacrebleu and nlg-eval divide by the raw n-gram counts
+    precisions = [m / d if d else 0.0 for m, d in zip(total.matches, dens)]
     return {"precisions": [round(p, 6) for p in precisions],
             "bp": round(brevity_penalty_factor(total.hyp_len, total.ref_len), 6),
             "hyp_len": total.hyp_len, "ref_len": total.ref_len,

@@ -268,12 +268,12 @@ def test_max_and_mean_score_items_average_items():
 @pytest.mark.parametrize(
     "options, expected",
     [
-        ({}, "bleu|tok:whitespace|lc:no|agg:standard|order:4|smooth:none|bp:yes|version:1-multiref"),
+        ({}, "bleu|tok:whitespace|lc:no|agg:standard|order:4|smooth:none|bp:yes|conv:nltk|version:1-multiref"),
         ({"order": 2, "smoothing": "nltk1", "lowercase": True},
-         "bleu|tok:whitespace|lc:yes|agg:standard|order:2|smooth:nltk1|bp:yes|version:1-multiref"),
+         "bleu|tok:whitespace|lc:yes|agg:standard|order:2|smooth:nltk1|bp:yes|conv:nltk|version:1-multiref"),
         ({"weights": (0.1, 0.9), "brevity_penalty": False, "aggregate": "max", "tokenizer": "char"},
-         "bleu|tok:char|lc:no|agg:max|order:2|weights:0.1,0.9|smooth:none|bp:no|version:1-multiref"),
-        ({"smoothing": "add1"}, "bleu|tok:whitespace|lc:no|agg:standard|order:4|smooth:add1|bp:yes|version:1-multiref"),
+         "bleu|tok:char|lc:no|agg:max|order:2|weights:0.1,0.9|smooth:none|bp:no|conv:nltk|version:1-multiref"),
+        ({"smoothing": "add1"}, "bleu|tok:whitespace|lc:no|agg:standard|order:4|smooth:add1|bp:yes|conv:nltk|version:1-multiref"),
     ],
 )
 def test_signature(options, expected):

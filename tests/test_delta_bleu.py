@@ -73,7 +73,7 @@ def test_item_weights_are_used_by_score_items():
     assert result.per_item == [pytest.approx(0.75), 1.0]
     # corpus: numerators 1.5 + 1, denominators 2 + 1
     assert result.score == pytest.approx(2.5 / 3)
-    assert result.signature.startswith("delta_bleu|tok:whitespace|lc:no|agg:standard|order:1|smooth:none|bp:no|nrefs:var")
+    assert result.signature.startswith("delta_bleu|tok:whitespace|lc:no|agg:standard|order:1|smooth:none|bp:no|conv:nltk|nrefs:var")
 
 
 @pytest.mark.parametrize(

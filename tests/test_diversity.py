@@ -141,7 +141,7 @@ def test_recall_names_and_signatures():
     assert rouge.name == "recall_rouge_l"
     assert rouge.signature.startswith("recall_rouge_l|tok:whitespace|lc:no|beta:1|version:")
     bleu = get_metric("recall_bleu", order=2, smoothing="nltk1")
-    assert bleu.signature.startswith("recall_bleu|tok:whitespace|lc:no|order:2|smooth:nltk1|bp:yes|version:")
+    assert bleu.signature.startswith("recall_bleu|tok:whitespace|lc:no|order:2|smooth:nltk1|bp:yes|conv:nltk|version:")
     sigs = {rouge.signature, bleu.signature, get_metric("recall_bleu").signature,
             get_metric("recall_rouge_l", beta=2).signature, get_metric("recall_bleu", lowercase=True).signature}
     assert len(sigs) == 5

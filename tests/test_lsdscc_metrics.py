@@ -87,9 +87,9 @@ def test_system_score_is_the_mean_over_queries():
 def test_default_signature_records_the_lsdscc_scorer_bleu(name):
     # the one default tie rule (auto): the public scorer's with its BLEU, first with any other BLEU options
     assert get_metric(name).signature.startswith(
-        f"{name}|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:lsdscc|version:1-")
-    assert "|bp:no|ties:first|" in get_metric(name, ties="first").signature
-    assert "|bp:yes|ties:first|" in get_metric(name, brevity_penalty=True).signature
+        f"{name}|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|conv:lsdscc|ties:lsdscc|version:1-")
+    assert "|bp:no|conv:lsdscc|ties:first|" in get_metric(name, ties="first").signature
+    assert "|bp:yes|conv:lsdscc|ties:first|" in get_metric(name, brevity_penalty=True).signature
     assert "|ties:first|" in get_metric(name, weights=(0.5, 0.5)).signature
     assert "|order:2|smooth:nltk1|bp:yes|" in get_metric(name, order=2, smoothing="nltk1", brevity_penalty=True).signature
 

@@ -18,6 +18,7 @@ import pytest
 
 from multiref.util.errors import UserError
 from multiref.metrics import Item, get_metric
+from multiref.metrics import meteor as meteor_module
 from multiref.metrics.meteor import find_wordnet, wordnet_version
 
 _HEADER = ("  1 This software and database is being provided to you, the LICENSEE, by\n"
@@ -64,11 +65,55 @@ def nltk_data(tmp_path, monkeypatch):
 def test_missing_wordnet_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("NLTK_DATA", str(tmp_path))
     monkeypatch.setattr(nltk.data, "path", [])
+    monkeypatch.setattr(meteor_module, "DEBIAN_WORDNET", str(tmp_path / "no-debian-wordnet"))
     with pytest.raises(UserError) as info:
         get_metric("meteor")
     message = str(info.value)
     assert "\n" not in message
     assert "NLTK_DATA" in message and "WordNet" in message and str(tmp_path) in message
+    assert "apt-get install wordnet" in message and "--meteor-impl 1.5" in message
+
+
+def _debian_layout(tmp_path):
+    """A WordNet folder as Debian's wordnet-base installs it: the database files, no lexnames, no index.sense."""
+    write_mini_wordnet(str(tmp_path / "mini"), [["cat", "kitty"], ["dog", "hound"]])
+    source = tmp_path / "mini" / "corpora" / "wordnet"
+    os.remove(source / "lexnames")
+    os.remove(source / "index.sense")
+    return source
+
+
+def test_debian_layout_is_copied_for_nltk_once(tmp_path, monkeypatch):
+    source = _debian_layout(tmp_path)
+    monkeypatch.setenv("NLTK_DATA", str(tmp_path / "empty"))
+    monkeypatch.setattr(nltk.data, "path", [])
+    monkeypatch.setattr(meteor_module, "DEBIAN_WORDNET", str(source))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    metric = get_metric("meteor")
+    copy = tmp_path / "cache" / "multiref" / "nltk_data" / "corpora" / "wordnet"
+    assert metric.wordnet_location == str(copy)
+    assert not any(os.path.islink(copy / name) for name in os.listdir(copy))  # NLTK refuses links out of its root
+    lexnames = (copy / "lexnames").read_text().splitlines()
+    assert len(lexnames) == 45 and lexnames[0] == "00\tadj.all\t3" and lexnames[18] == "18\tnoun.person\t1"
+    assert metric.sentence_score("the hound sat", ["the dog sat"]) == pytest.approx(53 / 54)
+    os.remove(source / "data.noun")  # published once: the copy is used from now on
+    assert get_metric("meteor").wordnet_location == str(copy)
+
+
+def test_debian_wordnet_package_or_the_one_line_message(tmp_path, monkeypatch):
+    """With Debian's wordnet installed (.ci/run installs it) NLTK's METEOR matches WordNet synonyms
+    through it; without it the error is the one line saying what to install."""
+    monkeypatch.setenv("NLTK_DATA", str(tmp_path / "empty"))
+    monkeypatch.setattr(nltk.data, "path", [])
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    if os.path.isfile(os.path.join(meteor_module.DEBIAN_WORDNET, "data.noun")):
+        metric = get_metric("meteor")
+        assert "|wn:3.0|" in metric.signature
+        assert metric.sentence_score("the hound sat", ["the dog sat"]) == pytest.approx(53 / 54)
+    else:
+        with pytest.raises(UserError, match="apt-get install wordnet") as info:
+            get_metric("meteor")
+        assert "\n" not in str(info.value)
 
 
 def test_incomplete_wordnet_folder_is_named(tmp_path, monkeypatch):
@@ -133,7 +178,7 @@ def test_score_items_and_signature(nltk_data):
     result = metric.score_items([Item("1", ["The CAT"], ["the cat"]), Item("2", ["x"], ["y"])])
     assert result.score == pytest.approx(15 / 32)
     sig = metric.signature
-    assert sig.startswith("meteor|tok:whitespace|lc:no|agg:max|alpha:0.9|beta:3|gamma:0.5|stem:porter|wn:3.0|nltk:")
+    assert sig.startswith("meteor|tok:whitespace|lc:no|agg:max|impl:nltk|alpha:0.9|beta:3|gamma:0.5|stem:porter|wn:3.0|nltk:")
     assert get_metric("meteor", gamma=0.4).signature != sig
     assert get_metric("meteor", aggregate="mean").signature != sig
     assert wordnet_version(str(nltk_data / "corpora" / "wordnet")) == "3.0"

@@ -61,7 +61,7 @@ def test_flat_defaults_to_bleu_and_matches_nltk_corpus_bleu(capsys):
     result = json.loads(out)
     assert list(result) == ["bleu"]
     assert result["bleu"]["score"] == pytest.approx(_flat_nltk_corpus_bleu(), abs=1e-12)
-    assert result["bleu"]["signature"].startswith("bleu|tok:whitespace|lc:no|agg:standard|order:4|smooth:none|bp:yes|nrefs:var|")
+    assert result["bleu"]["signature"].startswith("bleu|tok:whitespace|lc:no|agg:standard|order:4|smooth:none|bp:yes|conv:nltk|nrefs:var|")
 
 
 def test_bleu_options_reach_the_metric(capsys):

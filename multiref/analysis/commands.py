@@ -47,7 +47,8 @@ def _specs(args, defaults):
 
 def _common_options(args, specs) -> tuple:
     """Options passed to every metric that accepts them, and a description for the report."""
-    common = {"tokenizer": args.tokenizer, "lowercase": args.lowercase, "smoothing": args.bleu_smoothing}
+    common = {"tokenizer": args.tokenizer, "lowercase": args.lowercase, "smoothing": args.bleu_smoothing,
+              "convention": getattr(args, "bleu_convention", None), "impl": getattr(args, "meteor_impl", None)}
     info = {}
     if any(s.name in EMBEDDING_METRICS and "vectors" not in s.option_dict for s in specs):
         from multiref.analysis import vectors as vec
@@ -75,7 +76,8 @@ def _per_metric(args) -> dict:
 
 
 def _metric_options_report(args, paper) -> dict:
-    return {"paper_defaults": paper.paper, "bleu_smoothing": args.bleu_smoothing, "rouge_beta": args.rouge_beta}
+    return {"paper_defaults": paper.paper, "bleu_smoothing": args.bleu_smoothing, "rouge_beta": args.rouge_beta,
+            "bleu_convention": getattr(args, "bleu_convention", "nltk"), "meteor_impl": getattr(args, "meteor_impl", "nltk")}
 
 
 def _scorers(args, specs, common, token_caches=None):

@@ -136,9 +136,11 @@ def metric_aggregates(metric) -> tuple:
 
 
 def shared_token_cache(metric, caches: dict) -> dict:
-    """The tokenization cache for ``metric`` in ``caches``: one per (tokenizer, lowercase)."""
+    """The tokenization cache for ``metric`` in ``caches``: one per (tokenizer, lowercase, convention)
+    (the sacrebleu convention strips trailing space first)."""
     name = getattr(metric, "tokenizer_name", None)
-    key = (name, getattr(metric, "lowercase", None)) if name is not None else (type(metric).__name__, id(metric))
+    key = (name, getattr(metric, "lowercase", None), getattr(metric, "convention", "nltk") == "sacrebleu") \
+        if name is not None else (type(metric).__name__, id(metric))
     return caches.setdefault(key, {})
 
 
@@ -406,7 +408,7 @@ def make_scorers(specs: Sequence[MetricSpec], common: dict | None = None, token_
     groups: dict = {}
     for scorer in scorers:
         if _is_plain_bleu(scorer.metric) and (scorer.standard is None or _is_plain_bleu(scorer.standard)):
-            key = (scorer.metric.tokenizer_name, scorer.metric.lowercase)
+            key = (scorer.metric.tokenizer_name, scorer.metric.lowercase, scorer.metric.convention == "sacrebleu")
             groups.setdefault(key, []).append(scorer)
     for members in groups.values():
         cache = BleuStatsCache(max(m.metric.stat_order for m in members))

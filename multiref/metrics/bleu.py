@@ -30,6 +30,18 @@ Aggregates: ``standard`` (default; clipped multi-reference counts, and ``score_i
 corpus BLEU over every hypothesis of every item), ``max`` and ``mean`` over single-reference
 sentence BLEU (docs/algorithms.md#4-multiref-dd; ``score_items`` then averages item scores).
 
+Conventions (option ``convention``, ``conv:`` in the signature): ``nltk`` (default, the formulas
+above: NLTK's, which the papers we reproduce used); ``sacrebleu``: sacrebleu's ``corpus_bleu``
+(its ``BLEU.compute_bleu`` on the same counts: raw n-gram counts as denominators, an order with
+no n-gram gives 0; smoothing ``none``, ``exp``, ``floor``, ``add-k`` with sacrebleu's defaults;
+segments are ``rstrip``-ed before tokenizing, and an item with fewer references than the
+test set's most counts each missing one as an empty reference of length 0, as sacrebleu does
+with reference streams padded with empty strings); ``nlgeval``: nlg-eval's BLEU, i.e.
+pycocoevalcap's ``Bleu`` (``BleuScorer`` with ``option='closest'``: the 1e-15 / 1e-9 guards,
+the geometric mean as a product raised to ``1/order``, no smoothing choice). Both peers take
+uniform weights and always apply the brevity penalty; custom weights or ``brevity_penalty=False``
+are refused under them.
+
 Pure functions (:func:`ngram_counts`, :func:`max_ref_counts`, :func:`bleu_stats`,
 :func:`sum_stats`, :func:`bleu_from_stats`) let callers precompute reference tables once.
 """
@@ -46,10 +58,22 @@ from multiref.metrics.base import MAX_ORDER, Item, Metric, Score, check_order
 __all__ = [
     "BLEU", "BleuStats", "RefTable", "SMOOTHINGS", "ngram_counts", "max_ref_counts", "clipped_matches",
     "closest_ref_length", "ref_table", "bleu_stats", "sum_stats", "bleu_from_stats", "resolve_weights",
-    "stat_order", "sentence_bleu", "sentence_scorer", "brevity_penalty_factor",
+    "stat_order", "sentence_bleu", "sentence_scorer", "brevity_penalty_factor", "CONVENTIONS",
+    "ALL_SMOOTHINGS", "convention_score", "sacrebleu_from_stats", "nlgeval_from_stats",
 ]
 
-SMOOTHINGS = ("none",) + tuple(f"nltk{i}" for i in range(8)) + ("add1",)
+CONVENTIONS = ("nltk", "sacrebleu", "nlgeval")
+DEFAULT_CONVENTION = "nltk"
+#: the smoothings each convention offers (``none`` in all: exact BLEU, or pycocoevalcap's guards)
+CONVENTION_SMOOTHINGS = {
+    "nltk": ("none",) + tuple(f"nltk{i}" for i in range(8)) + ("add1",),
+    "sacrebleu": ("none", "exp", "floor", "add-k"),
+    "nlgeval": ("none",),
+}
+#: NLTK's (the default convention's) smoothings
+SMOOTHINGS = CONVENTION_SMOOTHINGS["nltk"]
+#: every smoothing name of some convention (the command line's choices)
+ALL_SMOOTHINGS = SMOOTHINGS + ("exp", "floor", "add-k")
 
 # SmoothingFunction() defaults in NLTK (Chen & Cherry 2014)
 _EPSILON = 0.1
@@ -230,19 +254,74 @@ def bleu_from_stats(stats: BleuStats, weights: Sequence[float], smoothing: str =
     return float(bp * math.exp(s))
 
 
-def sentence_scorer(weights: Sequence[float], smoothing: str = "none", brevity_penalty: bool = True):
+def sacrebleu_from_stats(stats: BleuStats, order: int, smoothing: str = "none") -> float:
+    """sacrebleu's BLEU of ``stats`` (its ``BLEU.compute_bleu`` on the clipped matches, the raw
+    hypothesis n-gram counts and the two lengths, no effective order), divided by 100: the same
+    float as ``sacrebleu.corpus_bleu(...).score / 100`` on the same counts."""
+    from sacrebleu.metrics.bleu import BLEU as SacreBLEU
+
+    k = order
+    result = SacreBLEU.compute_bleu(list(stats.matches[:k]), list(stats.totals[:k]), int(stats.hyp_len),
+                                    int(stats.ref_len), smooth_method=smoothing, max_ngram_order=k)
+    return float(result.score / 100)
+
+
+#: pycocoevalcap's BleuScorer guards: ``tiny`` on the numerators and the hypothesis length, ``small``
+#: on the denominators and the reference length
+_COCO_TINY = 1e-15
+_COCO_SMALL = 1e-9
+
+
+def nlgeval_from_stats(stats: BleuStats, order: int) -> float:
+    """pycocoevalcap's BLEU-``order`` of ``stats`` (``BleuScorer.compute_score``: the product of the
+    guarded precisions raised to ``1/order``, times ``exp(1 - 1/ratio)`` when the guarded length
+    ratio is below 1), operation for operation, so the floats are the same."""
+    bleu = 1.0
+    for n in range(order):
+        bleu *= float(stats.matches[n] + _COCO_TINY) / (stats.totals[n] + _COCO_SMALL)
+    value = bleu ** (1.0 / order)
+    ratio = (stats.hyp_len + _COCO_TINY) / (stats.ref_len + _COCO_SMALL)
+    if ratio < 1:
+        value *= math.exp(1 - 1 / ratio)
+    return float(value)
+
+
+def convention_score(stats: BleuStats, weights: Sequence[float], smoothing: str = "none",
+                     brevity_penalty: bool = True, convention: str = DEFAULT_CONVENTION) -> float:
+    """BLEU of ``stats`` under ``convention`` (:data:`CONVENTIONS`); ``nltk`` is :func:`bleu_from_stats`."""
+    if convention == "nltk":
+        return bleu_from_stats(stats, weights, smoothing, brevity_penalty)
+    if convention == "sacrebleu":
+        return sacrebleu_from_stats(stats, len(weights), smoothing)
+    if convention == "nlgeval":
+        return nlgeval_from_stats(stats, len(weights))
+    raise ValueError(f"bleu: unknown convention {convention!r}; choose one of: {', '.join(CONVENTIONS)}")
+
+
+def _stats_of(matches, hyp_len: int, ref_len: int, n_stats: int) -> BleuStats:
+    totals = tuple(max(0, hyp_len - n) for n in range(n_stats))
+    dens = tuple(t if t > 0 else 1 for t in totals)
+    m = tuple(matches[:n_stats])
+    return BleuStats(m, dens, totals, hyp_len, ref_len, hyp_len, (m[4], dens[4]) if n_stats >= 5 else None)
+
+
+def sentence_scorer(weights: Sequence[float], smoothing: str = "none", brevity_penalty: bool = True,
+                    convention: str = DEFAULT_CONVENTION):
     """A fast ``f(matches, hyp_len, ref_len) -> float`` for one segment.
 
     ``matches``: clipped matches per order (at least ``stat_order(len(weights), smoothing)``
     of them); ``ref_len``: the closest reference length. Gives bit-identical results to
     :func:`bleu_from_stats` (same operations in the same order), without building
     :class:`BleuStats`; ``none``, ``nltk1`` and ``add1`` have inlined paths, the other
-    smoothings go through :func:`bleu_from_stats`.
+    smoothings go through :func:`bleu_from_stats` (and the other conventions through
+    :func:`convention_score`).
     """
     weights = tuple(weights)
     k = len(weights)
-    if smoothing not in SMOOTHINGS:
-        raise ValueError(f"bleu: unknown smoothing {smoothing!r}; choose one of: {', '.join(SMOOTHINGS)}")
+    check_smoothing("bleu", smoothing, convention)
+    if convention != "nltk":
+        return lambda matches, hyp_len, ref_len: convention_score(_stats_of(matches, hyp_len, ref_len, k), weights,
+                                                                  smoothing, brevity_penalty, convention)
     log, exp, fsum = math.log, math.exp, math.fsum
 
     def bp(c, r):
@@ -275,12 +354,7 @@ def sentence_scorer(weights: Sequence[float], smoothing: str = "none", brevity_p
         n_stats = stat_order(k, smoothing)
 
         def score(matches, hyp_len, ref_len):
-            totals = tuple(max(0, hyp_len - n) for n in range(n_stats))
-            dens = tuple(t if t > 0 else 1 for t in totals)
-            m = tuple(matches[:n_stats])
-            p5 = (m[4], dens[4]) if n_stats >= 5 else None
-            return bleu_from_stats(BleuStats(m, dens, totals, hyp_len, ref_len, hyp_len, p5), weights, smoothing,
-                                   brevity_penalty)
+            return bleu_from_stats(_stats_of(matches, hyp_len, ref_len, n_stats), weights, smoothing, brevity_penalty)
     return score
 
 
@@ -292,15 +366,31 @@ def sentence_bleu(hypothesis: Sequence[str], references: Sequence[Sequence[str]]
                            weights, smoothing, brevity_penalty)
 
 
-def set_bleu_options(metric, order: int, weights, smoothing: str, brevity_penalty: bool) -> None:
-    """Validate and set the BLEU-family options shared by bleu, maxbleu, mds and pds."""
-    if smoothing not in SMOOTHINGS:
-        raise ValueError(f"{metric.name}: unknown smoothing {smoothing!r}; choose one of: {', '.join(SMOOTHINGS)}")
+def check_smoothing(name: str, smoothing: str, convention: str = DEFAULT_CONVENTION) -> None:
+    """ValueError unless ``convention`` is known and offers ``smoothing``, naming the choices."""
+    if convention not in CONVENTIONS:
+        raise ValueError(f"{name}: unknown convention {convention!r}; choose one of: {', '.join(CONVENTIONS)}")
+    choices = CONVENTION_SMOOTHINGS[convention]
+    if smoothing not in choices:
+        where = "" if smoothing not in ALL_SMOOTHINGS else f" under convention {convention}"
+        raise ValueError(f"{name}: unknown smoothing {smoothing!r}{where}; choose one of: {', '.join(choices)}")
+
+
+def set_bleu_options(metric, order: int, weights, smoothing: str, brevity_penalty: bool,
+                     convention: str = DEFAULT_CONVENTION) -> None:
+    """Validate and set the BLEU-family options shared by bleu, maxbleu, mds and pds (these three
+    keep NLTK's formulas: ``convention`` is for bleu, delta_bleu and self_bleu)."""
+    check_smoothing(metric.name, smoothing, convention)
+    if convention != "nltk" and weights is not None:
+        raise ValueError(f"{metric.name}: convention {convention} takes uniform weights (use order), not weights")
+    if convention != "nltk" and not brevity_penalty:
+        raise ValueError(f"{metric.name}: convention {convention} always applies the brevity penalty")
     metric.custom_weights = weights is not None
     metric.weights = resolve_weights(order, weights)
     metric.order = len(metric.weights)
     metric.smoothing = smoothing
     metric.brevity_penalty = bool(brevity_penalty)
+    metric.convention = convention
 
 
 class BLEU(Metric):
@@ -308,8 +398,10 @@ class BLEU(Metric):
 
     - ``order`` (default 4): uniform weights 1/order over n = 1..order ("BLEU-2" = order 2);
     - ``weights``: custom per-order weights (override ``order``);
-    - ``smoothing``: ``none`` (default), ``nltk0``..``nltk7``, ``add1``;
+    - ``smoothing``: ``none`` (default), ``nltk0``..``nltk7``, ``add1`` (NLTK convention);
+      ``none``, ``exp``, ``floor``, ``add-k`` (sacrebleu convention); ``none`` (nlgeval);
     - ``brevity_penalty`` (default True);
+    - ``convention``: ``nltk`` (default), ``sacrebleu``, ``nlgeval`` (module docstring);
     - ``tokenizer``, ``lowercase``, ``aggregate`` (``standard`` default, ``max``, ``mean``).
     """
 
@@ -320,9 +412,9 @@ class BLEU(Metric):
 
     def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "none",
                  brevity_penalty: bool = True, tokenizer: str = "whitespace", lowercase: bool = False,
-                 aggregate: str | None = None):
+                 aggregate: str | None = None, convention: str = DEFAULT_CONVENTION):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
-        set_bleu_options(self, order, weights, smoothing, brevity_penalty)
+        set_bleu_options(self, order, weights, smoothing, brevity_penalty, convention)
         self.stat_order = stat_order(self.order, smoothing)
 
     # -- signature -----------------------------------------------------------------------
@@ -330,7 +422,8 @@ class BLEU(Metric):
         fields = [("order", self.order)]
         if self.custom_weights:
             fields.append(("weights", ",".join(f"{w:g}" for w in self.weights)))
-        fields += [("smooth", self.smoothing), ("bp", "yes" if self.brevity_penalty else "no")]
+        fields += [("smooth", self.smoothing), ("bp", "yes" if self.brevity_penalty else "no"),
+                   ("conv", self.convention)]
         return fields
 
     def signature_fields(self) -> list:
@@ -340,6 +433,12 @@ class BLEU(Metric):
         state = dict(self.__dict__)
         state.pop("_tables", None)
         return state
+
+    def tokenize(self, text: str) -> list:
+        """The metric's tokenizer; under the sacrebleu convention on ``text.rstrip()``, as sacrebleu."""
+        if self.convention == "sacrebleu" and isinstance(text, str):
+            text = text.rstrip()
+        return super().tokenize(text)
 
     # -- precomputation ------------------------------------------------------------------
     def hyp_counts(self, tokens: Sequence[str]) -> tuple:
@@ -354,13 +453,12 @@ class BLEU(Metric):
         return bleu_stats(self.hyp_counts(hyp), len(hyp), self.ref_table(references))
 
     def score_stats(self, stats: BleuStats) -> float:
-        """BLEU with this metric's weights, smoothing and brevity penalty."""
-        return bleu_from_stats(stats, self.weights, self.smoothing, self.brevity_penalty)
+        """BLEU with this metric's weights, smoothing, brevity penalty and convention."""
+        return convention_score(stats, self.weights, self.smoothing, self.brevity_penalty, self.convention)
 
     def score_table(self, hyp_counts: tuple, hyp_len: int, table: RefTable) -> float:
         """Fast path: a precounted hypothesis against a precounted reference table."""
-        return bleu_from_stats(bleu_stats(hyp_counts, hyp_len, table), self.weights, self.smoothing,
-                               self.brevity_penalty)
+        return self.score_stats(bleu_stats(hyp_counts, hyp_len, table))
 
     # -- Metric interface ----------------------------------------------------------------
     def pair_score(self, hypothesis: list, reference: list) -> float:
@@ -391,8 +489,10 @@ class BLEU(Metric):
         self._set_nrefs(items)
         if self.aggregate != "standard":
             return super().score_items(items)
-        scorer = sentence_scorer(self.weights, self.smoothing, self.brevity_penalty)  # = score_stats, bit for bit
-        if _batchable(items):
+        scorer = sentence_scorer(self.weights, self.smoothing, self.brevity_penalty, self.convention)  # = score_stats
+        if self.convention == "sacrebleu":
+            segments, per_item, item_stats = self._item_stats(items, scorer, _padding(items))
+        elif _batchable(items):
             segments, per_item, item_stats = _batch_item_stats(self, items, scorer)
         else:
             segments, per_item, item_stats = self._item_stats(items, scorer)
@@ -408,10 +508,11 @@ class BLEU(Metric):
 
         return bleu_item_stats(self, score.item_stats, sum_stats(score.item_stats), (BleuStats, bleu_from_stats))
 
-    def _item_stats(self, items: Sequence[Item], scorer) -> tuple:
-        """``(segments, per_item, item_stats)`` of :meth:`score_items`, item by item."""
+    def _item_stats(self, items: Sequence[Item], scorer, streams: int = 0) -> tuple:
+        """``(segments, per_item, item_stats)`` of :meth:`score_items`, item by item. ``streams``: pad
+        each item's reference lengths with zeros up to this many references (sacrebleu's padded streams)."""
         segments, per_item, item_stats = [], [], []
-        previous, tables = getattr(self, "_tables", {}), {}  # reference tables of the last test set scored
+        previous, tables = (getattr(self, "_tables", {}), {}) if not streams else ({}, {})
         for item in items:
             if not item.hypotheses:
                 raise ValueError(f"{self.name}: item {item.id!r} has no hypotheses")
@@ -422,6 +523,8 @@ class BLEU(Metric):
                 if not refs:
                     raise ValueError(f"{self.name}: item {item.id!r} has no references")
                 table = self.ref_table(refs)
+                if len(table.lengths) < streams:
+                    table = table._replace(lengths=table.lengths + (0,) * (streams - len(table.lengths)))
             tables[key] = table
             values = []
             start = len(segments)
@@ -432,8 +535,14 @@ class BLEU(Metric):
                 values.append(scorer(st.matches, st.hyp_len, st.ref_len))
             per_item.append(sum(values) / len(values))
             item_stats.append(segments[start] if len(segments) == start + 1 else sum_stats(segments[start:]))
-        self._tables = tables  # several systems on the same references count them once
+        if not streams:
+            self._tables = tables  # several systems on the same references count them once
         return segments, per_item, item_stats
+
+
+def _padding(items: Sequence[Item]) -> int:
+    """The number of reference streams sacrebleu would get: the most references of an item."""
+    return max((len(item.references) for item in items), default=0)
 
 
 #: from this many items on, corpus BLEU counts clipped matches of a whole test set in numpy

@@ -11,8 +11,10 @@ For each order n and each n-gram g of the hypothesis:
 - a negative matched total (per order, after summing over segments) clips to 0;
 - an item without a positive weight is an error (``ValueError``).
 
-The precision/smoothing/geometric-mean step is BLEU's (:func:`multiref.metrics.bleu.bleu_from_stats`),
-so with every weight 1 deltaBLEU equals multi-reference BLEU exactly, for every smoothing.
+The precision/smoothing/geometric-mean step is BLEU's (:meth:`multiref.metrics.bleu.BLEU.score_stats`,
+under the metric's ``convention``), so with every weight 1 deltaBLEU equals multi-reference BLEU
+exactly, for every smoothing (under ``sacrebleu``: when every item has as many references, as
+deltaBLEU pads no reference stream).
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ class DeltaBLEU(BLEU):
 
     def tokenized_sentence_score(self, hyp: list, refs: list, weights: Sequence[float] | None = None) -> float:
         stats = self._stats(hyp, refs, weights)
-        return bleu_from_stats(clip_negative(stats), self.weights, self.smoothing, self.brevity_penalty)
+        return self.score_stats(clip_negative(stats))
 
     def multi_score(self, hypothesis: list, references: list) -> float:
         return self.tokenized_sentence_score(hypothesis, references)
@@ -138,7 +140,7 @@ class DeltaBLEU(BLEU):
         return segs
 
     def _score(self, stats: BleuStats) -> float:
-        return bleu_from_stats(clip_negative(stats), self.weights, self.smoothing, self.brevity_penalty)
+        return self.score_stats(clip_negative(stats))
 
     def item_score(self, item: Item) -> float:
         values = [self._score(s) for s in self._item_segments(item)]

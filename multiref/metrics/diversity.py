@@ -181,7 +181,7 @@ def _bleu(**options):
 
 class SelfBLEU(Metric):
     """Self-BLEU (``self_bleu``). Options: those of ``bleu`` (``order``, ``weights``,
-    ``smoothing``, ``brevity_penalty``), ``tokenizer``, ``lowercase``. Each hypothesis is scored
+    ``smoothing``, ``brevity_penalty``, ``convention``), ``tokenizer``, ``lowercase``. Each hypothesis is scored
     with clipped multi-reference BLEU (``standard``) against the others, as in Texygen; there
     is no ``aggregate`` option.
     """
@@ -193,10 +193,11 @@ class SelfBLEU(Metric):
     needs_references = False
 
     def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "none",
-                 brevity_penalty: bool = True, tokenizer: str = "whitespace", lowercase: bool = False):
+                 brevity_penalty: bool = True, tokenizer: str = "whitespace", lowercase: bool = False,
+                 convention: str = "nltk"):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)
         self.bleu = _bleu(order=order, weights=weights, smoothing=smoothing, brevity_penalty=brevity_penalty,
-                          tokenizer=tokenizer, lowercase=lowercase, aggregate="standard")
+                          tokenizer=tokenizer, lowercase=lowercase, aggregate="standard", convention=convention)
 
     def signature_fields(self) -> list:
         return super().signature_fields() + self.bleu.bleu_signature_fields()
@@ -209,7 +210,7 @@ class SelfBLEU(Metric):
 
     def item_score(self, item: Item) -> float | None:
         """Mean over the item's hypotheses of BLEU against the others; None with fewer than 2."""
-        hyps = [self.tokenize(h) for h in item.hypotheses]
+        hyps = [self.bleu.tokenize(h) for h in item.hypotheses]
         if len(hyps) < 2:
             return None
         counts = [self.bleu.hyp_counts(h) for h in hyps]

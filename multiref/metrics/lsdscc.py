@@ -604,7 +604,7 @@ class _LsdsccMetric(Metric):
         if self.custom_weights:
             fields.append(("weights", ",".join(f"{w:g}" for w in self.weights)))
         return fields + [("smooth", self.smoothing), ("bp", "yes" if self.brevity_penalty else "no"),
-                         ("ties", self.ties)]
+                         ("conv", "lsdscc"), ("ties", self.ties)]
 
     def alignment(self, item: Item) -> tuple:
         """``(group_index, bleu)`` per hypothesis of ``item`` (which must have ``groups``)."""

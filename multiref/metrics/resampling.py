@@ -199,7 +199,32 @@ def _distinct_ratio(sums: np.ndarray) -> np.ndarray:
 def bleu_item_stats(metric, item_stats: Sequence, total, bleu_api: tuple, clip: bool = False) -> ItemStats:
     """:class:`ItemStats` of corpus BLEU (deltaBLEU with ``clip``: negative matched totals to 0
     after summing) from each item's summed ``BleuStats``, with ``metric``'s weights, smoothing and
-    brevity penalty; ``total``: the test set's summed ``BleuStats``; ``bleu_api``: as :func:`bleu_finish`."""
+    brevity penalty; ``total``: the test set's summed ``BleuStats``; ``bleu_api``: as :func:`bleu_finish`.
+    Under another convention than NLTK's (sacrebleu's, nlg-eval's), each row is scored by the
+    metric's own ``score_stats``."""
     k_stats = len(item_stats[0].matches)
+    if getattr(metric, "convention", "nltk") != "nltk":
+        return ItemStats(bleu_table(item_stats), convention_finish(metric, k_stats, clip, bleu_api[0]))
     return ItemStats(bleu_table(item_stats), bleu_finish(metric.weights, metric.smoothing, metric.brevity_penalty,
                                                          k_stats, clip=clip, last=total, bleu_api=bleu_api))
+
+
+def convention_finish(metric, k_stats: int, clip: bool, bleu_stats: type) -> Callable:
+    """``f(sums) -> scores`` with ``metric.score_stats`` on each row of summed BLEU statistics
+    (BLEU under a named convention: sacrebleu's or pycocoevalcap's formulas, row by row);
+    ``bleu_stats``: the ``BleuStats`` class."""
+
+    def finish(sums):
+        return np.array([metric.score_stats(_row_stats(row, k_stats, clip, bleu_stats)) for row in sums])
+
+    return finish
+
+
+def _row_stats(row, k_stats: int, clip: bool, bleu_stats: type):
+    """One row of summed statistics as ``BleuStats`` (as ``multiref.metrics.bleu._stats_of`` builds
+    a segment's, with the row's own denominators and totals)."""
+    matches = tuple(max(x, 0.0) if clip else x for x in row[:k_stats])
+    hyp_len, ref_len = row[3 * k_stats], row[3 * k_stats + 1]
+    fifth = (matches[4], max(0, hyp_len - 4) or 1) if k_stats >= 5 else None
+    return bleu_stats(matches, tuple(row[k_stats:2 * k_stats]), tuple(row[2 * k_stats:3 * k_stats]), hyp_len, ref_len,
+                      hyp_len, fifth)

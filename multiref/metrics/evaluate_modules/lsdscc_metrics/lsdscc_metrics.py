@@ -59,9 +59,9 @@ Examples:
     0.7919 0.6667 0.8
     >>> for name, signature in results["signatures"].items():
     ...     print(signature)
-    maxbleu|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:lsdscc|nrefs:5|version:1-multiref0.1.0
-    mds|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:lsdscc|nrefs:5|version:1-multiref0.1.0
-    pds|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|ties:lsdscc|nrefs:5|version:1-multiref0.1.0
+    maxbleu|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|conv:lsdscc|ties:lsdscc|nrefs:5|version:1-multiref0.1.0
+    mds|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|conv:lsdscc|ties:lsdscc|nrefs:5|version:1-multiref0.1.0
+    pds|tok:whitespace|lc:no|order:4|smooth:add1|bp:no|conv:lsdscc|ties:lsdscc|nrefs:5|version:1-multiref0.1.0
 """
 
 

@@ -18,7 +18,8 @@ _CITATION = """\
 
 _DESCRIPTION = """\
 Multi-reference metrics for dialogue responses, computed by the multiref library: BLEU
-(clipped multi-reference counts, NLTK-compatible smoothing), deltaBLEU, ROUGE-L, METEOR,
+(clipped multi-reference counts; NLTK's formulas, or sacrebleu's or nlg-eval's with
+``convention``), deltaBLEU, ROUGE-L, METEOR (NLTK's, or METEOR 1.5's jar with ``impl="1.5"``),
 Embedding Average / Vector Extrema / Greedy Matching (user-supplied word vectors),
 Distinct-n, Self-BLEU and recall (coverage) forms. Choose the metric with the config name
 (evaluate.load(path, "rouge_l")) or the ``metric`` argument of ``compute``; other keyword
@@ -33,6 +34,7 @@ Args:
     metric: metric name (default: the config name, or "bleu"); see `multiref metrics list`.
     weights_per_reference: for delta_bleu, one list of reference weights in [-1, 1] per item.
     **options: the metric's options, e.g. order=2, smoothing="nltk1", brevity_penalty=False,
+        convention="sacrebleu" (or "nlgeval"; default "nltk"), impl="1.5" (METEOR),
         aggregate="max", tokenizer="treebank", lowercase=True, vectors="vectors.kv".
 Returns:
     <metric name>: the score (a float);
@@ -49,7 +51,7 @@ Examples:
     >>> print(round(results["bleu"], 4))
     0.8819
     >>> print(results["signature"])
-    bleu|tok:whitespace|lc:no|agg:standard|order:2|smooth:none|bp:yes|nrefs:2|version:1-multiref0.1.0
+    bleu|tok:whitespace|lc:no|agg:standard|order:2|smooth:none|bp:yes|conv:nltk|nrefs:2|version:1-multiref0.1.0
     >>> results = multiref_metrics.compute(predictions=[["i am going home", "i am going out"]],
     ...                                    references=[[]], metric="distinct", order=1)
     >>> print(round(results["distinct"], 4))
