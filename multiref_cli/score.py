@@ -99,7 +99,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                         help="multi-reference aggregation for the metrics that offer it")
     parser.add_argument("--vectors", metavar="PATH", help="word vectors for the embedding metrics (gensim .kv or word2vec)")
     parser.add_argument("--distinct-order", type=number_type(int, 1, MAX_ORDER), metavar="N",
-                        help=f"n for distinct/distinct_per_utterance, 1 to {MAX_ORDER} (default 2)")
+                        help=f"n for distinct/distinct_per_utterance (default 2) and ead (default 1), 1 to {MAX_ORDER}")
+    parser.add_argument("--ead-vocab-size", type=number_type(int, 1, 10**12), metavar="V",
+                        help="ead: the vocabulary size V of its expectation (default: the distinct n-grams of the "
+                             "test set's references)")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="output format (default: table); markdown and latex mark significant differences")
     add_statistics_options(parser)
@@ -175,7 +178,9 @@ def metric_options(name: str, args) -> tuple:
         "vectors": args.vectors,
         "convention": getattr(args, "bleu_convention", None),
         "impl": getattr(args, "meteor_impl", None),
-        "order": args.bleu_order if bleu_family else (args.distinct_order if name.startswith("distinct") else None),
+        "order": args.bleu_order if bleu_family else (args.distinct_order if name.startswith("distinct") or name == "ead"
+                                                      else None),
+        "vocab_size": getattr(args, "ead_vocab_size", None),
     }
     options = {k: v for k, v in candidates.items() if v is not None and k in names}
     if "ties" in names:

@@ -262,7 +262,7 @@ def test_option_bounds_are_shown_in_the_help(capsys):
         main(["score", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "max n-gram order, 1 to 10 (default 4)" in text
-    assert "at most 10 weights" in text and "n for distinct/distinct_per_utterance, 1 to 10 (default 2)" in text
+    assert "at most 10 weights" in text and "n for distinct/distinct_per_utterance (default 2) and ead (default 1), 1 to 10" in text
 
 
 @pytest.mark.parametrize(

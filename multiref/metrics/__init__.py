@@ -33,6 +33,7 @@ METRICS = {
     "greedy_matching": "multiref.metrics.embedding:GreedyMatching",
     "distinct": "multiref.metrics.diversity:Distinct",
     "distinct_per_utterance": "multiref.metrics.diversity:DistinctPerUtterance",
+    "ead": "multiref.metrics.diversity:EAD",
     "self_bleu": "multiref.metrics.diversity:SelfBLEU",
     "recall_bleu": "multiref.metrics.diversity:RecallBLEU",
 }

@@ -8,6 +8,12 @@ forms), Self-BLEU, and the referenced recall (coverage) form of any pairwise met
   n-grams over its length (``denominator="tokens"``, default: the sentence-level form of the
   ``distinct-n`` package and of docs/algorithms.md#8-metric-definitions) or over its n-gram count
   (``denominator="ngrams"``), averaged over all outputs. An empty output scores 0.
+- ``ead`` (:class:`EAD`, Liu et al. 2022, "Rethinking and Refining the Distinct Metric"):
+  Expectation-Adjusted Distinct, the distinct n-grams over the number of distinct n-grams
+  expected when C n-grams are drawn uniformly from a vocabulary of V: ``V * (1 - ((V-1)/V)^C)``.
+  Distinct-n falls as outputs grow longer whatever their diversity; EAD does not. V is the
+  ``vocab_size`` option, or (default) the number of distinct n-grams in the test set's
+  references; the signature records it (``vocab:V``, ``vsrc:refs|given``).
 - ``self_bleu`` (:class:`SelfBLEU`, Zhu et al. 2018, Texygen): in each item, each hypothesis is
   scored with multi-reference BLEU against the item's OTHER hypotheses; averaged per item,
   then over items. Items with fewer than 2 hypotheses have no score (``None``) and are
@@ -48,6 +54,25 @@ def distinct_ratio(sentences: Sequence[Sequence[str]], n: int) -> float:
     """Corpus Distinct-n (Li et al. 2016): distinct n-grams / total n-grams; 0 if there are none."""
     distinct, total = distinct_counts(sentences, n)
     return distinct / total if total else 0.0
+
+
+def expected_distinct(vocab_size: int, total: float) -> float:
+    """Distinct n-grams expected among ``total`` drawn uniformly from ``vocab_size`` (EAD's
+    denominator, Liu et al. 2022): ``V * (1 - ((V - 1) / V) ** C)``, computed without
+    cancellation (``-expm1(C * log1p(-1 / V))``); 0 when nothing is drawn."""
+    import math
+
+    if total <= 0:
+        return 0.0
+    if vocab_size == 1:
+        return 1.0
+    return vocab_size * -math.expm1(total * math.log1p(-1.0 / vocab_size))
+
+
+def ead_ratio(distinct: int, total: int, vocab_size: int) -> float:
+    """EAD: distinct n-grams over :func:`expected_distinct`; 0 if there are none."""
+    expected = expected_distinct(vocab_size, total)
+    return distinct / expected if expected > 0 else 0.0
 
 
 def distinct_utterance(tokens: Sequence[str], n: int, denominator: str = "tokens") -> float:
@@ -116,6 +141,67 @@ class Distinct(Metric):
         from multiref.metrics.resampling import distinct_stats
 
         return distinct_stats(score.item_stats, vocabulary if vocabulary is not None else {})
+
+
+class EAD(Distinct):
+    """Expectation-Adjusted Distinct-n (``ead``, Liu et al. 2022). Options: ``order`` (n, default
+    1, the paper's), ``vocab_size`` (V; default: the distinct n-grams of the test set's
+    references, so the score depends on the test set, not on the system), ``tokenizer``,
+    ``lowercase``. Intervals and tests as corpus Distinct-n (jackknife; approximate
+    randomization only); unlike Distinct, EAD can exceed 1."""
+
+    name = "ead"
+    version = "1"
+
+    def __init__(self, order: int = 1, vocab_size: int | None = None, tokenizer: str = "whitespace",
+                 lowercase: bool = False):
+        super().__init__(order=order, tokenizer=tokenizer, lowercase=lowercase)
+        if vocab_size is not None and (isinstance(vocab_size, bool) or not isinstance(vocab_size, int)
+                                       or vocab_size < 1):
+            raise ValueError(f"{self.name}: vocab_size must be a positive integer, got {vocab_size!r}")
+        self.vocab_size = vocab_size
+        self._vocab_used = vocab_size
+
+    @property
+    def needs_references(self) -> bool:
+        return self.vocab_size is None
+
+    def signature_fields(self) -> list:
+        fields = super().signature_fields()
+        if self._vocab_used is not None:
+            fields += [("vocab", self._vocab_used), ("vsrc", "given" if self.vocab_size is not None else "refs")]
+        return fields
+
+    def _vocabulary_size(self, items: Sequence[Item]) -> int:
+        if self.vocab_size is not None:
+            return self.vocab_size
+        grams = {g for item in items for r in item.references for g in ngrams(self.tokenize(r), self.order)}
+        if not grams:
+            raise ValueError(f"{self.name}: no reference n-grams to size the vocabulary; give vocab_size")
+        return len(grams)
+
+    def tokenized_sentence_score(self, hyp: list, refs: list) -> float:
+        vocab = self.vocab_size or len({g for r in refs for g in ngrams(r, self.order)}) or 1
+        grams = ngrams(hyp, self.order)
+        return ead_ratio(len(set(grams)), len(grams), vocab)
+
+    def score_items(self, items: Sequence[Item]) -> Score:
+        """Distinct n-grams of every hypothesis of every item over their expected number."""
+        vocab = self._vocabulary_size(items)
+        self._vocab_used = vocab
+        base = super().score_items(items)
+        distinct, total = base.extra["distinct_ngrams"], base.extra["total_ngrams"]
+        per_item = [ead_ratio(len(seen), t, vocab) for seen, t in base.item_stats]
+        extra = dict(base.extra, vocab_size=vocab)
+        return Score(self.name, float(ead_ratio(distinct, total, vocab)), self.signature, per_item, extra,
+                     base.item_stats)
+
+    def resampling_stats(self, score: Score, items: Sequence[Item], vocabulary: dict | None = None):
+        """As corpus Distinct-n's, finished into EAD with this score's vocabulary size."""
+        from multiref.metrics.resampling import distinct_stats, ead_finish
+
+        stats = distinct_stats(score.item_stats, vocabulary if vocabulary is not None else {})
+        return type(stats)(stats.table, ead_finish(score.extra["vocab_size"]), stats.incidence)
 
 
 class DistinctPerUtterance(Metric):

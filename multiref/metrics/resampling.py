@@ -196,6 +196,19 @@ def _distinct_ratio(sums: np.ndarray) -> np.ndarray:
     return np.where(total > 0, distinct / np.where(total > 0, total, 1), 0.0)
 
 
+def ead_finish(vocab_size: int) -> Callable:
+    """Rows of summed ``(n-gram total, distinct n-grams)`` into EAD scores (Liu et al. 2022):
+    distinct over ``V * (1 - ((V-1)/V)^total)``, 0 where there are no n-grams."""
+    log_keep = math.log1p(-1.0 / vocab_size) if vocab_size > 1 else -math.inf
+
+    def finish(sums: np.ndarray) -> np.ndarray:
+        total, distinct = sums[:, 0], sums[:, 1]
+        expected = vocab_size * -np.expm1(total * log_keep) if vocab_size > 1 else np.minimum(total, 1.0)
+        return np.where(expected > 0, distinct / np.where(expected > 0, expected, 1), 0.0)
+
+    return finish
+
+
 def bleu_item_stats(metric, item_stats: Sequence, total, bleu_api: tuple, clip: bool = False) -> ItemStats:
     """:class:`ItemStats` of corpus BLEU (deltaBLEU with ``clip``: negative matched totals to 0
     after summing) from each item's summed ``BleuStats``, with ``metric``'s weights, smoothing and

@@ -87,7 +87,8 @@ Z95 = 1.959963984540054
 
 
 def distinct_jackknife(stats: ItemStats) -> tuple | None:
-    """95% delete-one jackknife interval of corpus Distinct-n: ``score +- 1.96 SE``, clipped to [0, 1].
+    """95% delete-one jackknife interval of corpus Distinct-n: ``score +- 1.96 SE``, clipped to [0, 1]
+    (EAD, finished by its own ``stats.finish``, clipped at 0 only: it can exceed 1).
 
     Leaving item i out removes its n-gram total and the n-gram types no other item holds
     (column degree 1 in the incidence matrix), so the N leave-one-out scores cost one pass
@@ -103,10 +104,11 @@ def distinct_jackknife(stats: ItemStats) -> tuple | None:
     rows = np.repeat(np.arange(n), np.diff(inc.indptr))
     alone = np.bincount(rows[degree[inc.indices] == 1], minlength=n)
     distinct, total = float(np.count_nonzero(degree)), float(totals.sum())
-    score = _distinct_ratio(np.array([[total, distinct]]))[0]
-    loo = _distinct_ratio(np.column_stack([total - totals, distinct - alone]))
+    score = stats.finish(np.array([[total, distinct]]))[0]
+    loo = stats.finish(np.column_stack([total - totals, distinct - alone]))
     se = math.sqrt((n - 1) / n * float(np.sum((loo - loo.mean()) ** 2)))
-    return max(0.0, score - Z95 * se), min(1.0, score + Z95 * se)
+    high = score + Z95 * se
+    return max(0.0, score - Z95 * se), min(1.0, high) if stats.finish is _distinct_ratio else high
 
 
 def interval_method(metric) -> str:
