@@ -71,11 +71,14 @@ def bleu_weights(text: str) -> tuple:
 def register(parser: argparse.ArgumentParser) -> None:
     from multiref.metrics.base import AGGREGATES, MAX_ORDER
     from multiref.metrics.bleu import SMOOTHINGS
+    from multiref.util.options import add_arguments
+    from multiref.util.tables import ColumnNames
     from multiref_cli import tokenizer_choices
 
     parser.add_argument("--references", "-r", required=True, metavar="PATH",
                         help="LSDSCC grouped JSON {query: {group_id: [refs]}}, JSON lines with id and "
-                             "references/groups, or a dataset folder written by multiref")
+                             "references/groups, a .csv/.tsv/.parquet/.jsonl/.json table (a references list, one "
+                             "column per reference, or a response), or a dataset folder (ours, or any parquet folder)")
     parser.add_argument("--hypotheses", "-H", "-i", nargs="+", action="extend", metavar="PATH",
                         help="one or more systems (the first is the baseline), '-' or nothing for standard input: "
                              "JSON lines (id or query, and hypotheses or hypothesis), or plain text with one line "
@@ -85,6 +88,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                              "scorer's --eos, e.g. '</s>'); default: one output per line")
     parser.add_argument("--config", help="dataset folder only: the config to score against (e.g. test_grouped)")
     parser.add_argument("--split", help="dataset folder only: the split (default: the only one, else test)")
+    parser.add_argument("--max-references", type=number_type(int, 1, None), metavar="N",
+                        help="score against each item's first N references, in their stored order (default: all; "
+                             "the signature records maxrefs:N)")
+    add_arguments(parser, ColumnNames)
     parser.add_argument("--metric", "-m", action="append", metavar="NAME",
                         help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
                              "bleu otherwise); see `multiref metrics list`")
@@ -219,137 +226,20 @@ def degenerate_warning(items, metrics, args, explain: bool = True) -> str | None
         tokenize = operator.methodcaller("split", None, SHORT_TOKENS)
     else:
         tokenize = get_tokenizer(args.tokenizer, bool(args.lowercase))
+    rewarding = [m.name for m in metrics
+                 if getattr(m, "smoothing", None) == "add1" and not getattr(m, "brevity_penalty", True)]
+    if not rewarding:  # short outputs only matter to add-one smoothing without a brevity penalty
+        return None
     empty, short, total = degenerate_counts(items, tokenize)
     if not empty and not short:
         return None
-    rewarding = [m.name for m in metrics
-                 if getattr(m, "smoothing", None) == "add1" and not getattr(m, "brevity_penalty", True)]
     if not explain:  # a later system of the same run: the explanation is on the first warning
         return f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens (see above)."
-    text = (f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens. "
+    return (f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens. "
             "Add-one smoothing without a brevity penalty (smooth:add1|bp:no, the public LSDSCC scorer's BLEU and "
             "the maxbleu/mds/pds default) scores an empty hypothesis 1.0 against any references and a one-word "
-            "one 1.0 when its word is in them (0.84 when it is not)")
-    if not rewarding:  # only what concerns the metrics of this run
-        return f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens " \
-               "(they score high under add-one smoothing without a brevity penalty, but no metric of this run uses it)."
-    text += (f"; here: {', '.join(rewarding)}. Check the outputs, or compare with --bleu-smoothing nltk1 "
-             "--brevity-penalty")
-    return text + "."
-
-
-def _format(rows, fmt: str) -> str:
-    """One system without statistics: ``rows`` of ``(metric, score or None, signature, details or None)``."""
-    if fmt == "json":
-        out = {}
-        for name, score, signature, details in rows:
-            out[name] = {"score": score, "signature": signature, **({"details": details} if details else {})}
-        return json.dumps(out, indent=2) + "\n"
-    if fmt == "csv":
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(["metric", "score", "signature"])
-        for name, score, signature, _ in rows:
-            writer.writerow([name, "" if score is None else repr(score), signature])
-        return buf.getvalue()
-    width = max(len("metric"), *(len(r[0]) for r in rows))
-    lines = [f"{'metric':<{width}}  {'score':>8}  signature"]
-    for name, score, signature, details in rows:
-        lines.append(f"{name:<{width}}  {'null' if score is None else f'{score:.4f}':>8}  {signature}")
-        if details:
-            lines.append(f"{'':<{width}}  precisions {'/'.join(f'{p:.4f}' for p in details['precisions'])} "
-                         f"bp {details['bp']:.4f} ratio {details['ratio']} hyp_len {details['hyp_len']} "
-                         f"ref_len {details['ref_len']}")
-    return "\n".join(lines) + "\n"
-
-
-def _write_per_item(path: str, systems, scores) -> None:
-    """Each item's scores, one row per item (per system and item, with a ``system`` field, when
-    several systems are scored)."""
-    rows = []
-    for (name, pairs, _), results in zip(systems, scores):
-        for i, (hyp, ref) in enumerate(pairs):
-            row = {"system": name} if len(systems) > 1 else {}
-            row["id"] = ref.id
-            if ref.query is not None and ref.query != ref.id:
-                row["query"] = ref.query
-            row["hypotheses"] = len(hyp.hypotheses)
-            for r in results:
-                row[r.name] = r.per_item[i] if i < len(r.per_item) else None
-            rows.append(row)
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        if path.endswith(".csv"):
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["id"], lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-        else:
-            for row in rows:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
-def _single_threaded_blas() -> None:
-    """One OpenBLAS thread unless the user chose otherwise: numpy's bundled OpenBLAS starts its
-    thread pool when numpy is imported (about 50 ms of a whole ``multiref score`` run), and
-    scoring does no large linear algebra (embedding metrics take dot products of single vectors)."""
-    import os
-
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
-def hypothesis_paths(args) -> tuple:
-    """``(paths, stdin)``: the systems to score (``--hypotheses``, or standard input when it is
-    piped) and the bytes of standard input when a system is ``-`` (None otherwise)."""
-    import io as _io
-
-    from multiref.util.errors import UsageError
-
-    paths = list(args.hypotheses) if args.hypotheses else ["-"]
-    if "-" not in paths:
-        return paths, None
-    if sys.stdin is None or sys.stdin.isatty():
-        raise UsageError("no hypotheses: give --hypotheses FILE (or several), or pipe them on standard input")
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
-    if not args.hypotheses and not data.strip():
-        raise UsageError("no hypotheses: --hypotheses not given and standard input is empty")
-    return paths, _io.BytesIO(data)
-
-
-def load_systems(args, refset) -> list:
-    """``(name, pairs, items)`` per system, in the order given (the first is the baseline)."""
-    from multiref.metrics.references import match_items, to_items
-    from multiref.metrics.score_inputs import load_system, system_names
-
-    paths, stdin = hypothesis_paths(args)
-    systems, shared = [], {}  # shared: each reference record's lists, built once for all systems
-    for path, name in zip(paths, system_names(paths)):
-        records = load_system(path, refset, args.eos, stdin)
-        pairs = match_items(refset, records, "standard input" if path == "-" else path, partial=args.partial)
-        systems.append((name, pairs, to_items(pairs, shared)))
-    return systems
-
-
-def score_systems(systems, metrics, log) -> list:
-    """``scores[s][m]``: metric m's Score on system s (a ValueError/TypeError becomes a UserError)."""
-    from multiref.util import progress
-    from multiref.util.errors import UserError
-
-    out = []
-    with progress.task("scoring", total=len(systems) * len(metrics), unit="scores") as bar:
-        for name, _, items in systems:
-            row = []
-            for metric in metrics:
-                t0 = time.perf_counter()
-                try:
-                    row.append(metric.score_items(items))
-                except UserError:
-                    raise
-                except (ValueError, TypeError) as exc:
-                    message = str(exc)
-                    raise UserError(message if message.startswith(metric.name) else f"{metric.name}: {message}") from None
-                bar.update()
-                log(f"{name}: {metric.name} done in {time.perf_counter() - t0:.2f}s")
-            out.append(row)
-    return out
+            f"one 1.0 when its word is in them (0.84 when it is not); here: {', '.join(rewarding)}. Check the "
+            "outputs, or compare with --bleu-smoothing nltk1 --brevity-penalty.")
 
 
 def input_warnings(systems, metrics, args) -> list:
@@ -360,7 +250,7 @@ def input_warnings(systems, metrics, args) -> list:
     explained = False
     for name, _, items in systems:
         prefix = f"{name}: " if len(systems) > 1 else ""
-        warning = degenerate_warning(items, metrics, args, explain=not explained)
+        warning = None if args.quiet else degenerate_warning(items, metrics, args, explain=not explained)
         if warning:
             out.append(prefix + warning)
             explained = True
@@ -373,7 +263,9 @@ def handle(args) -> int:
     _single_threaded_blas()
     from multiref.util import progress
     from multiref.util.files import require_writable
-    from multiref.metrics.references import load_references
+    from multiref.metrics.references import limit_references, load_references
+    from multiref.util.options import from_args
+    from multiref.util.tables import ColumnNames
 
     def note(message: str) -> None:  # something the user should know: shown unless --quiet
         if not args.quiet:
@@ -386,7 +278,8 @@ def handle(args) -> int:
     require_writable(args.output, "--output")
     require_writable(args.per_item, "--per-item")
     start = time.perf_counter()
-    refset = load_references(args.references, args.config, args.split)
+    refset = limit_references(load_references(args.references, args.config, args.split, from_args(ColumnNames, args)),
+                              args.max_references)
     systems = load_systems(args, refset)
     gc.freeze()  # the inputs live to the end: the cyclic collector need not walk them again and again
     names = list(dict.fromkeys(args.metric or (DEFAULT_GROUPED if refset.grouped else DEFAULT_FLAT)))
@@ -414,10 +307,12 @@ def handle(args) -> int:
 
 
 def _signature(result, items, refset) -> str:
-    """The metric's signature, plus ``items:covered/total`` when only part of the test set is scored."""
+    """The metric's signature, plus ``maxrefs:N`` (``--max-references``) and ``items:covered/total``
+    when only part of the test set is scored."""
+    signature = result.signature + (f"|maxrefs:{refset.max_references}" if refset.max_references else "")
     if len(items) < len(refset.records):
-        return f"{result.signature}|items:{len(items)}/{len(refset.records)}"
-    return result.signature
+        return f"{signature}|items:{len(items)}/{len(refset.records)}"
+    return signature
 
 
 def report(args, refset, systems, metrics, scores) -> str:

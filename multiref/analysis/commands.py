@@ -189,9 +189,12 @@ def refcount(args) -> Outcome:
     options = RefcountOptions(orders=args.orders, seed=args.seed, aggregate=args.aggregate, bootstrap=args.bootstrap,
                               confidence=args.confidence)
     curves, signatures = {}, {}
-    for scorer in progress.iterate(_scorers(args, specs, common), f"refcount: {args.orders} orders", unit="metrics"):
-        curves[scorer.label] = refcount_curve(scorer, rows, options)
-        signatures[scorer.label] = scorer.signature
+    points = len(specs) * max(len(r.references) for r in rows)
+    with progress.task(f"refcount: {len(specs)} metrics x {args.orders} orders, {args.bootstrap} resamples",
+                       total=points, unit="curve points") as bar:
+        for scorer in _scorers(args, specs, common):
+            curves[scorer.label] = refcount_curve(scorer, rows, options, on_point=bar.update)
+            signatures[scorer.label] = scorer.signature
     report = {"command": "refcount", "options": {**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
                                                  "orders": args.orders, "seed": args.seed,
                                                  "bootstrap": args.bootstrap, "confidence": args.confidence,

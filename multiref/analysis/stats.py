@@ -119,6 +119,78 @@ def _rowwise_correlations(X, Y, kendall: bool = True) -> dict:
     return out
 
 
+def resample_counts(resamples, n_rows: int):
+    """The ``(B, n_rows)`` matrix of how often each row is drawn in each resample of
+    :func:`resample_indices`' index matrix ``resamples``."""
+    import numpy as np
+
+    counts = np.zeros((resamples.shape[0], n_rows))
+    np.add.at(counts, (np.arange(resamples.shape[0])[:, None], resamples), 1.0)
+    return counts
+
+
+class Resampled:
+    """One variable's side of the correlations of many bootstrap resamples, from the counts
+    ``W`` (:func:`resample_counts`) instead of the resampled rows: equal, up to rounding, to
+    :func:`_rowwise_correlations` of ``values[resamples]``, in ``O(B n)`` work plus one
+    ``(B, n) @ (n, n)`` product for Kendall's tau. With the rows' distinct values sorted and
+    ``m_g`` the draws of value g in a resample, its average rank is ``sum_{h<g} m_h + (m_g + 1) / 2``
+    and its tied pairs ``sum_g C(m_g, 2)``; Kendall's concordance is ``sum_{a<b} w_a w_b
+    sign(x_a - x_b) sign(y_a - y_b)`` (pairs of draws of one row are ties, as in the rows)."""
+
+    def __init__(self, values, counts):
+        import numpy as np
+
+        self.x = np.asarray(values, dtype=float)
+        self.w = counts
+        order = np.argsort(self.x, kind="stable")
+        ordered = self.x[order]
+        new = np.r_[True, ordered[1:] != ordered[:-1]]
+        group = np.empty(len(self.x), dtype=int)
+        group[order] = np.cumsum(new) - 1
+        drawn = np.add.reduceat(counts[:, order], np.flatnonzero(new), axis=1)  # (B, groups)
+        self.ranks = (np.cumsum(drawn, axis=1) - drawn + (drawn + 1) / 2)[:, group]
+        total = counts.sum(axis=1)
+        self.untied = total * (total - 1) / 2 - (drawn * (drawn - 1) / 2).sum(axis=1)
+        self.sign = np.sign(self.x[:, None] - self.x[None, :]).astype(np.float32)
+
+    def _pearson(self, x, y, xx, yy):
+        """Weighted Pearson r per resample; ``x``/``y`` are ``(n,)`` or ``(B, n)``."""
+        import numpy as np
+
+        w = self.w
+        total = w.sum(axis=1)
+        sx, sy = (w @ x if x.ndim == 1 else (w * x).sum(axis=1)), (w @ y if y.ndim == 1 else (w * y).sum(axis=1))
+        sxy = (w * (x * y)).sum(axis=1) if max(x.ndim, y.ndim) > 1 else w @ (x * y)
+        cov = sxy - sx * sy / total
+        den = np.sqrt(np.maximum(xx - sx * sx / total, 0) * np.maximum(yy - sy * sy / total, 0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = cov / den
+        r[~(den > 1e-12)] = np.nan
+        return np.clip(r, -1.0, 1.0)
+
+    def _squares(self, ranks: bool):
+        x = self.ranks if ranks else self.x - self.x.mean()
+        return x, ((self.w * x * x).sum(axis=1) if ranks else self.w @ (x * x))
+
+    def correlations(self, other: "Resampled") -> dict:
+        """``{kind: (B,) array}`` as :func:`_rowwise_correlations` gives them."""
+        import numpy as np
+
+        out = {}
+        for kind, ranks in (("pearson", False), ("spearman", True)):
+            (x, xx), (y, yy) = self._squares(ranks), other._squares(ranks)
+            out[kind] = self._pearson(x, y, xx, yy)
+        w = self.w.astype(np.float32)  # counts and signs: exact in float32
+        concordance = ((w @ (self.sign * other.sign)) * w).sum(axis=1, dtype=float) / 2
+        den = np.sqrt(self.untied * other.untied)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = concordance / den
+        tau[~(den > 0)] = np.nan
+        out["kendall"] = np.clip(tau, -1.0, 1.0)
+        return out
+
+
 def _pair_sums(a, b, swap, pair_value):
     """For each row s of the 0/1 matrix ``swap``: ``sum_{i<j} pair_value(x_i, x_j)`` where
     ``x = where(s, b, a)``, as a quadratic form in s (so no row is built).
