@@ -242,6 +242,120 @@ def degenerate_warning(items, metrics, args, explain: bool = True) -> str | None
             "outputs, or compare with --bleu-smoothing nltk1 --brevity-penalty.")
 
 
+def _format(rows, fmt: str) -> str:
+    """One system without statistics: ``rows`` of ``(metric, score or None, signature, details or None)``."""
+    if fmt == "json":
+        out = {}
+        for name, score, signature, details in rows:
+            out[name] = {"score": score, "signature": signature, **({"details": details} if details else {})}
+        return json.dumps(out, indent=2) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["metric", "score", "signature"])
+        for name, score, signature, _ in rows:
+            writer.writerow([name, "" if score is None else repr(score), signature])
+        return buf.getvalue()
+    width = max(len("metric"), *(len(r[0]) for r in rows))
+    lines = [f"{'metric':<{width}}  {'score':>8}  signature"]
+    for name, score, signature, details in rows:
+        lines.append(f"{name:<{width}}  {'null' if score is None else f'{score:.4f}':>8}  {signature}")
+        if details:
+            lines.append(f"{'':<{width}}  precisions {'/'.join(f'{p:.4f}' for p in details['precisions'])} "
+                         f"bp {details['bp']:.4f} ratio {details['ratio']} hyp_len {details['hyp_len']} "
+                         f"ref_len {details['ref_len']}")
+    return "\n".join(lines) + "\n"
+
+
+def _write_per_item(path: str, systems, scores) -> None:
+    """Each item's scores, one row per item (per system and item, with a ``system`` field, when
+    several systems are scored)."""
+    rows = []
+    for (name, pairs, _), results in zip(systems, scores):
+        for i, (hyp, ref) in enumerate(pairs):
+            row = {"system": name} if len(systems) > 1 else {}
+            row["id"] = ref.id
+            if ref.query is not None and ref.query != ref.id:
+                row["query"] = ref.query
+            row["hypotheses"] = len(hyp.hypotheses)
+            for r in results:
+                row[r.name] = r.per_item[i] if i < len(r.per_item) else None
+            rows.append(row)
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        if path.endswith(".csv"):
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["id"], lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+        else:
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _single_threaded_blas() -> None:
+    """One OpenBLAS thread unless the user chose otherwise: numpy's bundled OpenBLAS starts its
+    thread pool when numpy is imported (about 50 ms of a whole ``multiref score`` run), and
+    scoring does no large linear algebra (embedding metrics take dot products of single vectors)."""
+    import os
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def hypothesis_paths(args) -> tuple:
+    """``(paths, stdin)``: the systems to score (``--hypotheses``, or standard input when it is
+    piped) and the bytes of standard input when a system is ``-`` (None otherwise)."""
+    import io as _io
+
+    from multiref.util.errors import UsageError
+
+    paths = list(args.hypotheses) if args.hypotheses else ["-"]
+    if "-" not in paths:
+        return paths, None
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError("no hypotheses: give --hypotheses FILE (or several), or pipe them on standard input")
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode("utf-8")
+    if not args.hypotheses and not data.strip():
+        raise UsageError("no hypotheses: --hypotheses not given and standard input is empty")
+    return paths, _io.BytesIO(data)
+
+
+def load_systems(args, refset) -> list:
+    """``(name, pairs, items)`` per system, in the order given (the first is the baseline)."""
+    from multiref.metrics.references import match_items, to_items
+    from multiref.metrics.score_inputs import load_system, system_names
+
+    paths, stdin = hypothesis_paths(args)
+    systems, shared = [], {}  # shared: each reference record's lists, built once for all systems
+    for path, name in zip(paths, system_names(paths)):
+        records = load_system(path, refset, args.eos, stdin)
+        pairs = match_items(refset, records, "standard input" if path == "-" else path, partial=args.partial)
+        systems.append((name, pairs, to_items(pairs, shared)))
+    return systems
+
+
+def score_systems(systems, metrics, log) -> list:
+    """``scores[s][m]``: metric m's Score on system s (a ValueError/TypeError becomes a UserError)."""
+    from multiref.util import progress
+    from multiref.util.errors import UserError
+
+    out = []
+    with progress.task("scoring", total=len(systems) * len(metrics), unit="scores") as bar:
+        for name, _, items in systems:
+            row = []
+            for metric in metrics:
+                t0 = time.perf_counter()
+                try:
+                    row.append(metric.score_items(items))
+                except UserError:
+                    raise
+                except (ValueError, TypeError) as exc:
+                    message = str(exc)
+                    raise UserError(message if message.startswith(metric.name) else f"{metric.name}: {message}") from None
+                bar.update()
+                log(f"{name}: {metric.name} done in {time.perf_counter() - t0:.2f}s")
+            out.append(row)
+    return out
+
+
 def input_warnings(systems, metrics, args) -> list:
     """Warnings about the outputs that matter to the metrics of this run (one line each)."""
     from multiref_cli.score_report import style_warnings
