@@ -113,7 +113,7 @@ def items_from_columns(table, where: str, *, references: bool, names=None) -> li
     or a string; or ``query``) and, with ``references``, a ``references`` list or a ``response``
     string (else a ``response``); ``names`` (:class:`multiref.util.tables.ColumnNames`) renames
     them. UserError naming ``where`` and the columns it has when one is missing, or an id repeats."""
-    from multiref.util.tables import ColumnNames, Rows, pick
+    from multiref.util.tables import ColumnNames, Rows, pick, shown
 
     names = names or ColumnNames()
     if not isinstance(table, Rows):
@@ -126,7 +126,7 @@ def items_from_columns(table, where: str, *, references: bool, names=None) -> li
                   "--references-column" if given else "--response-column", "the references or response")
     if context is None or answer is None:
         raise UserError(f"{where}: needs a context column ({' or '.join(CONTEXT_COLUMNS)}, or --context-column) and a "
-                        f"{' or '.join(answers)} column (or --response-column); it has {', '.join(columns)}")
+                        f"{' or '.join(answers)} column (or --response-column); it has {shown(columns)}")
     id_column = pick(where, columns, names.id, ("id",), "--id-column", "the item id")
     ids = [str(v) for v in table.values(id_column)] if id_column else [str(i) for i in range(len(table.rows))]
     if len(set(ids)) != len(ids):

@@ -312,7 +312,7 @@ def _row_record(row: dict, layout: _Layout, number: int) -> dict:
     if isinstance(query, str):
         record["query"] = query
     if layout.grouped:
-        record["groups"] = [] if row["groups"] is None else row["groups"]
+        record["groups"] = [] if row.get("groups") is None else row["groups"]
         ids = row.get("group_ids")
         if isinstance(ids, list) and all(isinstance(g, (str, int)) and not isinstance(g, bool) for g in ids):
             ids = [str(g) for g in ids]  # a dataset may store numeric group ids

@@ -67,20 +67,27 @@ def is_table_file(path: str) -> bool:
     return path.lower().endswith(SUFFIXES) and not os.path.isdir(path)
 
 
+def shown(columns: Sequence[str], most: int = 20) -> str:
+    """Column names for a one-line message: ``repr`` for one that is not printable, at most ``most``."""
+    names = [c if isinstance(c, str) and c.isprintable() else repr(c) for c in list(columns)[:most]]
+    more = f", ... ({len(columns)} in all)" if len(columns) > most else ""
+    return (", ".join(names) or "no columns") + more
+
+
 def pick(where_: str, columns: Sequence[str], given: str | None, usual: Sequence[str], flag: str,
          what: str) -> str | None:
     """The column to use: ``given`` (UserError when absent), else the first of ``usual``
     present (None when none is; the caller decides whether that is an error)."""
     if given is not None:
         if given not in columns:
-            raise UserError(f"{where_}: no column {given!r} ({flag}, {what}); it has {', '.join(columns) or 'none'}")
+            raise UserError(f"{where_}: no column {given!r} ({flag}, {what}); it has {shown(columns)}")
         return given
     return next((c for c in usual if c in columns), None)
 
 
 def missing(where_: str, columns: Sequence[str], what: str, flag: str) -> UserError:
     """The one-line error of a column the file lacks."""
-    return UserError(f"{where_}: needs {what} (or name it with {flag}); it has {', '.join(columns) or 'no columns'}")
+    return UserError(f"{where_}: needs {what} (or name it with {flag}); it has {shown(columns)}")
 
 
 def read_rows(path: str, what: str = "input file") -> Rows:
