@@ -106,7 +106,9 @@ def band(scores, ratings, resamples, confidence: float, counts=None) -> dict:
 
     human = counts if isinstance(counts, stats.Resampled) else stats.Resampled(
         ratings, stats.resample_counts(resamples, len(ratings)) if counts is None else counts)
-    per_order = [stats.Resampled(order, human.w).correlations(human) for order in scores]
+    distinct, which = np.unique(np.asarray(scores, dtype=float), axis=0, return_inverse=True)
+    found = [stats.Resampled(order, human.w, like=human).correlations(human) for order in distinct]  # orders giving equal
+    per_order = [found[i] for i in np.ravel(which)]  # scores (every order at k = all references) computed once
     means = {}
     for kind in stats.CORRELATIONS:
         stacked = np.vstack([c[kind] for c in per_order])  # (orders, B)
