@@ -198,7 +198,7 @@ def folder_choices(folder: str) -> dict:
             config = os.path.basename(os.path.dirname(path))
             split = os.path.basename(path).split("-")[0].split(".")[0]
             choices.setdefault("default" if config == "data" else config, {}).setdefault(split, []).append(path)
-    if not choices:
+    if not choices and not os.path.exists(meta_path):  # a folder holding table files
         for path in sorted(glob.glob(os.path.join(folder, "*"))):
             if is_table_file(path):
                 split = os.path.splitext(os.path.basename(path))[0]
