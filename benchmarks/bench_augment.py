@@ -45,8 +45,7 @@ def baseline(corpus, test, config, retrieval) -> dict:
     from pipelines.augment import read_items, retrieve
 
     start = time.perf_counter()
-    corpus_items, _ = read_items(corpus, references=False)
-    test_items, _ = read_items(test, references=True)
+    (corpus_items, _, _), (test_items, _, _) = read_items(corpus, test)
     queries, _ = aug.corpus_queries(corpus_items, config.context_turns)
     seconds = {"read": time.perf_counter() - start}
     workdir = tempfile.mkdtemp(prefix="bench-augment-")
@@ -68,14 +67,15 @@ def main(argv=None) -> int:
     parser.add_argument("--dataset", required=True, help="a DailyDialog build (config contexts)")
     parser.add_argument("--output", help="keep the augmented folder here (default: a temporary folder)")
     for flag, kind, default in (("--top-k", int, 100), ("--threshold", float, 0.9), ("--max-candidates", int, 15),
-                                ("--seed", int, 1), ("--context-turns", int, 1), ("--doc2vec-workers", int, 1)):
+                                ("--seed", int, 1), ("--context-turns", int, 1), ("--doc2vec-workers", int, 1),
+                                ("--min-candidates", int, 5), ("--floor-threshold", float, 0.5)):
         parser.add_argument(flag, type=kind, default=default)
     args = parser.parse_args(argv)
     defaults = dict(similarity="tfidf", bm25_k1=1.2, bm25_b=0.75, lucene_analyzer="english", jvm_heap="2g",
                     doc2vec_epochs=10, doc2vec_vector_size=100)
     config, retrieval, d2v = configs_from_args(argparse.Namespace(**vars(args), **defaults))
     corpus = Source(args.dataset, "contexts", "train")
-    test = Source(args.dataset, "contexts", "test")
+    test = Source(args.dataset, "contexts", "test", "test")
     load = os.getloadavg()
     report = {"baseline_lucene_only": baseline(corpus, test, config, retrieval)}
     output = args.output or tempfile.mkdtemp(prefix="bench-augment-out-")

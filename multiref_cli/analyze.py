@@ -82,6 +82,11 @@ def _add_ratings_options(p: argparse.ArgumentParser) -> None:
                    help="multireftest.json or a dataset folder with the multiref config: add the 5 references of "
                         "each context (joined by context id)")
     g.add_argument("--exclude-system", action="append", default=[], metavar="NAME", help="leave out this system")
+    from multiref.util.options import number_type
+
+    g.add_argument("--max-references", type=number_type(int, 1, None), metavar="N",
+                   help="each response's first N references, in their stored order (the single one first; default: "
+                        "all; the report's options and signatures record maxrefs:N)")
     g.add_argument("--aggregate", choices=("auto", "max", "mean", "standard"), default="auto",
                    help="multi-reference aggregation: auto (default) = the metric's standard form if it has one "
                         "(BLEU's clipped counts: BLEU-2 Spearman 0.205 against Gupta et al. 2019's 0.208; their "

@@ -1,8 +1,8 @@
 """``multiref augment``: grow candidate references for a test set from a training corpus.
 
-``multiref augment --corpus FOLDER --corpus-config NAME --corpus-split NAME --test FOLDER
---test-config NAME --test-split NAME --output FOLDER [--top-k K --threshold T
---max-candidates M --seed S]`` (LSDSCC's method, docs/algorithms.md section 2). Only the standard
+``multiref augment --corpus PATH [--corpus-config NAME --corpus-split NAME] --test PATH
+[--test-config NAME --test-split NAME] --output FOLDER [--top-k K --threshold T
+--max-candidates M --seed S]`` (PATH: a dataset folder or a table file) (LSDSCC's method, docs/algorithms.md section 2). Only the standard
 library at module level; the options are declared with the driver
 (:mod:`pipelines.augment_options`), and the handler publishes the output folder whole
 (:func:`multiref.output.publish.publishing`) around one call of :func:`pipelines.augment.run_augment`.
@@ -19,12 +19,11 @@ def _augment(args) -> int:
 
     from multiref.output import publish, published
     from multiref.util.errors import UserError
-    from pipelines.augment import Source, run_augment
-    from pipelines.augment_options import configs_from_args
+    from pipelines.augment import run_augment
+    from pipelines.augment_options import configs_from_args, sources_from_args
 
     config, retrieval, d2v = configs_from_args(args)
-    corpus = Source(args.corpus, args.corpus_config, args.corpus_split)
-    test = Source(args.test, args.test_config, args.test_split)
+    corpus, test = sources_from_args(args)
     for source in (corpus, test):
         if os.path.abspath(source.folder) == os.path.abspath(args.output):
             raise UserError(f"--output {args.output} is an input folder; augment writes a new dataset folder")

@@ -123,6 +123,8 @@ TABLE = (
                                                                   "analyze regression"), default="prevgt",
          exceptions={"analyze regression": ("reference", "the scored-references layout of Sugiyama et al. 2019")},
          doc="prevgt: multirefeval's mturk_rating_processed_output.csv"),
+    Flag("references per item at most", "--max-references", ("score",) + RATED, default=None,
+         doc="each item's first N references in their stored order; signatures record maxrefs:N"),
     Flag("dataset config", "--config", ("score", "lsdscc annotate browse", "analyze discrimination"), default=None,
          exceptions={"analyze discrimination": ("dailydialog_pp", "DailyDialog++ (Sai et al. 2020)")}),
     Flag("dataset folder to read", "--dataset", ("lsdscc testset", "lsdscc export-ids", "lsdscc annotate export",

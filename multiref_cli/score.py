@@ -68,11 +68,14 @@ def bleu_weights(text: str) -> tuple:
 
 def register(parser: argparse.ArgumentParser) -> None:
     from multiref.metrics.base import AGGREGATES, MAX_ORDER
+    from multiref.util.options import add_arguments
+    from multiref.util.tables import ColumnNames
     from multiref_cli import tokenizer_choices
 
     parser.add_argument("--references", "-r", required=True, metavar="PATH",
                         help="LSDSCC grouped JSON {query: {group_id: [refs]}}, JSON lines with id and "
-                             "references/groups, or a dataset folder written by multiref")
+                             "references/groups, a .csv/.tsv/.parquet/.jsonl/.json table (a references list, one "
+                             "column per reference, or a response), or a dataset folder (ours, or any parquet folder)")
     parser.add_argument("--hypotheses", "-H", "-i", nargs="+", action="extend", metavar="PATH",
                         help="one or more systems (the first is the baseline), '-' or nothing for standard input: "
                              "JSON lines (id or query, and hypotheses or hypothesis), or plain text with one line "
@@ -82,6 +85,10 @@ def register(parser: argparse.ArgumentParser) -> None:
                              "scorer's --eos, e.g. '</s>'); default: one output per line")
     parser.add_argument("--config", help="dataset folder only: the config to score against (e.g. test_grouped)")
     parser.add_argument("--split", help="dataset folder only: the split (default: the only one, else test)")
+    parser.add_argument("--max-references", type=number_type(int, 1, None), metavar="N",
+                        help="score against each item's first N references, in their stored order (default: all; "
+                             "the signature records maxrefs:N)")
+    add_arguments(parser, ColumnNames)
     parser.add_argument("--metric", "-m", action="append", metavar="NAME",
                         help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
                              "bleu otherwise); see `multiref metrics list`")
@@ -235,23 +242,20 @@ def degenerate_warning(items, metrics, args, explain: bool = True) -> str | None
         tokenize = operator.methodcaller("split", None, SHORT_TOKENS)
     else:
         tokenize = get_tokenizer(args.tokenizer, bool(args.lowercase))
+    rewarding = [m.name for m in metrics
+                 if getattr(m, "smoothing", None) == "add1" and not getattr(m, "brevity_penalty", True)]
+    if not rewarding:  # short outputs only matter to add-one smoothing without a brevity penalty
+        return None
     empty, short, total = degenerate_counts(items, tokenize)
     if not empty and not short:
         return None
-    rewarding = [m.name for m in metrics
-                 if getattr(m, "smoothing", None) == "add1" and not getattr(m, "brevity_penalty", True)]
     if not explain:  # a later system of the same run: the explanation is on the first warning
         return f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens (see above)."
-    text = (f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens. "
+    return (f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens. "
             "Add-one smoothing without a brevity penalty (smooth:add1|bp:no, the public LSDSCC scorer's BLEU and "
             "the maxbleu/mds/pds default) scores an empty hypothesis 1.0 against any references and a one-word "
-            "one 1.0 when its word is in them (0.84 when it is not)")
-    if not rewarding:  # only what concerns the metrics of this run
-        return f"{empty} of {total} hypotheses are empty and {short} have 1-{SHORT_TOKENS} tokens " \
-               "(they score high under add-one smoothing without a brevity penalty, but no metric of this run uses it)."
-    text += (f"; here: {', '.join(rewarding)}. Check the outputs, or compare with --bleu-smoothing nltk1 "
-             "--brevity-penalty")
-    return text + "."
+            f"one 1.0 when its word is in them (0.84 when it is not); here: {', '.join(rewarding)}. Check the "
+            "outputs, or compare with --bleu-smoothing nltk1 --brevity-penalty.")
 
 
 def _format(rows, fmt: str) -> str:
@@ -380,7 +384,7 @@ def input_warnings(systems, metrics, args) -> list:
     explained = False
     for name, _, items in systems:
         prefix = f"{name}: " if len(systems) > 1 else ""
-        warning = degenerate_warning(items, metrics, args, explain=not explained)
+        warning = None if args.quiet else degenerate_warning(items, metrics, args, explain=not explained)
         if warning:
             out.append(prefix + warning)
             explained = True
@@ -393,7 +397,9 @@ def handle(args) -> int:
     _single_threaded_blas()
     from multiref.util import progress
     from multiref.output.file_output import check_output, write_atomically
-    from multiref.metrics.references import load_references
+    from multiref.metrics.references import limit_references, load_references
+    from multiref.util.options import from_args
+    from multiref.util.tables import ColumnNames
 
     def note(message: str) -> None:  # something the user should know: shown unless --quiet
         if not args.quiet:
@@ -407,7 +413,8 @@ def handle(args) -> int:
     check_output(args.output, "--output", inputs)
     check_output(args.per_item, "--per-item", inputs + [args.output])
     start = time.perf_counter()
-    refset = load_references(args.references, args.config, args.split)
+    refset = limit_references(load_references(args.references, args.config, args.split, from_args(ColumnNames, args)),
+                              args.max_references)
     systems = load_systems(args, refset)
     gc.freeze()  # the inputs live to the end: the cyclic collector need not walk them again and again
     names = list(dict.fromkeys(args.metric or (DEFAULT_GROUPED if refset.grouped else DEFAULT_FLAT)))
@@ -437,10 +444,12 @@ def handle(args) -> int:
 
 
 def _signature(result, items, refset) -> str:
-    """The metric's signature, plus ``items:covered/total`` when only part of the test set is scored."""
+    """The metric's signature, plus ``maxrefs:N`` (``--max-references``) and ``items:covered/total``
+    when only part of the test set is scored."""
+    signature = result.signature + (f"|maxrefs:{refset.max_references}" if refset.max_references else "")
     if len(items) < len(refset.records):
-        return f"{result.signature}|items:{len(items)}/{len(refset.records)}"
-    return result.signature
+        return f"{signature}|items:{len(items)}/{len(refset.records)}"
+    return signature
 
 
 def resampling(args):

@@ -9,8 +9,9 @@ this use are in :mod:`lsdscc.testset.augment`. Like that stage, it runs on the d
 the model are single artifacts over the whole corpus. Both are built in a temporary folder
 and deleted afterwards (they are not part of the output).
 
-Input: two dataset folders (``dataset_meta.json`` naming each config's files), each with a
-config and a split. Output (written into ``folder``): configs ``test_candidates`` and
+Input: two dataset folders (ours, with ``dataset_meta.json``, or any parquet folder; a config
+and a split each) or table files (``.jsonl``, ``.json``, ``.csv``, ``.tsv``, ``.parquet``;
+:mod:`multiref.util.tables`). Output (written into ``folder``): configs ``test_candidates`` and
 ``test_auto`` (split ``test``) and their card::
 
     multiref augment --corpus out/dd --corpus-config contexts --corpus-split train \\
@@ -30,13 +31,16 @@ from lsdscc.testset import augment as aug
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
 from multiref.util.errors import UserError
+from multiref.util.tables import ColumnNames
 
 CARD_SECTION = """\
 Built by `multiref augment` (LSDSCC's test-set method, docs/algorithms.md section 2, applied to a test
 set outside the corpus): every distinct context of the corpus split indexed with Lucene; for each
 test context the `top_k` most similar corpus contexts (TF-IDF by default), re-ranked by the cosine
 of their Doc2Vec vectors and kept at or above the threshold; their responses, most similar context
-first, are the candidates. Leakage rules: candidates only from the corpus split; none equal to one
+first, are the candidates. A context with fewer than `min_candidates` candidates gets its best
+`min_candidates` among the contexts at or above `floor_threshold` (`filled_by_floor` counts them;
+`min_candidates` 0 is LSDSCC's rule); `coverage` is the share of test items with any candidate. Leakage rules: candidates only from the corpus split; none equal to one
 of the test item's references; a corpus pair with the test item's own context is never used.
 `test_candidates` is in the LSDSCC schema (annotate it with `multiref lsdscc annotate export`);
 `test_auto` holds the original references followed by every candidate, unchecked by people.
@@ -45,15 +49,20 @@ of the test item's references; a corpus pair with the test item's own context is
 
 @dataclass(frozen=True)
 class Source:
-    """One input: a dataset ``folder``, its ``config`` and ``split``."""
+    """One input: a dataset ``folder`` (with its ``config`` and ``split``; None: the only one) or
+    a table file (``.jsonl``, ``.json``, ``.csv``, ``.tsv``, ``.parquet``); ``role`` names its
+    flags in messages (``corpus``: ``--corpus-config``); ``columns`` renames its columns."""
 
     folder: str
-    config: str
-    split: str
+    config: str | None = None
+    split: str | None = None
+    role: str = "corpus"
+    columns: ColumnNames = ColumnNames()
 
     def card(self, fingerprint: str) -> dict:
-        return {"dataset": os.path.basename(os.path.normpath(self.folder)), "config": self.config,
-                "split": self.split, "sha256": fingerprint}
+        out = {"dataset": os.path.basename(os.path.normpath(self.folder)), "config": self.config,
+               "split": self.split, "sha256": fingerprint}
+        return {**out, **self.columns.options()}
 
 
 def _note(message: str) -> None:
@@ -63,19 +72,55 @@ def _note(message: str) -> None:
         print(f"[augment] {message}", file=sys.stderr, flush=True)
 
 
-def read_items(source: Source, *, references: bool) -> tuple:
-    """``(items, fingerprint of the split's files)`` of ``source`` (UserError naming it)."""
-    from lsdscc.testset import assemble as ts
+def read_rows(source: Source) -> tuple:
+    """``(rows, where, fingerprint of the files read, the source with its config and split
+    resolved)`` of ``source`` (UserError naming it)."""
+    from dataclasses import replace
 
-    if not os.path.isdir(source.folder):
-        raise UserError(f"{source.folder}: no such dataset folder")
-    files = ts.config_files(source.folder, source.config)
-    if source.split not in files:
-        raise UserError(f"{source.folder}: config {source.config!r} has no split {source.split!r} "
-                        f"(it has {', '.join(sorted(files))})")
-    table = ts.read_table(files[source.split])
-    where = f"{source.folder} {source.config}/{source.split}"
-    return aug.items_from_columns(table, where, references=references), ts.fingerprint(files[source.split], source.folder)
+    from lsdscc.testset import assemble as ts
+    from multiref.util import tables
+
+    flags = (f"--{source.role}-config", f"--{source.role}-split")
+    if os.path.isfile(source.folder):
+        if source.config is not None or source.split is not None:
+            raise UserError(f"{source.folder}: {flags[0]}/{flags[1]} only apply to a dataset folder, not to a file")
+        rows = tables.read_rows(source.folder, f"--{source.role} file")
+        files, root, where = [source.folder], os.path.dirname(os.path.abspath(source.folder)), source.folder
+    elif os.path.isdir(source.folder):
+        choices = tables.folder_choices(source.folder)
+        config, split = tables.choose(source.folder, choices, source.config, source.split, flags)
+        source = replace(source, config=config, split=split)
+        where = f"{source.folder} {config}/{split}"
+        files, root = choices[config][split], source.folder
+        rows = tables.read_files(files, where, f"--{source.role} file")
+    else:
+        raise UserError(f"--{source.role} {source.folder}: no such file or dataset folder")
+    return rows, where, ts.fingerprint(files, root), source
+
+
+def own_names(names: ColumnNames, columns, other) -> ColumnNames:
+    """The column names for one input: a name given for the other input only (absent here, present
+    there) falls back to this input's usual names; one absent from both stays (and is an error)."""
+    from dataclasses import replace
+
+    def mine(name):
+        return None if name is not None and name not in columns and name in other else name
+
+    refs = tuple(n for n in names.references if mine(n) is not None)
+    return replace(names, context=mine(names.context), response=mine(names.response), id=mine(names.id),
+                   references=refs)
+
+
+def read_items(corpus: Source, test: Source) -> tuple:
+    """``((corpus items, fingerprint, resolved source), (test items, ...))``; the column flags
+    apply to both inputs (:func:`own_names`)."""
+    read = [read_rows(corpus), read_rows(test)]
+    out = []
+    for (rows, where, fingerprint, source), (other, *_rest) in zip(read, reversed(read)):
+        names = own_names(source.columns, rows.columns, other.columns)
+        items = aug.items_from_columns(rows, where, references=source is read[1][3], names=names)
+        out.append((items, fingerprint, source))
+    return tuple(out)
 
 
 def retrieve(queries: dict, test: list, config: aug.AugmentConfig, retrieval: RetrievalConfig, workdir: str,
@@ -116,10 +161,10 @@ def rerank_and_assemble(queries: dict, contexts: dict, corpus_responses, test: l
     out, kept = [], 0
     for item, text in zip(test, test_texts):
         found = hits.get(aug.test_query_id(item.id), [])
-        ranked = vectors.rerank(text, found, lambda h: queries[h.query_id].text, d2v.threshold)
+        ranked = vectors.rerank(text, found, lambda h: queries[h.query_id].text, config.lowest(d2v.threshold))
         kept += len(ranked)
         neighbours = [(queries[h.query_id], h.score, cosine) for h, cosine in ranked]
-        out.append((item, aug.candidates_for(item, neighbours, contexts, config, counts)))
+        out.append((item, aug.candidates_for(item, neighbours, contexts, config, counts, d2v.threshold)))
     counts["kept_neighbours"] = kept
     seconds["doc2vec_rerank_and_assembly"] = time.perf_counter() - start
     return out
@@ -131,8 +176,7 @@ def run_augment(corpus: Source, test: Source, folder: str, config: aug.AugmentCo
     ``folder``; return the counts (also in the card) with ``seconds`` (not in the card)."""
     clock = time.perf_counter()
     seconds: dict = {}
-    corpus_items, corpus_fp = read_items(corpus, references=False)
-    test_items, test_fp = read_items(test, references=True)
+    (corpus_items, corpus_fp, corpus), (test_items, test_fp, test) = read_items(corpus, test)
     for source, items in ((corpus, corpus_items), (test, test_items)):
         if not items:
             raise UserError(f"{source.folder} {source.config}/{source.split}: no rows")
@@ -153,6 +197,9 @@ def run_augment(corpus: Source, test: Source, folder: str, config: aug.AugmentCo
     options = {"corpus": corpus.card(corpus_fp), "test": test.card(test_fp), "retrieval": retrieval.options(),
                "doc2vec": d2v.options(), "augment": config.options()}
     write_outputs(folder, found, options, counts)
+    _note(f"{counts['items_with_candidates']:,} of {len(test_items):,} test items ({100 * counts['coverage']:.1f} %) "
+          f"got candidates, {counts['candidates']:,} in all ({counts['filled_by_floor']:,} filled to "
+          f"--min-candidates {config.min_candidates})")
     seconds["total"] = time.perf_counter() - clock
     counts["seconds"] = {k: round(v, 2) for k, v in seconds.items()}
     return counts
@@ -165,9 +212,11 @@ def write_outputs(folder: str, found: list, options: dict, counts: dict) -> None
 
     rows = [aug.candidate_row(item, cands) for item, cands in found]
     auto = [aug.auto_row(item, cands) for item, cands in found]
-    counts.update(candidates=sum(len(r["candidates"]) for r in rows),
-                  items_with_candidates=sum(1 for r in rows if r["candidates"]),
+    covered = sum(1 for r in rows if r["candidates"])
+    counts.update(candidates=sum(len(r["candidates"]) for r in rows), items_with_candidates=covered,
+                  coverage=round(covered / len(rows), 4) if rows else 0.0,
                   candidates_per_item=aug.per_item_histogram(rows))
+    counts.setdefault("filled_by_floor", 0)
     counts.setdefault("dropped_own_context", 0)
     counts.setdefault("dropped_equal_to_reference", 0)
     hfdata.write_parquet(hfdata.shard_path(folder, aug.CANDIDATES_CONFIG, "test"), rows, candidates_schema())

@@ -15,6 +15,7 @@ from lsdscc.testset.augment import AugmentConfig
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
 from multiref.util.options import add_arguments, default_of, from_args, type_of
+from multiref.util.tables import ColumnNames
 
 
 #: the fields augment sets under its own flag names (its interface), not the test-set stage's
@@ -28,21 +29,32 @@ RENAMED = (("--top-k", "K", RetrievalConfig, "depth", "--retrieval-depth",
 def add_augment_arguments(parser: argparse.ArgumentParser) -> None:
     """The inputs, the output and the method's options (each recorded in the card): the
     test-set stage's Lucene and Doc2Vec options, three of them under augment's own names."""
-    io = parser.add_argument_group("inputs and output (dataset folders with dataset_meta.json)")
+    io = parser.add_argument_group("inputs and output (a dataset folder, or a .jsonl/.json/.csv/.tsv/.parquet file)")
     for name, what in (("corpus", "the training corpus the candidates come from"),
                        ("test", "the test set to grow")):
-        io.add_argument(f"--{name}", required=True, metavar="FOLDER", help=f"dataset folder of {what}")
-        io.add_argument(f"--{name}-config", required=True, metavar="NAME",
-                        help="its config: a context (or query) column and a response column"
-                             + (" (or a references list)" if name == "test" else ""))
-        io.add_argument(f"--{name}-split", required=True, metavar="NAME", help="its split")
+        io.add_argument(f"--{name}", required=True, metavar="PATH",
+                        help=f"{what}: a file or dataset folder with a context column (a list of turns or a "
+                             "string) and a response column" + (" (or a references list)" if name == "test" else ""))
+        io.add_argument(f"--{name}-config", metavar="NAME", help="folder only: its config (default: the only one)")
+        io.add_argument(f"--{name}-split", metavar="NAME",
+                        help="folder only: its split (default: the only one, else test)")
     io.add_argument("--output", required=True, metavar="FOLDER",
                     help="dataset folder to write (test_candidates, test_auto); replaced whole")
+    add_arguments(parser, ColumnNames)
     g = parser.add_argument_group("method (LSDSCC's test set, docs/algorithms.md section 2)")
     for flag, metavar, cls, name, _stage_flag, text in RENAMED:
         g.add_argument(flag, type=type_of(cls, name), default=default_of(cls, name), metavar=metavar,
                        help=f"{text} (default: %(default)s)")
     add_arguments(g, AugmentConfig, RetrievalConfig, Doc2VecConfig, skip=tuple(r[4] for r in RENAMED))
+
+
+def sources_from_args(args) -> tuple:
+    """``(corpus, test)`` :class:`pipelines.augment.Source` of parsed arguments."""
+    from pipelines.augment import Source
+
+    columns = from_args(ColumnNames, args)
+    return (Source(args.corpus, args.corpus_config, args.corpus_split, "corpus", columns),
+            Source(args.test, args.test_config, args.test_split, "test", columns))
 
 
 def configs_from_args(args) -> tuple:

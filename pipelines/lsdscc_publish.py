@@ -16,6 +16,7 @@ code: UserError for a user's mistake, progress notes on stderr through
 from __future__ import annotations
 
 import os
+import shutil
 
 from multiref.util.errors import UserError
 
@@ -99,6 +100,10 @@ def publish_annotations(dataset: str, annotations, output: str, *, tie: str = "i
         inside = os.path.relpath(os.path.realpath(output), pub.target)  # pub.target is resolved too
         if not inside.startswith(os.pardir):  # output inside the dataset: published with it
             output = os.path.normpath(os.path.join(pub.staging, inside))
-        counts, agreed = annotation.import_round(pub.staging, annotations, output, tie=tie, partial=partial)
-        published.check_dataset(pub.staging)
+        try:
+            counts, agreed = annotation.import_round(pub.staging, annotations, output, tie=tie, partial=partial)
+            published.check_dataset(pub.staging)
+        except UserError:  # the staging folder is only a linked copy of the dataset: leave none behind
+            shutil.rmtree(pub.staging, ignore_errors=True)
+            raise
     return {**counts, "agreement": agreed}

@@ -290,3 +290,30 @@ def test_scatter_titles_carry_the_intervals():
 
     result = {"pearson": {"value": 0.18, "p": 0.01, "ci": [0.094, 0.256]}, "spearman": {"value": 0.025, "p": 0.6}}
     assert scatter_title("single reference", result) == "single reference\nr 0.180 [0.094, 0.256], rho 0.025"
+
+
+def test_refcount_progress_and_max_references(capsys):
+    """--progress shows each curve point on stderr (-q none); --max-references 2 stops the curve at
+    2 references, whose point (every order: the same two) is correlation's multi-reference column
+    with --max-references 2; the report's options and signatures record it."""
+    argv = ["analyze", "refcount", "--ratings", RATINGS, "--multiref-references", MULTIREF, "--metric", "bleu2",
+            "--orders", "3", "--bootstrap", "50", "--format", "json"]
+    assert main(argv + ["--progress"]) == 0
+    full, err = capsys.readouterr()
+    assert "refcount: 1 metrics x 3 orders, 50 resamples" in err and "5/5 curve points" in err
+    assert main(argv + ["-q"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(argv + ["--max-references", "2"]) == 0
+    limited = json.loads(capsys.readouterr().out)["bleu2"]
+    assert [p["references"] for p in limited] == [1, 2] and limited[1]["spearman_std"] == 0
+    assert main(["analyze", "correlation", "--ratings", RATINGS, "--multiref-references", MULTIREF, "--metric", "bleu2",
+                 "--bootstrap", "0", "--permutations", "0", "--max-references", "2", "--format", "json", "-q"]) == 0
+    multi = json.loads(capsys.readouterr().out)["bleu2"]["multi"]["spearman"]["value"]
+    assert limited[1]["spearman"] == pytest.approx(multi, abs=1e-12)
+    assert len(json.loads(full)["bleu2"]) == 5
+    from multiref.analysis import commands
+    from multiref_cli import build_parser
+
+    args = build_parser().parse_args(argv + ["--max-references", "2", "-q"])
+    report = commands.refcount(args).report
+    assert report["options"]["max_references"] == 2 and report["signatures"]["bleu2"].endswith("|maxrefs:2")

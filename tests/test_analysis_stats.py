@@ -132,3 +132,27 @@ def test_system_level_bootstrap():
     ci = stats.bootstrap_system_correlations(x, y, systems, 200, seed=3)
     assert ci["pearson"][0] > 0.8 and ci["pearson"][1] <= 1.0
     assert stats.system_means([1, 2, 3, 5], ["b", "a", "b", "a"]) == {"a": 3.5, "b": 2.0}
+
+
+@pytest.mark.parametrize("n", [7, 60, 300])
+def test_resampled_correlations_equal_correlating_the_resampled_rows(n):
+    """stats.Resampled (refcount's bands: counts instead of rows) gives what correlating each
+    resample's rows gives, ties, repeated draws and constant resamples included; scipy is the
+    judge for a few resamples."""
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 5, size=n) / 4.0
+    y = rng.integers(0, 3, size=n) + 0.5 * x
+    idx = stats.resample_indices(n, 40, seed=3)[0]
+    if n == 7:
+        idx[0] = 2  # one row drawn n times: every correlation undefined
+    counts = stats.resample_counts(idx, n)
+    assert counts.sum(axis=1).tolist() == [n] * 40
+    got = stats.Resampled(x, counts).correlations(stats.Resampled(y, counts))
+    want = stats._rowwise_correlations(x[idx], y[idx])
+    for kind in stats.CORRELATIONS:
+        np.testing.assert_allclose(got[kind], want[kind], atol=1e-12, equal_nan=True)
+    if n == 7:
+        assert all(np.isnan(got[kind][0]) for kind in stats.CORRELATIONS)
+    for b in (1, 2):
+        assert got["kendall"][b] == pytest.approx(sps.kendalltau(x[idx[b]], y[idx[b]])[0], abs=1e-12)
+        assert got["spearman"][b] == pytest.approx(sps.spearmanr(x[idx[b]], y[idx[b]])[0], abs=1e-12)

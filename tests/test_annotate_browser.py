@@ -109,6 +109,7 @@ def test_annotate_by_keyboard_then_import(page, tmp_path, served):
     page.wait_for_selector("li.cand")
     assert page.inner_text("#query") == "what is the best batman movie"
     assert page.inner_text("#progress-text") == "0 of 3 queries done"
+    assert "· t3_qa ·" in page.inner_text("#query-meta")  # the id as stored, not upper-cased by the label style
     # t3_qa: #1 group 1, #2 group 1, #3 group 2, #4 Space (takes its proposed group 3), #5 not relevant
     keys(page, "1", "j", "1", "ArrowDown", "2", "j", "Space", "j", "x")
     wait_saved(page)

@@ -142,8 +142,10 @@ def test_card_records_corpus_options_and_counts(loose):
     assert options["test"]["config"] == "items" and len(options["corpus"]["sha256"]) == 64
     assert options["retrieval"]["depth"] == 50 and options["retrieval"]["similarity"] == "tfidf"
     assert options["doc2vec"]["threshold"] == -1.0 and options["doc2vec"]["seed"] == 7
-    assert options["augment"] == {"max_candidates": 40, "context_turns": 1}
+    assert options["augment"] == {"max_candidates": 40, "context_turns": 1, "min_candidates": 5,
+                                  "floor_threshold": 0.5}
     assert meta["test_candidates"]["counts"]["candidates"] == counts["candidates"]
+    assert meta["test_candidates"]["counts"]["coverage"] == round(counts["items_with_candidates"] / 3, 4)
     assert meta["test_auto"]["splits"] == {"test": 3}
     assert "Augmentation" in open(os.path.join(out, "README.md"), encoding="utf-8").read()
 
@@ -151,7 +153,7 @@ def test_card_records_corpus_options_and_counts(loose):
 def test_threshold_and_max_candidates(inputs, loose):
     root, corpus, test = inputs
     out = str(root / "strict")
-    done = _augment(corpus, test, out, "--threshold", "0.99", "--max-candidates", "2")
+    done = _augment(corpus, test, out, "--threshold", "0.99", "--max-candidates", "2", "--min-candidates", "0")
     assert done.returncode == 0, done.stderr
     rows = _rows(out, "test_candidates")
     # only the corpus context with the very text of t_para's last turn has cosine 1 (the same vector)
@@ -161,6 +163,71 @@ def test_threshold_and_max_candidates(inputs, loose):
     loose_rows = _rows(loose[0], "test_candidates")
     assert all(len(r["candidates"]) <= 2 for r in rows.values())
     assert any(len(r["candidates"]) > 2 for r in loose_rows.values())
+
+
+def test_floor_fills_a_context_to_min_candidates(inputs, loose):
+    """At --threshold 0.99 t_para has one candidate; the floor (3 at cosine >= -1) adds the next
+    two best of the loose run, in its order, and the card counts the filled contexts."""
+    root, corpus, test = inputs
+    out = str(root / "floor")
+    done = _augment(corpus, test, out, "--threshold", "0.99", "--min-candidates", "3", "--floor-threshold", "-1",
+                    "--top-k", "50", "--seed", "7")
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout)
+    rows, loose_rows = _rows(out, "test_candidates"), _rows(loose[0], "test_candidates")
+    assert [c["text"] for c in rows["t_para"]["candidates"]] == [c["text"] for c in loose_rows["t_para"]["candidates"][:3]]
+    assert rows["t_para"]["candidates"][0]["doc2vec_cosine"] == pytest.approx(1.0)
+    assert rows["t_para"]["candidates"][2]["doc2vec_cosine"] < 0.99
+    assert counts["filled_by_floor"] == sum(1 for r in rows.values() if r["candidates"]) >= 2
+    assert counts["coverage"] == round(counts["items_with_candidates"] / 3, 4)
+    assert "test items" in done.stderr and "got candidates" in done.stderr
+
+
+def test_files_as_researchers_hold_them(inputs, tmp_path):
+    """The issue's interface: train.jsonl and test.jsonl (context: a list of turns; response),
+    no other flag, writes test_candidates; a CSV test set with renamed columns; a folder that
+    holds the file; a mistyped column is one line naming the file and its columns."""
+    train = tmp_path / "train.jsonl"
+    rows = _read_jsonl(DATA / "corpus_train.jsonl") + _filler()
+    train.write_text("".join(json.dumps({"context": r["context"], "response": r["response"]}) + "\n" for r in rows))
+    test = tmp_path / "test.jsonl"
+    tests = _read_jsonl(DATA / "test.jsonl")
+    test.write_text("".join(json.dumps({"context": r["context"], "response": r["references"][0]}) + "\n"
+                            for r in tests))
+    env = dict(os.environ, PYTHONPATH=str(REPO_DIR))
+
+    def augment(*argv):
+        return subprocess.run([sys.executable, "-m", "multiref_cli", "augment", *argv], capture_output=True, text=True,
+                              env=env, timeout=300)
+
+    done = augment("--corpus", str(train), "--test", str(test), "--output", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    found = _rows(str(tmp_path / "out"), "test_candidates")
+    assert sorted(found) == ["0", "1", "2"] and json.loads(done.stdout)["test_items"] == 3
+    with open(tmp_path / "test.csv", "w", encoding="utf-8", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["key", "turns", "gold"])
+        out.writerows([[r["id"], json.dumps(r["context"]), r["references"][0]] for r in tests])
+    (tmp_path / "corpus").mkdir()
+    os.replace(train, tmp_path / "corpus" / "my_train_pairs.jsonl")
+    done = augment("--corpus", str(tmp_path / "corpus"), "--test", str(tmp_path / "test.csv"), "--id-column", "key",
+                   "--context-column", "turns", "--references-column", "gold", "--output", str(tmp_path / "out2"))
+    assert done.returncode == 0, done.stderr  # the names exist in the test file only: the corpus keeps its own
+    renamed = _rows(str(tmp_path / "out2"), "test_candidates")
+    assert sorted(renamed) == sorted(r["id"] for r in tests)
+    for i, row in enumerate(tests):  # the same candidates as from the JSON lines file (ids: its row numbers)
+        assert [c["text"] for c in renamed[row["id"]]["candidates"]] == [c["text"] for c in found[str(i)]["candidates"]]
+    done = augment("--corpus", str(tmp_path / "corpus"), "--test", str(tmp_path / "test.csv"), "--context-column",
+                   "turn", "--output", str(tmp_path / "out3"))
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert f"{tmp_path / 'corpus'} default/my_train_pairs: no column 'turn' (--context-column" in done.stderr
+    assert "it has context, response" in done.stderr
+    done = augment("--corpus", str(test), "--test", str(tmp_path / "test.csv"), "--output", str(tmp_path / "out3"))
+    assert done.returncode == 1
+    assert done.stderr.strip() == (f"multiref: error: {tmp_path / 'test.csv'}: needs a context column (context or query, "
+                                   "or --context-column) and a references or response column (or --response-column); "
+                                   "it has key, turns, gold")
+    assert not os.path.exists(tmp_path / "out3")
 
 
 def test_rerun_is_byte_identical_and_loads_with_datasets(inputs, loose):
@@ -223,8 +290,8 @@ def test_annotation_round_trip_on_test_candidates(inputs, loose, tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    (("--corpus-config", "nope"), "has no 'nope' config"),
-    (("--test-split", "train"), "config 'items' has no split 'train'"),
+    (("--corpus-config", "nope"), "no config 'nope' (choose one of: pairs)"),
+    (("--test-split", "train"), "items: no split 'train' (choose one of: test)"),
     (("--max-candidates", "0"), "--max-candidates must be at least 1"),
 ])
 def test_bad_input_is_one_line_exit_1(inputs, change, message):
@@ -251,9 +318,10 @@ def test_interface_of_the_issue():
 
     parser = dict(flags.leaf_parsers(build_parser()))["augment"]
     usage = " ".join(parser.format_usage().split())
-    for part in ("--corpus FOLDER", "--corpus-config NAME", "--corpus-split NAME", "--test FOLDER",
-                 "--test-config NAME", "--test-split NAME", "--output FOLDER", "[--top-k K]", "[--threshold T]",
-                 "[--max-candidates M]", "[--seed S]"):
+    for part in ("--corpus PATH", "[--corpus-config NAME]", "[--corpus-split NAME]", "--test PATH",
+                 "[--test-config NAME]", "[--test-split NAME]", "--output FOLDER", "[--top-k K]", "[--threshold T]",
+                 "[--max-candidates M]", "[--seed S]", "[--min-candidates F]", "[--floor-threshold L]",
+                 "[--context-column NAME]", "[--response-column NAME]", "[--id-column NAME]"):
         assert part in usage, part
     args = parser.parse_args(["--corpus", "a", "--corpus-config", "b", "--corpus-split", "c", "--test", "d",
                               "--test-config", "e", "--test-split", "f", "--output", "g", "--top-k", "3",

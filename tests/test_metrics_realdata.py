@@ -213,7 +213,7 @@ def test_degenerate_outputs_score_high_and_are_warned_about(lsdscc_path, tmp_pat
     queries = list(json.load(open(lsdscc_path, encoding="utf-8")))
     hyps = tmp_path / "degenerate.jsonl"
     hyps.write_text("".join(json.dumps({"query": q, "hypothesis": output}) + "\n" for q in queries), encoding="utf-8")
-    assert main(["score", "-r", lsdscc_path, "-H", str(hyps), "--format", "json", "-q", "-m", "maxbleu"]) == 0
+    assert main(["score", "-r", lsdscc_path, "-H", str(hyps), "--format", "json", "-m", "maxbleu"]) == 0
     captured = capsys.readouterr()
     assert round(json.loads(captured.out)["maxbleu"]["score"], 4) == maxbleu
     empty = 299 - short

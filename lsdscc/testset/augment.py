@@ -59,15 +59,27 @@ class AugmentConfig:
     context_turns: int = option(1, flag="--context-turns", metavar="N",
                                 help="match the last N turns of a context (0: all; 1: the answered turn, "
                                      "as LSDSCC's single-turn queries)")
+    min_candidates: int = option(5, flag="--min-candidates", metavar="F",
+                                 help="a context with fewer than F candidates at --threshold gets its best F at "
+                                      "Doc2Vec cosine >= --floor-threshold (0: the paper's rule, --threshold only)")
+    floor_threshold: float = option(0.5, flag="--floor-threshold", metavar="L", low=-1.0, high=1.0,
+                                    help="the cosine the --min-candidates floor goes down to")
 
     def __post_init__(self):
         if self.max_candidates < 1:
             raise UserError(f"--max-candidates must be at least 1, got {self.max_candidates}")
+        if self.min_candidates < 0:
+            raise UserError(f"--min-candidates must be 0 (no floor) or more, got {self.min_candidates}")
         if self.context_turns < 0:
             raise UserError(f"--context-turns must be 0 (all turns) or more, got {self.context_turns}")
 
     def options(self) -> dict:
-        return {"max_candidates": self.max_candidates, "context_turns": self.context_turns}
+        return {"max_candidates": self.max_candidates, "context_turns": self.context_turns,
+                "min_candidates": self.min_candidates, "floor_threshold": self.floor_threshold}
+
+    def lowest(self, threshold: float) -> float:
+        """The lowest cosine any candidate may have: ``threshold``, or the floor's when lower."""
+        return min(threshold, self.floor_threshold) if self.min_candidates else threshold
 
 
 @dataclass(frozen=True)
@@ -95,23 +107,32 @@ def retrieval_text(turns: Sequence[str], context_turns: int) -> str:
     return " ".join(" ".join(chosen).split())
 
 
-def items_from_columns(table, where: str, *, references: bool) -> list:
-    """The :class:`Item` rows of an Arrow table with an ``id`` column (else the row number), a
-    context column (``context``: a list of turns or a string; or ``query``) and, with
-    ``references``, a ``references`` list or a ``response`` string (else a ``response``).
-    UserError naming ``where`` when a column is missing or an id repeats."""
-    names = table.column_names
-    context = next((c for c in CONTEXT_COLUMNS if c in names), None)
+def items_from_columns(table, where: str, *, references: bool, names=None) -> list:
+    """The :class:`Item` rows of a table (an Arrow table, or :class:`multiref.util.tables.Rows`)
+    with an ``id`` column (else the row number), a context column (``context``: a list of turns
+    or a string; or ``query``) and, with ``references``, a ``references`` list or a ``response``
+    string (else a ``response``); ``names`` (:class:`multiref.util.tables.ColumnNames`) renames
+    them. UserError naming ``where`` and the columns it has when one is missing, or an id repeats."""
+    from multiref.util.tables import ColumnNames, Rows, pick, shown
+
+    names = names or ColumnNames()
+    if not isinstance(table, Rows):
+        table = Rows(where, list(table.column_names), table.to_pylist())
+    columns = table.columns
+    context = pick(where, columns, names.context, CONTEXT_COLUMNS, "--context-column", "the context")
     answers = REFERENCE_COLUMNS if references else ("response",)
-    answer = next((c for c in answers if c in names), None)
+    given = (names.references[0] if names.references else None) if references else None
+    answer = pick(where, columns, given or names.response, answers,
+                  "--references-column" if given else "--response-column", "the references or response")
     if context is None or answer is None:
-        raise UserError(f"{where}: needs a context column ({' or '.join(CONTEXT_COLUMNS)}) and a "
-                        f"{' or '.join(answers)} column; it has {', '.join(names)}")
-    ids = [str(v) for v in table.column("id").to_pylist()] if "id" in names else [str(i) for i in range(table.num_rows)]
+        raise UserError(f"{where}: needs a context column ({' or '.join(CONTEXT_COLUMNS)}, or --context-column) and a "
+                        f"{' or '.join(answers)} column (or --response-column); it has {shown(columns)}")
+    id_column = pick(where, columns, names.id, ("id",), "--id-column", "the item id")
+    ids = [str(v) for v in table.values(id_column)] if id_column else [str(i) for i in range(len(table.rows))]
     if len(set(ids)) != len(ids):
         raise UserError(f"{where}: the id column repeats a value; each row needs its own id")
     out = []
-    for row_id, ctx, ans in zip(ids, table.column(context).to_pylist(), table.column(answer).to_pylist()):
+    for row_id, ctx, ans in zip(ids, table.values(context), table.values(answer)):
         turns = tuple(_text(t) for t in ctx) if isinstance(ctx, list) else (_text(ctx),)
         answers_ = [_text(a) for a in ans] if isinstance(ans, list) else [_text(ans)]
         refs = tuple(a for a in answers_ if a.strip())
@@ -159,11 +180,19 @@ def neighbour_queries(item: Item, ranked: Sequence[tuple], contexts: Mapping[str
 
 
 def candidates_for(item: Item, ranked: Sequence[tuple], contexts: Mapping[str, str], config: AugmentConfig,
-                   counts: dict) -> list:
-    """The candidate references of one test item (``test_candidates`` candidate dicts)."""
+                   counts: dict, threshold: float | None = None) -> list:
+    """The candidate references of one test item (``test_candidates`` candidate dicts), from
+    ``ranked`` neighbours at or above :meth:`AugmentConfig.lowest`: those of the neighbours at or
+    above ``threshold`` (None: all of ``ranked``), or, when they are fewer than
+    ``min_candidates``, the best ``min_candidates`` of all (``filled_by_floor`` counts them)."""
     neighbours = neighbour_queries(item, ranked, contexts, counts)
     own = Query(item.id, retrieval_text(item.turns, config.context_turns), [])
-    return assemble_candidates(own, neighbours, config.max_candidates)
+    found = assemble_candidates(own, neighbours, config.max_candidates)
+    strict = len(found) if threshold is None else sum(1 for c in found if c["doc2vec_cosine"] >= threshold)
+    if strict >= config.min_candidates or len(found) == strict:
+        return found[:strict]
+    counts["filled_by_floor"] = counts.get("filled_by_floor", 0) + 1
+    return found[:max(strict, config.min_candidates)]
 
 
 def candidate_row(item: Item, candidates: list) -> dict:

@@ -11,7 +11,7 @@ here (the command line prints the outcome); a user's mistake is a UserError.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from multiref.util.errors import UserError
 
@@ -104,6 +104,8 @@ def _rows(args, notes: list):
                             references_separator=_separator(args.references_separator), id=args.id_column)
     join = load_multiref_test(args.multiref_test) if args.multiref_test else None
     rows, stats = load_ratings(args.ratings, columns, join=join, exclude_systems=args.exclude_system)
+    if args.max_references:  # each response's first N references, in their stored order
+        rows = [replace(r, references=r.references[:args.max_references]) for r in rows]
     if stats.blank_ratings_dropped and not getattr(args, "quiet", False):
         notes.append(f"note: {stats.blank_ratings_dropped} row(s) without a rating left out "
                      f"(first at {stats.first_blank_rating})")
@@ -114,7 +116,12 @@ def _ratings_options(args) -> dict:
     return {"ratings": os.path.abspath(args.ratings), "multiref_test": args.multiref_test and os.path.abspath(args.multiref_test),
             "exclude_system": args.exclude_system, "aggregate": args.aggregate, "tokenizer": args.tokenizer,
             "lowercase": args.lowercase, "reference_column": args.reference_column,
-            "references_column": args.references_column}
+            "references_column": args.references_column, "max_references": args.max_references}
+
+
+def _signature(args, scorer) -> str:
+    """A metric's signature, with ``maxrefs:N`` under ``--max-references``."""
+    return scorer.signature + (f"|maxrefs:{args.max_references}" if args.max_references else "")
 
 
 def _warnings(report: dict) -> list:
@@ -142,6 +149,10 @@ def correlation(args) -> Outcome:
     with progress.step(f"correlation: {len(specs)} metrics x {len(rows):,} responses, {args.bootstrap} resamples, "
                        f"{args.permutations} permutations"):
         results, scores = analyze_correlation(_scorers(args, specs, common), rows, options)
+    for entry in results.values() if args.max_references else ():
+        for key in ("signature", "multi_signature"):
+            if entry.get(key):
+                entry[key] += f"|maxrefs:{args.max_references}"
     report = correlation_report({**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
                                  "bootstrap": args.bootstrap, "seed": args.seed, "confidence": args.confidence,
                                  "permutations": args.permutations, **vector_info},
@@ -191,9 +202,12 @@ def refcount(args) -> Outcome:
     options = RefcountOptions(orders=args.orders, seed=args.seed, aggregate=args.aggregate, bootstrap=args.bootstrap,
                               confidence=args.confidence)
     curves, signatures = {}, {}
-    for scorer in progress.iterate(_scorers(args, specs, common), f"refcount: {args.orders} orders", unit="metrics"):
-        curves[scorer.label] = refcount_curve(scorer, rows, options)
-        signatures[scorer.label] = scorer.signature
+    points = len(specs) * max(len(r.references) for r in rows)
+    with progress.task(f"refcount: {len(specs)} metrics x {args.orders} orders, {args.bootstrap} resamples",
+                       total=points, unit="curve points") as bar:
+        for scorer in _scorers(args, specs, common):
+            curves[scorer.label] = refcount_curve(scorer, rows, options, on_point=bar.update)
+            signatures[scorer.label] = _signature(args, scorer)
     report = {"command": "refcount", "options": {**_ratings_options(args), **_metric_options_report(args, GUPTA_2019),
                                                  "orders": args.orders, "seed": args.seed,
                                                  "bootstrap": args.bootstrap, "confidence": args.confidence,

@@ -45,8 +45,11 @@ def reference_orders(rows: Sequence[RatedResponse], orders: int, seed: int) -> l
 
 
 def refcount_curve(scorer: MetricScorer, rows: Sequence[RatedResponse],
-                   options: RefcountOptions = RefcountOptions()) -> list:
-    """``[{"references": k, "pearson": mean, "pearson_std": sd, ...}, ...]`` for k = 1..K."""
+                   options: RefcountOptions = RefcountOptions(), on_point=None) -> list:
+    """``[{"references": k, "pearson": mean, "pearson_std": sd, ...}, ...]`` for k = 1..K;
+    ``on_point()`` is called after each k (progress). A response is scored once per distinct
+    multiset of references (every aggregation is blind to the references' order), however many
+    orders give it."""
     import numpy as np
 
     if options.orders < 1:
@@ -56,12 +59,20 @@ def refcount_curve(scorer: MetricScorer, rows: Sequence[RatedResponse],
     permuted = reference_orders(rows, options.orders, options.seed)
     most = max(len(r.references) for r in rows)
     resamples = stats.resample_indices(len(rows), options.bootstrap, options.seed)[0] if options.bootstrap > 0 else None
-    curve = []
+    human = stats.Resampled(ratings, stats.resample_counts(resamples, len(rows))) if resamples is not None else None
+    curve, cache = [], {}
+
+    def score(i: int, refs: list) -> float:
+        key = (i, tuple(sorted(refs)))
+        if key not in cache:
+            cache[key] = scorer.aggregate(rows[i].response, refs, how)
+        return cache[key]
+
     for k in range(1, most + 1):
         values: dict = {kind: [] for kind in stats.CORRELATIONS}
         matrix = []
         for order in permuted:
-            scores = [scorer.aggregate(r.response, refs[:k], how) for r, refs in zip(rows, order)]
+            scores = [score(i, refs[:k]) for i, refs in enumerate(order)]
             matrix.append(scores)
             for kind, result in stats.correlations(scores, ratings).items():
                 values[kind].append(np.nan if result["value"] is None else result["value"])
@@ -72,23 +83,33 @@ def refcount_curve(scorer: MetricScorer, rows: Sequence[RatedResponse],
             point[kind] = float(ok.mean()) if ok.size else None
             point[f"{kind}_std"] = float(ok.std()) if ok.size else None
         if resamples is not None:
-            for kind, ci in band(np.asarray(matrix), ratings, resamples, options.confidence).items():
+            for kind, ci in band(np.asarray(matrix), ratings, resamples, options.confidence, human).items():
                 point[f"{kind}_ci"] = ci
         curve.append(point)
+        if on_point is not None:
+            on_point()
     return curve
 
 
-def band(scores, ratings, resamples, confidence: float) -> dict:
+def band(scores, ratings, resamples, confidence: float, counts=None) -> dict:
     """``{kind: [low, high]}``: percentile interval of the mean over orders of the correlation.
 
     ``scores`` is ``(orders, rows)``; ``resamples`` a ``(B, rows)`` index matrix from
-    :func:`multiref.analysis.stats.resample_indices`. Orders whose correlation is undefined
-    in a resample are left out of that resample's mean.
+    :func:`multiref.analysis.stats.resample_indices` (``counts``: its
+    :func:`~multiref.analysis.stats.resample_counts`, or a
+    :class:`~multiref.analysis.stats.Resampled` of the ratings, computed once by the caller).
+    The correlations of each resample come from the counts (:class:`~multiref.analysis.stats.Resampled`:
+    equal to correlating the resampled rows, a few matrix products instead of a thousand
+    Kendall taus). Orders whose correlation is undefined in a resample are left out of that
+    resample's mean.
     """
     import numpy as np
 
-    h = np.asarray(ratings, dtype=float)[resamples]
-    per_order = [stats._rowwise_correlations(order[resamples], h) for order in scores]
+    human = counts if isinstance(counts, stats.Resampled) else stats.Resampled(
+        ratings, stats.resample_counts(resamples, len(ratings)) if counts is None else counts)
+    distinct, which = np.unique(np.asarray(scores, dtype=float), axis=0, return_inverse=True)
+    found = [stats.Resampled(order, human.w, like=human).correlations(human) for order in distinct]  # orders giving equal
+    per_order = [found[i] for i in np.ravel(which)]  # scores (every order at k = all references) computed once
     means = {}
     for kind in stats.CORRELATIONS:
         stacked = np.vstack([c[kind] for c in per_order])  # (orders, B)

@@ -119,6 +119,79 @@ def _rowwise_correlations(X, Y, kendall: bool = True) -> dict:
     return out
 
 
+def resample_counts(resamples, n_rows: int):
+    """The ``(B, n_rows)`` matrix of how often each row is drawn in each resample of
+    :func:`resample_indices`' index matrix ``resamples``."""
+    import numpy as np
+
+    counts = np.zeros((resamples.shape[0], n_rows))
+    np.add.at(counts, (np.arange(resamples.shape[0])[:, None], resamples), 1.0)
+    return counts
+
+
+class Resampled:
+    """One variable's side of the correlations of many bootstrap resamples, from the counts
+    ``W`` (:func:`resample_counts`) instead of the resampled rows: equal, up to rounding, to
+    :func:`_rowwise_correlations` of ``values[resamples]``, in ``O(B n)`` work plus one
+    ``(B, n) @ (n, n)`` product for Kendall's tau. With the rows' distinct values sorted and
+    ``m_g`` the draws of value g in a resample, its average rank is ``sum_{h<g} m_h + (m_g + 1) / 2``
+    and its tied pairs ``sum_g C(m_g, 2)``; Kendall's concordance is ``sum_{a<b} w_a w_b
+    sign(x_a - x_b) sign(y_a - y_b)`` (pairs of draws of one row are ties, as in the rows).
+    ``like``: another :class:`Resampled` of the same counts, whose transposed copy is shared."""
+
+    def __init__(self, values, counts, like: "Resampled | None" = None):
+        import numpy as np
+
+        self.x = np.asarray(values, dtype=float)
+        self.w = counts
+        self.wt = like.wt if like is not None else np.ascontiguousarray(counts.T)  # (n, B): rows gather fast
+        self.w32 = like.w32 if like is not None else counts.astype(np.float32)  # counts and signs: exact
+        order = np.argsort(self.x, kind="stable")
+        ordered = self.x[order]
+        new = np.r_[True, ordered[1:] != ordered[:-1]]
+        group = np.empty(len(self.x), dtype=int)
+        group[order] = np.cumsum(new) - 1
+        drawn = np.add.reduceat(self.wt[order], np.flatnonzero(new), axis=0)  # (groups, B)
+        rank = np.cumsum(drawn, axis=0) - (drawn - 1) / 2
+        self.ranks = rank[group]  # (n, B)
+        self.rank_squares = (drawn * rank * rank).sum(axis=0)
+        total = self.wt.sum(axis=0)
+        self.total = total
+        self.untied = total * (total - 1) / 2 - (drawn * (drawn - 1) / 2).sum(axis=0)
+        centred = self.x - self.x.mean()
+        self.centred = centred
+        self.sums = centred @ self.wt
+        self.squares = (centred * centred) @ self.wt
+        self.sign = np.sign(self.x[:, None] - self.x[None, :]).astype(np.float32)
+
+    @staticmethod
+    def _r(cov, xx, yy):
+        import numpy as np
+
+        den = np.sqrt(np.maximum(xx, 0) * np.maximum(yy, 0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = cov / den
+        r[~(den > 1e-12)] = np.nan
+        return np.clip(r, -1.0, 1.0)
+
+    def correlations(self, other: "Resampled") -> dict:
+        """``{kind: (B,) array}`` as :func:`_rowwise_correlations` gives them."""
+        import numpy as np
+
+        n = self.total
+        cov = (self.centred * other.centred) @ self.wt - self.sums * other.sums / n
+        pearson = self._r(cov, self.squares - self.sums ** 2 / n, other.squares - other.sums ** 2 / n)
+        mean_rank = (n + 1) / 2  # the ranks of N draws sum to N (N + 1) / 2
+        cov = (self.wt * self.ranks * other.ranks).sum(axis=0) - n * mean_rank * mean_rank
+        spearman = self._r(cov, self.rank_squares - n * mean_rank ** 2, other.rank_squares - n * mean_rank ** 2)
+        concordance = ((self.w32 @ (self.sign * other.sign)) * self.w32).sum(axis=1, dtype=float) / 2
+        den = np.sqrt(self.untied * other.untied)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = concordance / den
+        tau[~(den > 0)] = np.nan
+        return {"pearson": pearson, "spearman": spearman, "kendall": np.clip(tau, -1.0, 1.0)}
+
+
 def _pair_sums(a, b, swap, pair_value):
     """For each row s of the 0/1 matrix ``swap``: ``sum_{i<j} pair_value(x_i, x_j)`` where
     ``x = where(s, b, a)``, as a quadratic form in s (so no row is built).

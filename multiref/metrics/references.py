@@ -1,6 +1,6 @@
 """Loading references and system outputs for scoring (``multiref score``).
 
-References come in three forms (:func:`load_references` tells them apart):
+References come in four forms (:func:`load_references` tells them apart):
 
 - the public LSDSCC grouped JSON: ``{query: {group_id: [reference, ...], ...}, ...}``; group
   ids are kept as strings, including the ``"null"`` id the public file uses for 8 groups;
@@ -12,7 +12,15 @@ References come in three forms (:func:`load_references` tells them apart):
   docs/scoring.md#scoring-a-dataset-folder): rows with ``groups`` (and ``group_ids``) are
   grouped, rows with ``references`` flat (``positive_responses`` is read as flat references
   for the ``dailydialog_pp`` config); without a ``query`` column, the last turn of a
-  ``context`` list (the DailyDialog configs) is the query.
+  ``context`` list (the DailyDialog configs) is the query; a ``response`` string is one
+  reference (the DailyDialog ``contexts`` config: the single-reference form); also any
+  Hugging Face parquet folder (:func:`multiref.util.tables.folder_choices`);
+- a table file (``.csv``, ``.tsv``, ``.parquet``, or ``.jsonl``/``.json`` rows without
+  ``references``/``groups``): a ``references`` list, one column per reference (``reference1``,
+  ``ref_2``, ... or ``--references-column`` repeated) or a ``response``; ``id`` (else the row
+  number), ``query`` or ``context`` (:class:`multiref.util.tables.ColumnNames` renames them).
+
+:func:`limit_references` keeps each item's first N references (``--max-references``).
 
 System outputs are JSON lines: ``id`` or ``query`` (matched against the references' ids or
 queries), and ``hypotheses`` (a list of strings) or ``hypothesis`` (a string).
@@ -22,9 +30,9 @@ Every user mistake raises :class:`multiref.util.errors.UserError` with ``file:li
 
 from __future__ import annotations
 
-import glob
 import json
 import os
+import re
 from itertools import repeat
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -55,6 +63,7 @@ class ReferenceSet:
     records: list
     by_id: dict = field(default_factory=dict)
     by_query: dict = field(default_factory=dict)  # query -> record, or None when ambiguous
+    max_references: int | None = None  # each item's first N references only (limit_references)
 
     @property
     def grouped(self) -> bool:
@@ -83,15 +92,24 @@ class HypRecord:
 # -- references ----------------------------------------------------------------------------
 
 
-def load_references(path: str, config: str | None = None, split: str | None = None) -> ReferenceSet:
-    """Load references from an LSDSCC JSON file, a JSON lines file or a dataset folder."""
+def load_references(path: str, config: str | None = None, split: str | None = None, names=None) -> ReferenceSet:
+    """Load references from an LSDSCC JSON file, a JSON lines file, a table file (``.csv``,
+    ``.tsv``, ``.parquet``, or ``.json``/``.jsonl`` rows without ``references``/``groups``) or a
+    dataset folder; ``names`` (:class:`multiref.util.tables.ColumnNames`) renames the columns."""
+    from multiref.util import tables
+
     if not os.path.exists(path):
         raise UserError(f"references not found: {path}")
     if os.path.isdir(path):
-        return load_dataset_folder(path, config, split)
+        return load_dataset_folder(path, config, split, names)
     if config is not None or split is not None:
         raise UserError(f"{path}: --config/--split only apply to a dataset folder, not to a file")
+    renamed = names is not None and names != tables.ColumnNames()
+    if path.lower().endswith((".csv", ".tsv", ".parquet")) or (renamed and tables.is_table_file(path)):
+        return references_from_rows(tables.read_rows(path, "references file"), path, "jsonl", names)
     if path.endswith(".jsonl"):
+        if not _has_reference_fields(path):
+            return references_from_rows(tables.read_rows(path, "references file"), path, "jsonl", names)
         return load_references_jsonl(path)
     text = read_text(path, "references file")
     try:
@@ -107,6 +125,10 @@ def load_references(path: str, config: str | None = None, split: str | None = No
         return parse_lsdscc_json(document, path, text)
     if isinstance(document, dict):  # a JSON lines file with a single record
         return load_references_jsonl(path)
+    if isinstance(document, list) and document and all(isinstance(r, dict) and not {"references", "groups"} & set(r)
+                                                       for r in document):
+        return references_from_rows(tables.Rows(path, list(dict.fromkeys(k for r in document for k in r)), document),
+                                    path, "jsonl", names)
     if isinstance(document, list):
         refset = ReferenceSet(path, "jsonl", [])
         for i, record in enumerate(document):
@@ -115,6 +137,14 @@ def load_references(path: str, config: str | None = None, split: str | None = No
             raise UserError(f"{path}: file has no records")
         return refset
     raise UserError(f"{path}: expected LSDSCC grouped JSON {{query: {{group_id: [refs]}}}} or JSON lines")
+
+
+def _has_reference_fields(path: str) -> bool:
+    """Whether the first record of a JSON lines file has ``references`` or ``groups`` (the
+    records :func:`load_references_jsonl` reads); else its rows are a table."""
+    for _line, record in read_jsonl(path, "references file"):
+        return "references" in record or "groups" in record
+    return True
 
 
 class _DuplicateKey(Exception):
@@ -232,90 +262,113 @@ def load_references_jsonl(path: str) -> ReferenceSet:
     return refset
 
 
-def _dataset_choices(folder: str) -> dict:
-    """config -> {split: sorted parquet files}, from dataset_meta.json or the folder layout."""
-    meta_path = os.path.join(folder, "dataset_meta.json")
-    choices: dict = {}
-    if os.path.exists(meta_path):
-        try:
-            with open(meta_path, encoding="utf-8") as fh:
-                meta = parse_json(fh.read(), meta_path)
-            for name, info in meta.get("configs", {}).items():
-                for split, pattern in (info.get("data_files") or {}).items():
-                    files = sorted(glob.glob(os.path.join(folder, pattern)))
-                    if files:
-                        choices.setdefault(name, {})[split] = files
-        except (OSError, ValueError, AttributeError):
-            choices = {}
-    if not choices:
-        for path in sorted(glob.glob(os.path.join(folder, "*", "*.parquet"))):
-            config = os.path.basename(os.path.dirname(path))
-            split = os.path.basename(path).split("-")[0].split(".")[0]
-            choices.setdefault(config, {}).setdefault(split, []).append(path)
-    return choices
+REFERENCE_COLUMNS = ("groups", "references", "positive_responses")
+NUMBERED = re.compile(r"^(references?|refs?|responses?)[ _-]?\d+$", re.IGNORECASE)
 
 
-def _row_record(row: dict, ref_column: str) -> dict:
-    """A parquet row as the record :func:`_parse_ref_record` checks: values of the wrong type are
+@dataclass(frozen=True)
+class _Layout:
+    """Which columns of a table hold an item's id, query and references."""
+
+    id: str | None
+    query: str | None
+    references: tuple  # one list (or string) column, or one column per reference
+    grouped: bool = False
+
+
+def _layout(where_: str, columns: list, names) -> _Layout:
+    """The :class:`_Layout` of a table's ``columns`` under the ``names`` the user gave
+    (:class:`multiref.util.tables.ColumnNames`); UserError (one line) naming what is missing."""
+    from multiref.util import tables
+
+    rid = tables.pick(where_, columns, names.id, ("id",), "--id-column", "the item id")
+    query = tables.pick(where_, columns, names.context, ("query", "context"), "--context-column", "the query")
+    if rid is None and query == "query":  # as in JSON lines: the query is the id
+        rid = "query"
+    for name in names.references:
+        tables.pick(where_, columns, name, (), "--references-column", "references")
+    if names.references:
+        return _Layout(rid, query, tuple(names.references))
+    single = tables.pick(where_, columns, names.response, (), "--response-column", "a single reference")
+    if single is not None:
+        return _Layout(rid, query, (single,))
+    found = next((c for c in REFERENCE_COLUMNS if c in columns), None)
+    if found is not None:
+        return _Layout(rid, query, (found,), grouped=found == "groups")
+    numbered = tuple(c for c in columns if NUMBERED.match(c))
+    if numbered or "response" in columns:
+        return _Layout(rid, query, numbered or ("response",))
+    raise tables.missing(where_, columns, "a 'references' list, a 'groups' list, one column per reference "
+                         "(reference1, reference2, ...) or a 'response'", "--references-column")
+
+
+def _row_record(row: dict, layout: _Layout, number: int) -> dict:
+    """A table row as the record :func:`_parse_ref_record` checks: values of the wrong type are
     passed on as they are (its UserError names the row), never converted into something else."""
-    record = {"id": row["id"]}
-    if row.get("query") is not None:
-        record["query"] = row["query"]
-    elif isinstance(row.get("context"), list) and row["context"] and isinstance(row["context"][-1], str):
-        record["query"] = row["context"][-1]  # DailyDialog configs: the last turn of the context
-    if ref_column == "groups":
-        record["groups"] = [] if row["groups"] is None else row["groups"]
+    record = {"id": row.get(layout.id) if layout.id else number}
+    query = row.get(layout.query) if layout.query else None
+    if isinstance(query, list) and query and isinstance(query[-1], str):
+        query = query[-1]  # a context (DailyDialog configs): its last turn is the query
+    if isinstance(query, str):
+        record["query"] = query
+    if layout.grouped:
+        record["groups"] = [] if row.get("groups") is None else row["groups"]
         ids = row.get("group_ids")
         if isinstance(ids, list) and all(isinstance(g, (str, int)) and not isinstance(g, bool) for g in ids):
             ids = [str(g) for g in ids]  # a dataset may store numeric group ids
         if ids is not None:
             record["group_ids"] = ids
-    else:
-        record["references"] = [] if row[ref_column] is None else row[ref_column]
+    elif len(layout.references) == 1:
+        value = row.get(layout.references[0])
+        record["references"] = [] if value is None else ([value] if isinstance(value, str) else value)
+    else:  # one column per reference: the cells that hold one
+        record["references"] = [row[c] for c in layout.references if isinstance(row.get(c), str) and row[c].strip()]
     return record
 
 
-def load_dataset_folder(folder: str, config: str | None = None, split: str | None = None) -> ReferenceSet:
+def references_from_rows(rows, source: str, kind: str, names=None) -> ReferenceSet:
+    """A :class:`ReferenceSet` of a table's rows (:class:`multiref.util.tables.Rows`)."""
+    from multiref.util.tables import ColumnNames
+
+    layout = _layout(rows.path, rows.columns, names or ColumnNames())
+    refset = ReferenceSet(source, kind, [])
+    for number, row in enumerate(rows.rows, start=1):
+        refset.add(_parse_ref_record(_row_record(row, layout, number), f"{rows.path} row {number}"))
+    if not refset.records:
+        raise UserError(f"{source}: no rows")
+    return refset
+
+
+def load_dataset_folder(folder: str, config: str | None = None, split: str | None = None, names=None) -> ReferenceSet:
     """References from a dataset folder: ``config`` (needed when it holds several) and ``split``
     (default: the only split, else ``test``)."""
-    choices = _dataset_choices(folder)
-    if not choices:
-        raise UserError(f"{folder}: not a dataset folder (no <config>/<split>-*.parquet files)")
-    if config is None:
-        usable = [c for c in choices if c in ("test_grouped", "multiref")] or list(choices)
-        if len(usable) != 1:
-            raise UserError(f"{folder}: choose a config with --config (one of: {', '.join(sorted(choices))})")
-        config = usable[0]
-    if config not in choices:
-        raise UserError(f"{folder}: no config {config!r} (choose one of: {', '.join(sorted(choices))})")
-    splits = choices[config]
-    if split is None:
-        split = next(iter(splits)) if len(splits) == 1 else ("test" if "test" in splits else None)
-        if split is None:
-            raise UserError(f"{folder}/{config}: choose a split with --split (one of: {', '.join(sorted(splits))})")
-    if split not in splits:
-        raise UserError(f"{folder}/{config}: no split {split!r} (choose one of: {', '.join(sorted(splits))})")
-    import pyarrow.parquet as pq
+    from multiref.util import tables
 
-    refset = ReferenceSet(f"{folder}/{config}/{split}", "dataset", [])
-    row_number = 0
-    for path in splits[split]:
-        try:
-            table = pq.read_table(path)
-        except (OSError, ValueError) as exc:  # pyarrow's ArrowIOError / ArrowInvalid: a corrupt file
-            raise UserError(f"{path}: cannot read as parquet ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
-        names = set(table.column_names)
-        if "id" not in names:
-            raise UserError(f"{path}: no 'id' column")
-        ref_column = next((c for c in ("groups", "references", "positive_responses") if c in names), None)
-        if ref_column is None:
-            raise UserError(f"{path}: config {config!r} has no 'groups' or 'references' column to score against")
-        for row in table.to_pylist():
-            row_number += 1
-            refset.add(_parse_ref_record(_row_record(row, ref_column), f"{path} row {row_number}"))
-    if not refset.records:
-        raise UserError(f"{refset.source}: no rows")
-    return refset
+    choices = tables.folder_choices(folder)
+    config, split = tables.choose(folder, choices, config, split, preferred=("test_grouped", "multiref"))
+    rows = tables.read_files(choices[config][split], f"{folder}/{config}/{split}", "references file")
+    return references_from_rows(rows, rows.path, "dataset", names)
+
+
+def limit_references(refset: ReferenceSet, most: int | None) -> ReferenceSet:
+    """Each item's first ``most`` references in their stored order (None: all). Grouped
+    references keep the groups of those references (a group's share of the first ``most``)."""
+    if most is None:
+        return refset
+    out = ReferenceSet(refset.source, refset.kind, [], max_references=most)
+    for r in refset.records:
+        refs = r.references[:most]
+        groups = ids = None
+        if r.groups is not None:
+            kept, left = [], most
+            for gid, group in zip(r.group_ids, r.groups):
+                if left > 0:
+                    kept.append((gid, tuple(group[:left])))
+                    left -= len(group)
+            ids, groups = tuple(g for g, _ in kept), tuple(g for _, g in kept)
+        weights = r.weights[:most] if r.weights is not None else None
+        out.add(RefRecord(r.id, r.query, refs, groups, ids, weights, r.location))
+    return out
 
 
 # -- hypotheses ----------------------------------------------------------------------------
