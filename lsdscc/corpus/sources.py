@@ -14,7 +14,7 @@
   are named with the command that converts them (:func:`check_compression` before the job, an
   ``unsupported-compression`` dead letter for a FIFO), never read as text. Reddit's zstd dumps
   are decoded with a 2 GiB window (``max_window_size=2**31``), streaming, frame after frame,
-  fed a little at a time so one decoder call yields at most 32 MiB (:data:`_ZSTD_SLICE`); a file
+  fed a little at a time so one decoder call yields at most 8 MiB (:data:`_ZSTD_SLICE`); a file
   that ends inside a compressed frame yields one ``truncated-file`` rejection naming how many
   lines and bytes were read, and a file the decoder refuses part way (a gzip CRC or deflate
   error, zstd garbage, an unreadable member) one ``corrupt-file`` rejection the same way: the
@@ -47,8 +47,8 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
 #: Compressed bytes given to the zstd decoder per call: zstd's densest block (RLE: 4 bytes for
-#: 128 KiB) then bounds one call's output to 32 MiB, whatever the file holds.
-_ZSTD_SLICE = 1 << 10
+#: 128 KiB) then bounds one call's output to 8 MiB, whatever the file holds.
+_ZSTD_SLICE = 1 << 8
 #: Compressed bytes given to the gzip decoder per call; its output is read 1 MiB at a time.
 _GZIP_SLICE = 1 << 16
 #: A line (or JSON array item) longer than this many bytes is a ``too-long`` dead letter,
@@ -232,7 +232,7 @@ def _gzip():
 
 def _chunks(fh) -> Iterator[bytes]:
     """Decompressed chunks of ``fh``: frame after frame (zstd), member after member (gzip),
-    each of at most about 33 MiB (:data:`_ZSTD_SLICE`, :data:`_GZIP_SLICE`), whatever the
+    each of at most about 9 MiB (:data:`_ZSTD_SLICE`, :data:`_GZIP_SLICE`), whatever the
     compression ratio.
 
     Raises TruncatedFile(bytes out) when the data ends inside a frame, CorruptFile(bytes
@@ -269,10 +269,12 @@ def _decoded(data: bytes, state: list, new, step, size: int, errors) -> Iterator
             dobj, state[1] = state[0], False
             piece = view[pos:pos + size]
             for out in step(dobj, piece):
-                if out:
+                state[2] += len(out)
+                if len(out) >= _CHUNK and not outs:
+                    yield out
+                elif out:
                     outs.append(out)
                     held += len(out)
-                    state[2] += len(out)
                     if held >= _CHUNK:
                         yield b"".join(outs)
                         outs, held = [], 0
@@ -704,17 +706,24 @@ class _ArrayText:
         self.chunks = itertools.chain([first], chunks)
         self.decode = codecs.getincrementaldecoder("utf-8")().decode
         self.text, self.pos, self.read, self.eof = "", 0, 0, False
+        self.bad: int | None = None  # the byte offset of invalid UTF-8: the text ends before it
 
     def more(self) -> None:
-        """The next chunk appended (and the parsed text dropped); UnicodeDecodeError as is."""
+        """The next chunk appended (and the parsed text dropped); at invalid UTF-8, the text
+        up to it, and the end (``eof``, ``bad`` set)."""
         chunk = next(self.chunks, None)
+        try:
+            new = self.decode(b"", final=True) if chunk is None else self.decode(chunk)
+        except UnicodeDecodeError as exc:  # exc.object: the decoder's pending bytes, then chunk
+            new = exc.object[:exc.start].decode("utf-8")
+            self.bad = self.read - (len(exc.object) - len(chunk or b"")) + exc.start
+            chunk = None
+        self.text = self.text[self.pos:] + new
+        self.pos = 0
         if chunk is None:
             self.eof = True
-            self.text = self.text[self.pos:] + self.decode(b"", final=True)
         else:
-            self.text = self.text[self.pos:] + self.decode(chunk)
             self.read += len(chunk)
-        self.pos = 0
 
     def ahead(self, size: int = _ARRAY_AHEAD) -> None:
         while not self.eof and len(self.text) - self.pos < size:
@@ -737,29 +746,35 @@ def _read_array(path: str, first: bytes, chunks) -> Iterator[tuple]:
     unknown, so it ends the file's reading (the items before are kept), as a cut stream does."""
     text = _ArrayText(first, chunks)
     number = 0
-    try:
-        text.skip_space()
-        text.pos += 1  # the "[" read_items saw
-        while True:
-            text.ahead()
-            mark = text.skip_space()
-            if mark == "]" or (mark == "" and number == 0):
+    text.skip_space()
+    text.pos += 1  # the "[" read_items saw
+    while True:
+        text.ahead()
+        mark = text.skip_space()
+        if mark == "" and text.bad is not None:
+            yield _utf8_letter(number + 1, text)
+            return
+        if mark == "]" or (mark == "" and number == 0):
+            return
+        if mark == "":
+            yield _array_letter(number + 1, "malformed-json", "the file ends inside the array (no ']')")
+            return
+        if number:
+            if mark != ",":
+                yield _array_letter(number + 1, "malformed-json", "expected ',' or ']' after an item")
                 return
-            if number:
-                if mark != ",":
-                    yield _array_letter(number + 1, "malformed-json", "expected ',' or ']' after an item")
-                    return
-                text.pos += 1
-                text.skip_space()
-            number += 1
-            item = _array_item(text, number)
-            if item[0] == "stop":
-                yield item[1]
-                return
-            yield item
-    except UnicodeDecodeError as exc:
-        where = text.read - len(exc.object) + exc.start
-        yield _array_letter(number or 1, "not-utf8", f"invalid UTF-8 at byte {where}; the rest of the file is not read")
+            text.pos += 1
+            text.skip_space()
+        number += 1
+        item = _array_item(text, number)
+        if item[0] == "stop":
+            yield item[1]
+            return
+        yield item
+
+
+def _utf8_letter(number: int, text: _ArrayText) -> tuple:
+    return _array_letter(number, "not-utf8", f"invalid UTF-8 at byte {text.bad}; the rest of the file is not read")
 
 
 def _array_letter(number: int, reason: str, detail: str, raw="") -> tuple:
@@ -778,6 +793,8 @@ def _array_item(text: _ArrayText, number: int) -> tuple:
                                           "the rest of the file is not read"))
         except json.JSONDecodeError as exc:
             cut = exc.pos >= len(text.text.rstrip()) or exc.msg.startswith("Unterminated string")
+            if cut and text.bad is not None:
+                return ("stop", _utf8_letter(number, text))
             if not cut or text.eof:
                 return ("stop", _array_letter(number, "malformed-json", f"{exc.msg}; the rest of the file is not read"))
             end = None
