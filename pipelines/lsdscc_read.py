@@ -124,7 +124,7 @@ class ReadPosts(SchemaTallying, CountingDoFn):
                 if out is not None:
                     yield out
                 continue
-            if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file"):
+            if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file", "unsupported-compression"):
                 tally.records += item[1] if item[0] == "skipped" else 1
             if item[0] == "skipped":  # lines of other subreddits, dropped before parsing
                 self.count("records-read", item[1])

@@ -101,8 +101,22 @@ def test_xz_bz2_7z_and_zip_dumps_are_named_with_the_command_that_converts_them(t
     assert "\n" not in message and message.startswith(f"{path}: compressed with {kind},")
     assert f"-o RC_2017-01.jsonl.zst" in message and "| zstd" in message
     # through a FIFO (not opened before the job): one dead letter naming it, the file never read as text
-    items = [i for i in sources.read_items(str(path))]
-    assert [i[2] for i in items] == ["unsupported-compression"] and "convert it first" in items[0][3]
+    fifo = tmp_path / "RC_2017-02.jsonl"
+    os.mkfifo(fifo)
+    assert sources.resolve_inputs([str(fifo)]) == [str(fifo)]
+    writer = _feed(fifo, path.read_bytes())
+    with time_limit(30):
+        items = list(sources.read_items(str(fifo)))
+    writer.join(5)
+    assert [i[2] for i in items] == ["unsupported-compression"] and f"compressed with {kind}" in items[0][3]
+    assert "convert it first" in items[0][3]
+
+
+def test_the_build_warns_of_files_it_could_not_decode():
+    from multiref_cli.lsdscc_build import format_warnings
+
+    lines = format_warnings({"rejected-unsupported-compression": 2})
+    assert len(lines) == 1 and lines[0].startswith("warning: 2 input file(s)") and "rejected.jsonl" in lines[0]
 
 
 def test_an_xz_dump_beside_good_ones_stops_the_build_with_one_line(tmp_path):

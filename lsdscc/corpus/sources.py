@@ -40,7 +40,7 @@ import re
 import zlib
 from typing import Iterator
 
-from lsdscc.corpus.records import redact_record
+from lsdscc.corpus.records import MAX_TEXT_CHARS, redact_record
 from multiref.util.errors import UserError
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -522,7 +522,7 @@ def _long_item(line_no: int, line: _LongLine, offset: int) -> tuple:
     """The ``too-long`` rejection of an over-long line, never parsed (no excerpt)."""
     if line.ended:
         detail = (f"a line of {line.size:,} bytes, over the {MAX_LINE_BYTES:,} a record can take "
-                  "(its text is at most 40,400 characters); not parsed")
+                  f"(its text is at most {MAX_TEXT_CHARS:,} characters); not parsed")
     else:
         detail = (f"a line of more than {MAX_LINE_SKIP:,} bytes without a line end; "
                   "the rest of the file is not read")
@@ -560,8 +560,9 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None, ta
     - ``("ok", line, record, offset)``: a JSON object (``dict``), to be checked by ``normalize``;
     - ``("rejected", line, reason, detail, raw, offset)``: ``reason`` is ``not-utf8``,
       ``malformed-json``, ``not-object``, ``too-deep`` or ``out-of-range`` (``raw``: the line
-      as text), or, as the last item, ``truncated-file`` / ``corrupt-file`` (``line`` = lines
-      read, ``raw`` = "", ``offset`` = where the kept data ends);
+      as text), ``too-long`` (a line over :data:`MAX_LINE_BYTES`, never parsed, ``raw`` = ""),
+      or, as the last item, ``truncated-file`` / ``corrupt-file`` / ``unsupported-compression``
+      (``line`` = lines read, ``raw`` = "", ``offset`` = where the kept data ends);
     - ``("skipped", n)``, only with ``subreddits``: ``n >= 1`` lines of other subreddits,
       skipped unparsed since the previous such item; at most one per decompressed chunk.
       Count each as a record read and dropped ``other-subreddit``, as ``normalize`` would.
