@@ -109,9 +109,20 @@ class ReleasedContext:
     path: str = ""
 
 
+#: A line of an input file longer than this is a one-line error naming the file and line, not
+#: read into memory (DailyDialog's longest line is under 10 KB; a dialogue of :data:`MAX_TURNS`
+#: turns of 10,000 characters each still fits).
+MAX_LINE_BYTES = 8 << 20
+
+
 def _lines(path: str, kind: str, extra=None):
     with zipped.open_binary(path) as fh:  # a file, or a member of the release zip
-        for number, raw in enumerate(fh, start=1):
+        number = 0
+        while raw := fh.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                raise UserError(f"{path}:{number}: a line of over {MAX_LINE_BYTES:,} bytes; not a DailyDialog "
+                                "release file (its lines are one dialogue or record each)")
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:

@@ -355,6 +355,18 @@ def test_a_dialogue_of_thousands_of_turns_is_a_counted_letter(turns):
         readers.parse_multiref(raw, 0)
 
 
+def test_a_line_of_hundreds_of_megabytes_is_one_line_naming_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 1 << 20)
+    (tmp_path / "test").mkdir()
+    for kind in ("", "act_", "emotion_"):
+        name = f"dialogues_{kind}test.txt"
+        data = open(os.path.join(SAMPLE_DD, "test", name), "rb").read()
+        (tmp_path / "test" / name).write_bytes(data + (b"x" * (3 << 20) + b"\n" if not kind else b""))
+    lines = open(os.path.join(SAMPLE_DD, "test", "dialogues_test.txt"), "rb").read().count(b"\n")
+    with time_limit(10), pytest.raises(UserError, match=rf"dialogues_test\.txt:{lines + 1}: a line of over 1,048,576 bytes"):
+        readers.read_dailydialog(str(tmp_path))
+
+
 def test_the_longest_allowed_dialogue_still_parses():
     turns = readers.MAX_TURNS
     line = " __eou__ ".join(f"t{i}" for i in range(turns)) + " __eou__"
