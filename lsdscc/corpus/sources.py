@@ -582,8 +582,7 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None, ta
     ``progress_label``: show reading progress on stderr under this label (bytes of the file,
     lines/s) when progress is on (``MULTIREF_PROGRESS``); when it is off nothing is wrapped.
 
-    ``tap``: a function wrapping the opened file (as stored, before decompression), e.g.
-    :meth:`lsdscc.corpus.provenance.FileTally.tap` to hash the bytes as they are read.
+    ``tap``: wraps the opened file (as stored), e.g. :meth:`lsdscc.corpus.provenance.FileTally.tap`.
 
     ``part`` of ``parts`` (default 0 of 1): the items of that share of the lines, for workers
     parsing one file together. Each part decompresses the whole file; the lines are cut into
