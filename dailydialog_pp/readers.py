@@ -31,6 +31,10 @@ SPLIT_ORDER = {name: i for i, name in enumerate(SPLITS)}
 ACT_CODES = {1: "inform", 2: "question", 3: "directive", 4: "commissive"}
 EMOTION_CODES = {0: "no_emotion", 1: "anger", 2: "disgust", 3: "fear", 4: "happiness", 5: "sadness", 6: "surprise"}
 EOU = "__eou__"
+#: A dialogue (or multi-reference line) with more turns is rejected (``too-many-turns``):
+#: each of its n turns gives a row holding the turns before it, n^2/2 strings in all.
+#: DailyDialog's longest dialogue has 35 turns (train), so this is 14 times that.
+MAX_TURNS = 500
 # DD++ release files: file name -> source name written in the ``source`` column.
 DDPP_FILES = (("train.json", "ddpp_train"), ("dev.json", "ddpp_dev"), ("test.json", "ddpp_test"),
               ("data_positives.json", "ddpp_positives"))
@@ -105,9 +109,20 @@ class ReleasedContext:
     path: str = ""
 
 
+#: A line of an input file longer than this is a one-line error naming the file and line, not
+#: read into memory (DailyDialog's longest line is under 10 KB; a dialogue of :data:`MAX_TURNS`
+#: turns of 10,000 characters each still fits).
+MAX_LINE_BYTES = 8 << 20
+
+
 def _lines(path: str, kind: str, extra=None):
     with zipped.open_binary(path) as fh:  # a file, or a member of the release zip
-        for number, raw in enumerate(fh, start=1):
+        number = 0
+        while raw := fh.readline(MAX_LINE_BYTES + 1):
+            number += 1
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                raise UserError(f"{path}:{number}: a line of over {MAX_LINE_BYTES:,} bytes; not a DailyDialog "
+                                "release file (its lines are one dialogue or record each)")
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
@@ -201,7 +216,8 @@ def _labels(line, what: str, codes: dict, n: int, raw: RawLine) -> tuple:
 def parse_dialogue(raw: RawLine) -> Dialogue:
     """Parse one DailyDialog line with its act and emotion lines into a :class:`Dialogue`.
 
-    Rejects (RejectedRecord reasons): ``empty-dialogue``, ``empty-utterance``,
+    Rejects (RejectedRecord reasons): ``too-many-turns`` (over :data:`MAX_TURNS`),
+    ``empty-dialogue``, ``empty-utterance``,
     ``act-count-mismatch`` / ``emotion-count-mismatch`` (label count differs from the number
     of utterances), ``bad-act-label`` / ``bad-emotion-label``, ``missing-act-line`` /
     ``missing-emotion-line``.
@@ -209,6 +225,9 @@ def parse_dialogue(raw: RawLine) -> Dialogue:
     split, index, act_line, emotion_line = raw.extra
     if EOU not in raw.text and not raw.text.strip():
         raise RejectedRecord("empty-dialogue", "blank line", raw)
+    if raw.text.count(EOU) > MAX_TURNS:  # counted before splitting: the check costs no list
+        raise RejectedRecord("too-many-turns", f"{raw.text.count(EOU):,} utterances, over {MAX_TURNS}: "
+                             "each turn's row holds the turns before it", raw)
     turns = split_utterances(raw.text)
     if not turns:
         raise RejectedRecord("empty-dialogue", "no utterances", raw)
@@ -258,7 +277,7 @@ def parse_multiref(raw: RawLine, position: int) -> MultirefDialogue:
     used when the record has no ``index`` field.
 
     Rejects: ``invalid-json``, ``not-an-object``, ``bad-dialogue`` (no ``dialogue`` list of
-    objects with a ``text`` string), ``bad-responses`` (an utterance but the last without a
+    objects with a ``text`` string), ``too-many-turns`` (over :data:`MAX_TURNS`), ``bad-responses`` (an utterance but the last without a
     list of strings in ``responses``), ``bad-index``.
     """
     record = _json_object(raw)
@@ -266,6 +285,8 @@ def parse_multiref(raw: RawLine, position: int) -> MultirefDialogue:
     if not isinstance(dialogue, list) or not dialogue or not all(
             isinstance(u, dict) and isinstance(u.get("text"), str) for u in dialogue):
         raise RejectedRecord("bad-dialogue", "`dialogue` must be a non-empty list of {text: str, ...}", raw)
+    if len(dialogue) > MAX_TURNS:
+        raise RejectedRecord("too-many-turns", f"{len(dialogue):,} utterances, over {MAX_TURNS}", raw)
     responses = []
     for turn, utterance in enumerate(dialogue[:-1]):
         value = utterance.get("responses")

@@ -8,8 +8,10 @@ folder of unzipped split folders (read by :mod:`dailydialog_pp.readers` directly
 
 Files inside zips are named by *member paths*: ``OUTER.zip!ijcnlp_dailydialog/train.zip!train/
 dialogues_train.txt`` (``!`` separates an archive from a member; a folder's split zip is
-``FOLDER/train.zip!train/dialogues_train.txt``). Nothing is extracted to disk: members are read
-in memory (the largest split file is about 6 MB).
+``FOLDER/train.zip!train/dialogues_train.txt``; :func:`split_path` finds the file on disk, so a
+folder name may hold ``!``). Nothing is extracted to disk: members are read in memory (the
+largest split file is about 6 MB), each checked against :data:`MAX_MEMBER_BYTES` by its
+declared size and by what it inflates to, so a zip bomb is one line, not a MemoryError.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import io
 import os
 import zipfile
+import zlib
 
 from multiref.util.errors import UserError
 
@@ -24,19 +27,60 @@ SEP = "!"
 _KINDS = ("dialogues_{split}.txt", "dialogues_act_{split}.txt", "dialogues_emotion_{split}.txt")
 
 
+#: The largest member read from a release zip: DailyDialog's largest file is about 6 MB and
+#: a split zip about 3 MB, so a member declaring or inflating to more is not the release (a
+#: zip bomb) and is refused with one line, before and while it is read.
+MAX_MEMBER_BYTES = 64 << 20
+
+
+def split_path(path: str) -> list:
+    """``path`` as ``[file on disk, member, member inside that member, ...]``: the file is the
+    shortest prefix ending before a ``!`` that is a file (so a folder whose name holds ``!``
+    works); a path that is a file itself, or has no ``!`` after a file, is ``[path]``."""
+    if SEP not in path or os.path.exists(path):
+        return [path]
+    at = path.find(SEP)
+    while at >= 0:
+        if os.path.isfile(path[:at]):
+            return [path[:at]] + path[at + 1:].split(SEP)
+        at = path.find(SEP, at + 1)
+    return [path]
+
+
+def _member(archive: zipfile.ZipFile, name: str, where: str) -> bytes:
+    """Member ``name``'s bytes, at most :data:`MAX_MEMBER_BYTES` by its declared size and by
+    what it inflates to (read in 1 MiB steps); UserError naming ``where`` otherwise."""
+    info = archive.getinfo(name)
+    too_big = (f"{where}: the zip member {name} {{}} {MAX_MEMBER_BYTES:,} bytes, more than any file of the "
+               "DailyDialog release; not read (a damaged or hostile zip)")
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise UserError(too_big.format(f"declares {info.file_size:,} bytes, over"))
+    parts, size = [], 0
+    with archive.open(info) as fh:
+        while block := fh.read(1 << 20):
+            size += len(block)
+            if size > MAX_MEMBER_BYTES:
+                raise UserError(too_big.format("inflates past"))
+            parts.append(block)
+    return b"".join(parts)
+
+
 def open_binary(path: str):
-    """A binary file object of a plain file or a member path (nested zips read in memory)."""
-    if SEP not in path:
+    """A binary file object of a plain file or a member path (nested zips read in memory,
+    each member bounded by :data:`MAX_MEMBER_BYTES`)."""
+    parts = split_path(path)
+    if len(parts) == 1:
         return open(path, "rb")
-    parts = path.split(SEP)
     data = None
     try:
         with open(parts[0], "rb") as fh:
-            data = fh.read()
+            data = fh.read(MAX_MEMBER_BYTES + 1)
+        if len(data) > MAX_MEMBER_BYTES:
+            raise UserError(f"{parts[0]}: over {MAX_MEMBER_BYTES:,} bytes, larger than the DailyDialog release zip")
         for member in parts[1:]:
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                data = archive.read(member)
-    except (OSError, zipfile.BadZipFile, KeyError) as exc:
+                data = _member(archive, member, path)
+    except (OSError, zipfile.BadZipFile, zlib.error, KeyError, EOFError, NotImplementedError, RuntimeError) as exc:
         raise UserError(f"{path}: cannot read from the zip ({exc})") from None
     return io.BytesIO(data)
 

@@ -69,7 +69,7 @@ def format_testset_counts(counts: dict) -> str:
 
 
 def format_warnings(counts: dict) -> list:
-    """The warnings printed on stderr after a build: input files cut short or undecodable."""
+    """The warnings printed on stderr after a build: input files cut short, undecodable or unsupported."""
     lines = []
     truncated = counts.get("rejected-truncated-file", 0)
     if truncated:
@@ -78,6 +78,11 @@ def format_warnings(counts: dict) -> list:
     if corrupt:
         lines.append(f"warning: {corrupt} input file(s) could not be decoded to the end (corrupt data; the lines "
                      "before it were kept); see rejected/rejected.jsonl")
+    unsupported = counts.get("rejected-unsupported-compression", 0)
+    if unsupported:
+        lines.append(f"warning: {unsupported} input file(s) are compressed in a format the reader does not decode "
+                     "(xz, bzip2, 7z, zip) and were not read; see rejected/rejected.jsonl for the command that "
+                     "converts each")
     return lines
 
 

@@ -59,11 +59,12 @@ STEPS = ("Read", "Threads", "Clean", "Vocabulary", "Pairs", "Conversations", "De
 
 
 def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None, input_names=(), read_parts=1,
-                   spill=None):
+                   spill=None, verify=None):
     """Add the whole corpus job to pipeline ``p`` (see the module docstring); ``read_parts``:
     workers reading each input file (:class:`pipelines.lsdscc_read.Read`); ``spill``: a folder
     the caller owns and removes (:func:`multiref.output.beam_spill.spill_folder`) for the
-    groupings' spill files, or None for the runner's own GroupByKey."""
+    groupings' spill files, or None for the runner's own GroupByKey; ``verify``: ``(hashes,
+    hashes file)`` for ``--verify-hashes`` (digests compared while reading)."""
     import apache_beam as beam
 
     from lsdscc.corpus import outputs
@@ -71,7 +72,7 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
     from pipelines import lsdscc_releases as r
     from pipelines import lsdscc_transforms as t
 
-    read = p | "Read" >> t.Read(config, inputs, source, parts=read_parts)
+    read = p | "Read" >> t.Read(config, inputs, source, parts=read_parts, verify=verify)
     resolved = read["posts"] | "Threads" >> t.Threads(spill)
     threads, extra_counts = resolved, []
     if config.since is not None or config.until is not None:  # the whole thread, by its submission's time
@@ -238,13 +239,14 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     job = from_args(CorpusJob, values)
     folder = folder or job.output
     inputs = [] if source is not None else sources.resolve_inputs(list(job.input) or sources.default_inputs())
-    if job.verify_hashes:  # before anything is written: a mismatch publishes nothing
-        from lsdscc.corpus.provenance import verify_files
+    verify = None
+    if job.verify_hashes:  # listed before the job; digests compared while reading; a mismatch publishes nothing
+        from lsdscc.corpus.provenance import check_listed
 
         if source is not None:
             raise UserError("--verify-hashes checks input files; none are given (in-memory records)")
-        _log(f"checking {len(inputs)} input file(s) against {job.verify_hashes}", quiet)
-        verify_files(inputs, job.verify_hashes)
+        _log(f"checking {len(inputs)} input file(s) against {job.verify_hashes} while reading them", quiet)
+        verify = (check_listed(inputs, job.verify_hashes), job.verify_hashes)
     executes = not runner_does_not_execute(options)
     # --num-shards auto sizes remote inputs by listing them, except in a dry run (no network)
     config = config_from_values(values, resolve_num_shards(job.num_shards, inputs, source, list_remote=executes))
@@ -262,22 +264,31 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
     with spill_folder(spill_parent(folder, options), remove=executes and spills) as spill:  # removed either way
         p = beam.Pipeline(options=options)
         build_pipeline(p, config, folder, inputs, source, [os.path.basename(i) for i in inputs], read_parts=workers,
-                       spill=spill if spills else None)
+                       spill=spill if spills else None, verify=verify)
         _run_with_gc_tuned(p)
     if not executes:
         return {"output": folder, "dry_run": True, "counts": {}, "splits": {}}
     _log(f"pipeline done in {time.time() - started:.1f}s; writing plots and the dataset card", quiet)
-    return finalize(folder, quiet=quiet)
+    return finalize(folder, quiet=quiet, verified=verify is not None)
 
 
-def finalize(folder: str, quiet: bool = False) -> dict:
-    """Plots and dataset card from the ``stats.json`` the pipeline wrote; the summary."""
+def finalize(folder: str, quiet: bool = False, verified: bool = False) -> dict:
+    """Plots and dataset card from the ``stats.json`` the pipeline wrote; the summary.
+    ``verified``: ``--verify-hashes`` was given: a file whose digest is not the listed one
+    is a UserError here, before anything else is written (the build publishes nothing)."""
     from lsdscc.corpus import outputs
+    from lsdscc.corpus.provenance import hash_problems
+    from multiref.util.errors import UserError
 
     from apache_beam.io.filesystems import FileSystems
 
     with FileSystems.open(outputs.join(folder, "stats.json")) as fh:
         stats = json.loads(fh.read())
+    problems = hash_problems(stats.get("files") or []) if verified else []
+    if problems:  # what the job wrote from a file that is not the listed one is removed
+        if not outputs.is_remote(folder):
+            outputs.clear_folder(folder)
+        raise UserError(problems[0] + (f" (and {len(problems) - 1} more file(s))" if len(problems) > 1 else ""))
     outputs.plot_all(folder, stats)
     outputs.write_cards(folder, stats, warn=lambda m: print(m, file=sys.stderr))
     return {"output": folder, "counts": stats["counts"], "splits": stats["splits"], "stats": stats}

@@ -64,7 +64,8 @@ class CorpusJob:
                                "their own workers")
     verify_hashes: str | None = option(None, flag="--verify-hashes", metavar="FILE", parse=hashes_file,
                                        help="check every input file against FILE (Arctic Shift's hashes.txt: "
-                                            "'<sha256>  <name>' lines) before the build starts; a mismatch stops it")
+                                            "'<sha256>  <path>' lines, the longest tail of the input's path wins) "
+                                            "while it is read; a mismatch stops the build, nothing is published")
 
 
 #: the classes declaring the corpus job's options, in the order --help shows their flags

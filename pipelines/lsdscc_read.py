@@ -70,8 +70,9 @@ class ReadPosts(SchemaTallying, CountingDoFn):
 
     namespace = NAMESPACE
 
-    def __init__(self, config):
+    def __init__(self, config, verify=None):
         self.config = config
+        self.verify = verify  # --verify-hashes: (hashes, the hashes file's path), see provenance.digest_problem
 
     def setup(self):
         super().setup()
@@ -123,7 +124,7 @@ class ReadPosts(SchemaTallying, CountingDoFn):
                 if out is not None:
                     yield out
                 continue
-            if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file"):
+            if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file", "unsupported-compression"):
                 tally.records += item[1] if item[0] == "skipped" else 1
             if item[0] == "skipped":  # lines of other subreddits, dropped before parsing
                 self.count("records-read", item[1])
@@ -136,15 +137,27 @@ class ReadPosts(SchemaTallying, CountingDoFn):
         tally.records += parsed
         if parsed:
             self.count("records-read", parsed)
-        summary = tally.summary() if part.part == 0 else dict(tally.summary(), bytes=None, sha256=None)
-        yield beam.pvalue.TaggedOutput(FILES, (element, summary))
+        yield beam.pvalue.TaggedOutput(FILES, (element, self._summary(tally, part)))
+
+    def _summary(self, tally, part):
+        """The part's file summary: part 0's has the digest (and, with ``--verify-hashes``, the
+        ``hash_problem`` of a file whose digest is not the listed one)."""
+        if part.part != 0:
+            return dict(tally.summary(), bytes=None, sha256=None)
+        summary = tally.summary()
+        if self.verify is not None:
+            problem = provenance.digest_problem(part.path, summary["sha256"], *self.verify)
+            if problem is not None:
+                summary["hash_problem"] = problem
+        return summary
 
 
 class Read(beam.PTransform):
     """Read: input files (or in-memory records) -> ``{"posts", "rejected", "counts"}``."""
 
-    def __init__(self, config, inputs=(), source=None, parts: int = 1):
+    def __init__(self, config, inputs=(), source=None, parts: int = 1, verify=None):
         super().__init__()
+        self.verify = verify
         self.config = config
         self.inputs = list(inputs)
         self.source = source
@@ -158,7 +171,7 @@ class Read(beam.PTransform):
             parts = self.parts
             start = (self._files(pbegin) | "SplitFiles" >> beam.FlatMap(file_parts, parts)
                      | "SpreadFiles" >> beam.Reshuffle())
-        read = beam.ParDo(ReadPosts(self.config)).with_output_types(Tuple[str, Post])
+        read = beam.ParDo(ReadPosts(self.config, self.verify)).with_output_types(Tuple[str, Post])
         out = start | "ReadAndNormalize" >> read.with_outputs(REJECTED, COUNTS, FILES, SCHEMA, main="posts")
         files = (out[FILES] | "MergeFileParts" >> beam.CombinePerKey(provenance.merge_summaries)
                  | "FileSummaries" >> beam.Values())

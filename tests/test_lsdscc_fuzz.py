@@ -5,12 +5,13 @@ real-shaped dump records (:func:`lsdscc.corpus.sample_gen.generate`, the generat
 sample) into hostile lines: flipped, inserted, deleted and repeated bytes, cut lines, values
 of the wrong type, NaN/inf/huge/negative numbers, deep nesting, lone surrogates, mangled ids
 and parent ids (self-parents, loops, other threads), and gzip/zstd frames with flipped,
-cut or appended bytes. Each case goes through the code the job runs per element: the
+cut or appended bytes, and archives with zstd skippable frames (as ``pzstd`` and seekable zstd write
+them) and decompression bombs (over-long lines, a line that never ends), mutated or not. Each case goes through the code the job runs per element: the
 ``ReadPosts`` DoFn (``read_items`` then ``normalize``), thread resolution, cleaning and
 examples. No exception may escape, nothing may hang (a time limit per batch), and every
 line must be accounted for: kept, dropped with a counter, or a counted dead letter whose
 text is publishable. A few real ``multiref lsdscc build`` runs on files full of mutants
-close the tier. Case counts: :data:`LINE_CASES`, :data:`FRAME_CASES`, :data:`BUILD_CASES`.
+close the tier. Case counts: :data:`LINE_CASES`, :data:`FRAME_CASES`, :data:`ARCHIVE_CASES`, :data:`BUILD_CASES`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from collections import Counter, defaultdict
 import pytest
 import zstandard
 
-from lsdscc.corpus import threads
+from lsdscc.corpus import sources, threads
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post
@@ -42,9 +43,13 @@ LINE_CASES = len(LINE_SEEDS) * LINES_PER_SEED  # 30,000
 FRAME_SEEDS = range(4)
 FRAMES_PER_SEED = 300
 FRAME_CASES = len(FRAME_SEEDS) * FRAMES_PER_SEED  # 1,200
+ARCHIVE_SEEDS = range(3)
+ARCHIVES_PER_SEED = 80
+ARCHIVE_CASES = len(ARCHIVE_SEEDS) * ARCHIVES_PER_SEED  # 240
 BUILD_LINES = 3000
 BUILD_FRAMES = 40
-BUILD_CASES = BUILD_LINES + BUILD_FRAMES  # in one real build
+BUILD_ARCHIVES = 12
+BUILD_CASES = BUILD_LINES + BUILD_FRAMES + BUILD_ARCHIVES  # in one real build
 SAMPLE_USER = re.compile(r"(?<![A-Za-z0-9])user\d+")
 
 
@@ -237,6 +242,78 @@ def test_mutated_gzip_and_zstd_frames_end_in_one_letter_at_most(tmp_path, seed):
         path.unlink()
 
 
+def _skippable(rng: random.Random) -> bytes:
+    payload = bytes(rng.randrange(256) for _ in range(rng.choice([0, 4, 17, 64])))
+    return bytes([0x50 | rng.randrange(16)]) + b"\x2a\x4d\x18" + len(payload).to_bytes(4, "little") + payload
+
+
+_BOMB_LINES = {  # an over-long line each (1 MiB + a little), and one without an end
+    "long": b'{"subreddit": "movies", "body": "' + b"a" * (sources.MAX_LINE_BYTES + 100) + b'"}\n',
+    "long-array": b'[' + b"1," * (sources.MAX_LINE_BYTES // 2) + b'1]\n',
+    "endless": b"\x00" * (sources.MAX_LINE_BYTES + 4096),
+}
+
+
+def _archives(seed: int) -> list[tuple[str, bytes, int | None, int]]:
+    """``(kind, file, good lines or None when mutated, over-long lines)``: zstd frames with
+    skippable frames before, between and after them, gzip members, bomb frames of over-long
+    lines, and with one chance in two the byte mutations of :func:`_frames`."""
+    rng = random.Random(2000 + seed)
+    lines = [json.dumps(r).encode() + b"\n" for r in _records(seed)]
+    compress = {"zst": zstandard.ZstdCompressor(level=1).compress, "gz": lambda d: gzip.compress(d, 1)}
+    out = []
+    for _ in range(ARCHIVES_PER_SEED):
+        kind = rng.choice(["zst", "zst", "gz"])
+        cuts = sorted(rng.sample(range(1, len(lines)), rng.randint(0, 3)))
+        parts = [b"".join(lines[a:b]) for a, b in zip([0] + cuts, cuts + [len(lines)])]
+        bombs = list(rng.choice([[], [], ["long"], ["long", "long-array"], ["endless"]]))
+        longs = len(bombs)  # one too-long letter each
+        blob = bytearray()
+        for part in parts:
+            if kind == "zst" and rng.random() < 0.6:
+                blob += _skippable(rng)
+            blob += compress[kind](part)
+            if bombs and bombs[0] != "endless" and rng.random() < 0.5:
+                blob += compress[kind](_BOMB_LINES[bombs.pop(0)])
+        for bomb in bombs:  # the rest at the end ("endless" always last: nothing after it is read)
+            blob += compress[kind](_BOMB_LINES[bomb])
+        mutated = rng.random() < 0.5
+        if mutated:
+            for _ in range(rng.randint(1, 2)):
+                at = rng.randrange(len(blob))
+                roll = rng.random()
+                if roll < 0.5:
+                    blob[at] ^= 1 << rng.randrange(8)
+                elif roll < 0.75:
+                    del blob[at:]
+                else:
+                    blob[at:at] = _skippable(rng)
+            if not blob:
+                blob += b"\x28\xb5\x2f\xfd"
+        out.append((kind, bytes(blob), None if mutated else len(lines), longs))
+    return out
+
+
+@pytest.mark.parametrize("seed", ARCHIVE_SEEDS)
+def test_archives_with_skippable_frames_and_bombs(tmp_path, seed):
+    for number, (kind, blob, good, longs) in enumerate(_archives(seed)):
+        path = tmp_path / f"RC_{number}.{kind}"
+        path.write_bytes(blob)
+        with time_limit(30):
+            posts, letters, counts = _read(path)
+            _threads_and_examples(posts)
+        ends = [i for i, x in enumerate(letters) if x["reason"] in ("corrupt-file", "truncated-file")]
+        assert ends in ([], [len(letters) - 1])  # at most one, and last
+        assert sum(n for k, n in counts.items() if k.startswith("rejected-")) == len(letters)
+        for letter in letters:
+            _check_letter(letter)
+        if good is not None:  # unmutated: every line read, skippable frames skipped, each bomb one letter
+            kept_or_dropped = sum(n for k, n in counts.items() if k.startswith(("posts-kept", "dropped-")))
+            assert kept_or_dropped == good, (number, counts)
+            assert [x["reason"] for x in letters] == ["too-long"] * longs, (number, letters)
+        path.unlink()
+
+
 def test_builds_on_files_full_of_mutants(tmp_path):
     import datasets
 
@@ -246,6 +323,8 @@ def test_builds_on_files_full_of_mutants(tmp_path):
     (inputs / "RC_mutants.jsonl").write_bytes(b"\n".join(good + mutants(99, BUILD_LINES)) + b"\n")
     for number, (kind, blob) in enumerate(_frames(99)[:BUILD_FRAMES]):
         (inputs / f"RC_frame{number:02d}.jsonl.{kind}").write_bytes(blob)
+    for number, (kind, blob, _, _) in enumerate(_archives(99)[:BUILD_ARCHIVES]):
+        (inputs / f"RC_archive{number:02d}.jsonl.{kind}").write_bytes(blob)
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "multiref_cli", "lsdscc", "build", "--skip-testset", "--input",
                            str(inputs), "--output", str(out), "--validation-fraction", "0.2"],

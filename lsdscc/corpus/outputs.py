@@ -79,17 +79,23 @@ def prepare_folder(folder: str) -> None:
     check_local(folder)
     try:
         os.makedirs(folder, exist_ok=True)
-        for name in CONFIGS + ("rejected", "plots", WORK):
-            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
-        for name in ("README.md", "dataset_meta.json", "stats.json"):
-            if os.path.exists(os.path.join(folder, name)):
-                os.remove(os.path.join(folder, name))
+        clear_folder(folder)
         probe = os.path.join(folder, ".write-test")
         with open(probe, "w") as fh:
             fh.write("ok")
         os.remove(probe)
     except OSError as exc:
         raise UserError(f"cannot write to output folder {folder}: {exc.strerror or exc}") from None
+
+
+def clear_folder(folder: str) -> None:
+    """Remove what a corpus job writes into the local ``folder`` (the configs, ``rejected/``,
+    plots, work files, card, metadata and ``stats.json``); anything else stays."""
+    for name in CONFIGS + ("rejected", "plots", WORK):
+        shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+    for name in ("README.md", "dataset_meta.json", "stats.json"):
+        if os.path.exists(os.path.join(folder, name)):
+            os.remove(os.path.join(folder, name))
 
 
 def _shard_totals(shards, counts: Mapping) -> tuple:

@@ -4,9 +4,11 @@
   wraps the stored (still compressed) file so every byte read also feeds SHA-256, so the
   digest costs no second pass over the data. Its :meth:`~FileTally.summary` is what
   ``stats.json``, ``dataset_meta.json`` and the card list per file.
-- :func:`read_hashes` reads Arctic Shift's ``hashes.txt`` (``<sha256>  <file name>`` a line,
-  as ``sha256sum`` writes it); :func:`verify_files` checks every input against it before a
-  build starts (one pass over each file, only when the user asks: ``--verify-hashes``).
+- :func:`read_hashes` reads Arctic Shift's ``hashes.txt`` (``<sha256>  <file path>`` a line,
+  as ``sha256sum`` writes it), keyed by the whole path listed; with ``--verify-hashes``,
+  :func:`check_listed` checks before the build that every input is listed, and the reader
+  compares each file's digest, computed while it parses it (:func:`digest_problem`): one pass
+  over each file, so a FIFO works too. A mismatch fails the build before anything is published.
 """
 
 from __future__ import annotations
@@ -79,15 +81,32 @@ def merge_summaries(summaries) -> dict:
     hashed = [s for s in summaries if s["sha256"] is not None]
     merged.update(bytes=hashed[0]["bytes"] if hashed else None, sha256=hashed[0]["sha256"] if hashed else None,
                   records=sum(s["records"] for s in summaries))
+    merged.pop("hash_problem", None)
+    if hashed and hashed[0].get("hash_problem"):
+        merged["hash_problem"] = hashed[0]["hash_problem"]
     for key, pick in (("first_created_utc", min), ("last_created_utc", max)):
         times = [s[key] for s in summaries if s[key] is not None]
         merged[key] = pick(times) if times else None
     return merged
 
 
+def _components(path: str) -> tuple:
+    """A local path's absolute components, or a remote path's (``gs://b/x/f`` -> ``gs:``, ``b``, ...)."""
+    if "://" not in path:
+        path = os.path.abspath(path)
+    return tuple(c for c in path.replace(os.sep, "/").split("/") if c)
+
+
+def _key(name: str) -> tuple:
+    """A ``hashes.txt`` file name as path components (``./a/b.zst``, ``*a/b.zst`` -> ``a``, ``b.zst``)."""
+    name = name.lstrip("*").replace("\\", "/")
+    return tuple(c for c in os.path.normpath(name).replace(os.sep, "/").split("/") if c and c != ".")
+
+
 def read_hashes(path: str) -> dict:
-    """``{file name: sha256 hex}`` of a ``hashes.txt`` (``sha256sum`` format; blank lines and
-    ``#`` comments skipped). UserError naming the file and line for anything else."""
+    """``{file path as listed (components): sha256 hex}`` of a ``hashes.txt`` (``sha256sum``
+    format; blank lines and ``#`` comments skipped). UserError naming the file and line for
+    anything else."""
     if not os.path.isfile(path):
         raise UserError(f"hashes file not found: {path}")
     out: dict = {}
@@ -97,44 +116,50 @@ def read_hashes(path: str) -> dict:
             if not text or text.startswith("#"):
                 continue
             m = _HASH_LINE.match(text)
-            if not m:
+            if not m or not _key(m[2]):
                 raise UserError(f"{path}:{number}: expected '<sha256>  <file name>', got {text[:80]!r}")
-            out[os.path.basename(m[2].lstrip("*"))] = m[1].lower()
+            out[_key(m[2])] = m[1].lower()
     if not out:
         raise UserError(f"{path}: no '<sha256>  <file name>' lines")
     return out
 
 
-def file_sha256(path: str) -> str:
-    """The SHA-256 hex digest of a local or remote (Beam FileSystems) file."""
-    digest = hashlib.sha256()
-    if "://" in path:
-        from apache_beam.io.filesystems import CompressionTypes, FileSystems
-
-        opened = FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
-    else:
-        opened = open(path, "rb")
-    with opened as fh:
-        while block := fh.read(_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
+def listed_digest(path: str, hashes: dict) -> str | None:
+    """The digest ``hashes`` (:func:`read_hashes`) lists for ``path``: the entry whose path is
+    the longest tail of ``path``'s (``2017/RC_2017-01.zst`` before ``RC_2017-01.zst``), so two
+    inputs of one name in different folders each find their own line; None when none is."""
+    parts = _components(path)
+    best = None
+    for key, digest in hashes.items():
+        if len(key) <= len(parts) and parts[len(parts) - len(key):] == key and (best is None or len(key) > len(best[0])):
+            best = (key, digest)
+    return None if best is None else best[1]
 
 
-def verify_files(files, hashes_path: str) -> dict:
-    """Check every file of ``files`` against ``hashes_path`` (matched by file name).
+def digest_problem(path: str, actual: str, hashes: dict, hashes_path: str) -> str | None:
+    """One line saying why ``path``, read with digest ``actual``, fails ``--verify-hashes``, or None."""
+    expected = listed_digest(path, hashes)
+    if expected is None:
+        return f"{path}: not listed in {hashes_path}"
+    if actual != expected:
+        return (f"{path}: SHA-256 {actual} does not match {expected} in {hashes_path} "
+                "(a corrupt or different download)")
+    return None
 
-    Returns ``{name: sha256}``. Raises UserError, one line naming the file, for the first
-    file that is not listed or whose digest differs.
-    """
-    expected = read_hashes(hashes_path)
-    checked = {}
+
+def check_listed(files, hashes_path: str) -> dict:
+    """``--verify-hashes`` before the job: ``hashes_path`` read and every local input listed in
+    it (UserError naming the first that is not); nothing is read from the inputs. Their digests
+    are checked while the job reads them (:meth:`FileTally.summary` gains ``hash_problem``,
+    see :func:`digest_problem`), so every file, a FIFO included, is read once. Returns the
+    hashes (:func:`read_hashes`)."""
+    hashes = read_hashes(hashes_path)
     for path in files:
-        name = os.path.basename(path.rstrip("/"))
-        if name not in expected:
+        if "://" not in path and listed_digest(path, hashes) is None:
             raise UserError(f"{path}: not listed in {hashes_path}")
-        actual = file_sha256(path)
-        if actual != expected[name]:
-            raise UserError(f"{path}: SHA-256 {actual} does not match {expected[name]} in {hashes_path} "
-                            "(a corrupt or different download)")
-        checked[name] = actual
-    return checked
+    return hashes
+
+
+def hash_problems(summaries) -> list:
+    """The ``hash_problem`` lines of the files' summaries (:func:`digest_problem`), in order."""
+    return [s["hash_problem"] for s in summaries if s.get("hash_problem")]

@@ -73,6 +73,12 @@ def _get_str(record: dict, key: str, required: bool = True) -> str | None:
     return value
 
 
+def _shown_id(value: str) -> str:
+    """An id field's bad value as a dead letter's detail shows it: an account's fullname
+    (``t2_...``, which names a user) is not shown."""
+    return "an account id" if value.lower().startswith("t2_") else repr(value)
+
+
 def _fullname(value: str, prefix: str, key: str) -> str:
     if not (value.isalnum() and value.isascii() and value.lower() == value):  # (a bare base-36 id: the usual case)
         value = value.strip()
@@ -81,7 +87,7 @@ def _fullname(value: str, prefix: str, key: str) -> str:
                 raise Malformed("wrong-type", f"{key!r} should start with {prefix}, got {value!r}")
             return value
         if not _BASE36.match(value):
-            raise Malformed("wrong-type", f"{key!r} is not a reddit id: {value!r}")
+            raise Malformed("wrong-type", f"{key!r} is not a reddit id: {_shown_id(value)}")
     return (prefix if prefix != "any" else "t1_") + value
 
 

@@ -9,17 +9,23 @@
   ``subreddits=`` it also skips, before any JSON parsing, lines that certainly belong to
   another subreddit and reports them as ``("skipped", n)`` (see :func:`read_items`).
   Decompressed data is handled a block of whole lines at a time. Compression is
-  recognised by its magic bytes (zstd ``28 b5 2f fd``, gzip ``1f 8b``), so names do not
-  matter. Reddit's zstd dumps are decoded with a 2 GiB window (``max_window_size=2**31``),
-  streaming, frame after frame; a file that ends inside a compressed frame yields one
-  ``truncated-file`` rejection naming how many lines and bytes were read, and a file the
-  decoder refuses part way (a gzip CRC or deflate error, zstd garbage, an unreadable
-  member) one ``corrupt-file`` rejection the same way: the lines before the fault are kept.
+  recognised by its magic bytes (zstd ``28 b5 2f fd``, or a zstd skippable frame first as
+  ``pzstd`` writes it; gzip ``1f 8b``), so names do not matter; xz, bzip2, 7z and zip files
+  are named with the command that converts them (:func:`check_compression` before the job, an
+  ``unsupported-compression`` dead letter for a FIFO), never read as text. Reddit's zstd dumps
+  are decoded with a 2 GiB window (``max_window_size=2**31``), streaming, frame after frame,
+  fed a little at a time so one decoder call yields at most 8 MiB (:data:`_ZSTD_SLICE`); a file
+  that ends inside a compressed frame yields one ``truncated-file`` rejection naming how many
+  lines and bytes were read, and a file the decoder refuses part way (a gzip CRC or deflate
+  error, zstd garbage, an unreadable member) one ``corrupt-file`` rejection the same way: the
+  lines before the fault are kept.
 - Every line that cannot be used is a rejection with its reason, never an exception:
-  invalid JSON or UTF-8, a value that is not an object, nesting deeper than
-  :data:`MAX_DEPTH` (``too-deep``), a number Python will not convert (``out-of-range``).
+  a line over :data:`MAX_LINE_BYTES` (``too-long``, counted to its end unparsed, in linear
+  time; a file with no line end within :data:`MAX_LINE_SKIP` bytes ends there), invalid JSON
+  or UTF-8, a value that is not an object, nesting deeper than :data:`MAX_DEPTH`
+  (``too-deep``), a number Python will not convert (``out-of-range``).
 - A file whose first non-blank byte is ``[`` is a JSON array (the BigQuery / PolyAI export),
-  always parsed whole (no prefilter).
+  streamed item by item (no prefilter; :func:`_read_array`).
 - :func:`default_inputs` is the bundled sample (``lsdscc/corpus/sample/``), the default input.
 """
 
@@ -34,12 +40,35 @@ import re
 import zlib
 from typing import Iterator
 
-from lsdscc.corpus.records import redact_record
+from lsdscc.corpus.records import MAX_TEXT_CHARS, redact_record
 from multiref.util.errors import UserError
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
+#: Compressed bytes given to the zstd decoder per call: zstd's densest block (RLE: 4 bytes for
+#: 128 KiB) then bounds one call's output to 8 MiB, whatever the file holds.
+_ZSTD_SLICE = 1 << 8
+#: Compressed bytes given to the gzip decoder per call; its output is read 1 MiB at a time.
+_GZIP_SLICE = 1 << 16
+#: A line (or JSON array item) longer than this many bytes is a ``too-long`` dead letter,
+#: never parsed. A record's text is at most ``MAX_TEXT_CHARS`` (40,400) characters, at most 12
+#: bytes each as JSON escapes (484,800 bytes), which leaves 563,776 bytes for its other fields.
+MAX_LINE_BYTES = 1 << 20
+#: A line without a line end within this many bytes ends the file's reading (one ``too-long``
+#: letter says so): ``--input /dev/zero`` ends. Shorter over-long lines are skipped, counted,
+#: and the lines after them are read.
+MAX_LINE_SKIP = 1 << 30
+#: Compressed formats the reader does not decode, by magic bytes: ``(magic, name, how to
+#: convert FILE to zstd)``. Such a file is named with the command, never read as text.
+UNSUPPORTED = (
+    (b"\xfd7zXZ\x00", "xz", "xz -dc {path} | zstd -o {stem}.zst"),
+    (b"BZh", "bzip2", "bzip2 -dc {path} | zstd -o {stem}.zst"),
+    (b"7z\xbc\xaf\x27\x1c", "7z", "7z x -so {path} | zstd -o {stem}.zst"),
+    (b"PK\x03\x04", "zip", "unzip -p {path} | zstd -o {stem}.zst"),
+    (b"PK\x05\x06", "zip", "unzip -p {path} | zstd -o {stem}.zst"),
+)
+_HEAD = 6
 #: With ``parts > 1`` (:func:`read_items`), decompressed blocks are cut at line ends into
 #: pieces of about this size, dealt out to the parts in turn.
 PIECE = 1 << 22
@@ -61,7 +90,45 @@ class CorruptFile(Exception):
     """The decoder refused the data; ``args``: (bytes decompressed before, the decoder's reason)."""
 
 
-_STREAM_ENDS = (TruncatedFile, CorruptFile)
+class UnsupportedFile(Exception):
+    """The file is compressed in a format the reader does not decode; ``args[0]``: its name."""
+
+
+_STREAM_ENDS = (TruncatedFile, CorruptFile, UnsupportedFile)
+
+
+def compression(head: bytes) -> str:
+    """The compression of a stream starting with ``head`` (its first 6 bytes or fewer), by
+    magic bytes: ``zstd`` (a frame, or a skippable frame as ``pzstd`` and seekable zstd
+    write first), ``gzip``, a name of :data:`UNSUPPORTED`, or ``plain``."""
+    if head[:4] == ZSTD_MAGIC or (len(head) >= 4 and head[0] & 0xF0 == 0x50 and head[1:4] == b"\x2a\x4d\x18"):
+        return "zstd"
+    if head[:2] == GZIP_MAGIC:
+        return "gzip"
+    for magic, name, _ in UNSUPPORTED:
+        if head.startswith(magic) and (name != "bzip2" or head[3:4] in b"123456789" and len(head) > 3):
+            return name
+    return "plain"
+
+
+def unsupported_message(path: str, name: str) -> str:
+    """One line naming ``path``, its format and the command that converts it to zstd."""
+    stem = os.path.basename(path).rsplit(".", 1)[0] or "dump"
+    command = next(c for _, n, c in UNSUPPORTED if n == name).format(path=path, stem=stem)
+    return (f"{path}: compressed with {name}, which the reader does not decode (it reads plain, gzip and zstd JSON "
+            f"lines); convert it first: {command}")
+
+
+def check_compression(path: str) -> None:
+    """UserError (:func:`unsupported_message`) when the local regular file ``path`` is in a
+    format of :data:`UNSUPPORTED`; FIFOs and remote files are not opened here (the reader
+    turns them into one ``unsupported-compression`` dead letter)."""
+    if _is_remote(path) or not os.path.isfile(path):
+        return
+    with open(path, "rb") as fh:
+        kind = compression(fh.read(_HEAD))
+    if kind in {n for _, n, _ in UNSUPPORTED}:
+        raise UserError(unsupported_message(path, kind))
 
 
 def default_inputs() -> list[str]:
@@ -107,7 +174,10 @@ def resolve_inputs(specs) -> list[str]:
             files.append(spec)
         else:
             raise UserError(f"input not found: {spec}")
-    return sorted(set(files))
+    files = sorted(set(files))
+    for path in files:
+        check_compression(path)
+    return files
 
 
 def _is_readable_file(path: str) -> bool:
@@ -138,83 +208,161 @@ def _open(path: str):
     return open(path, "rb")
 
 
-def _decoder(head: bytes):
-    """``(new decompress object, the errors it raises on bad data)`` for a stream that starts
-    with ``head``; None for plain data."""
-    if head[:4] == ZSTD_MAGIC:
-        import zstandard
+def _zstd():
+    import zstandard
 
-        return zstandard.ZstdDecompressor(max_window_size=2**31).decompressobj, (zstandard.ZstdError,)
-    if head[:2] == GZIP_MAGIC:
-        return (lambda: zlib.decompressobj(16 + zlib.MAX_WBITS)), (zlib.error,)
-    return None
+    new = zstandard.ZstdDecompressor(max_window_size=2**31).decompressobj
+
+    def step(dobj, data):
+        yield dobj.decompress(data)
+
+    return new, step, _ZSTD_SLICE, (zstandard.ZstdError,)
+
+
+def _gzip():
+    def step(dobj, data):
+        out = dobj.decompress(data, _CHUNK)
+        yield out
+        while (dobj.unconsumed_tail or len(out) == _CHUNK) and not dobj.eof:  # a full output: more may wait
+            out = dobj.decompress(dobj.unconsumed_tail, _CHUNK)
+            yield out
+
+    return (lambda: zlib.decompressobj(16 + zlib.MAX_WBITS)), step, _GZIP_SLICE, (zlib.error,)
 
 
 def _chunks(fh) -> Iterator[bytes]:
-    """Decompressed chunks of ``fh``: frame after frame (zstd), member after member (gzip).
+    """Decompressed chunks of ``fh``: frame after frame (zstd), member after member (gzip),
+    each of at most about 9 MiB (:data:`_ZSTD_SLICE`, :data:`_GZIP_SLICE`), whatever the
+    compression ratio.
 
     Raises TruncatedFile(bytes out) when the data ends inside a frame, CorruptFile(bytes
-    out, reason) when the decoder refuses the data.
+    out, reason) when the decoder refuses the data, UnsupportedFile(name) for a format of
+    :data:`UNSUPPORTED`.
     """
-    head = fh.read(4)
-    decoder = _decoder(head)
-    if decoder is None:
+    head = fh.read(_HEAD)
+    kind = compression(head)
+    if kind == "plain":
         if head:
             yield head
-        while True:
-            data = fh.read(_CHUNK)
-            if not data:
-                return
+        while data := fh.read(_CHUNK):
             yield data
-    new, errors = decoder
-    dobj, fresh, produced, data = new(), True, 0, head
-    while True:
-        while data:
-            fresh = False
-            try:
-                out = dobj.decompress(data)
-            except errors as exc:
-                raise CorruptFile(produced, f"{type(exc).__name__}: {exc}") from None
-            produced += len(out)
-            if out:
-                yield out
-            if dobj.eof:  # end of one frame / member: the next may follow
-                data = dobj.unused_data
-                dobj, fresh = new(), True
-            else:
-                data = b""
+        return
+    if kind not in ("zstd", "gzip"):
+        raise UnsupportedFile(kind)
+    new, step, size, errors = _zstd() if kind == "zstd" else _gzip()
+    state = [new(), True, 0]  # decoder, at a frame start, bytes out
+    data = head
+    while data:
+        yield from _decoded(data, state, new, step, size, errors)
         data = fh.read(_CHUNK)
-        if not data:
-            break
-    if not fresh:
-        raise TruncatedFile(produced)
+    if not state[1]:
+        raise TruncatedFile(state[2])
 
 
-def _blocks(chunks: Iterator[bytes]) -> Iterator[bytes]:
+def _decoded(data: bytes, state: list, new, step, size: int, errors) -> Iterator[bytes]:
+    """The output of one read of compressed ``data``, fed ``size`` bytes per call, joined
+    into chunks of about :data:`_CHUNK` bytes; ``state`` (decoder, at a frame start, bytes
+    out) carries over to the next read. What was decoded before a fault is yielded first."""
+    view, pos, outs, held = memoryview(data), 0, [], 0
+    try:
+        while pos < len(view):
+            dobj, state[1] = state[0], False
+            piece = view[pos:pos + size]
+            for out in step(dobj, piece):
+                state[2] += len(out)
+                if len(out) >= _CHUNK and not outs:
+                    yield out
+                elif out:
+                    outs.append(out)
+                    held += len(out)
+                    if held >= _CHUNK:
+                        yield b"".join(outs)
+                        outs, held = [], 0
+            pos += len(piece)
+            if dobj.eof:  # end of one frame / member: the next may follow in the unused bytes
+                pos -= len(dobj.unused_data)
+                state[0], state[1] = new(), True
+    except errors as exc:
+        if outs:
+            yield b"".join(outs)
+        raise CorruptFile(state[2], f"{type(exc).__name__}: {exc}") from None
+    if outs:
+        yield b"".join(outs)
+
+
+class _LongLine:
+    """A line of ``size`` bytes over :data:`MAX_LINE_BYTES`, skipped unread; ``ended``: False
+    when no line end came within :data:`MAX_LINE_SKIP` bytes (the file's reading stops)."""
+
+    __slots__ = ("size", "ended")
+
+    def __init__(self, size: int, ended: bool):
+        self.size, self.ended = size, ended
+
+
+def _blocks(chunks: Iterator[bytes], limit: int | None = None) -> Iterator:
     """Whole lines of ``chunks``, one block per decompressed chunk: each block is complete
     lines joined by ``\\n`` (a final unterminated line joins the last block). Blocks lag one
     chunk behind, so on a TruncatedFile from ``chunks`` the pending block is yielded first;
-    the cut line is not yielded. The same on a CorruptFile."""
-    pending, rest = None, b""
+    the cut line is not yielded. The same on a CorruptFile.
+
+    A line that grows past ``limit`` (:data:`MAX_LINE_BYTES`) across chunks is not kept: its
+    bytes are counted to its end and it comes as one :class:`_LongLine` (linear time, memory
+    bounded by ``limit`` and a chunk); past :data:`MAX_LINE_SKIP` bytes without an end, the
+    last item is an unended :class:`_LongLine`. (A long line inside one chunk stays in its
+    block: :func:`_item` refuses it by its length.)"""
+    limit = MAX_LINE_BYTES if limit is None else limit
+    state = [None, [], 0, -1]  # pending block, rest's parts, rest's length, bytes of a skipped line (-1: none)
     try:
         for chunk in chunks:
-            cut = chunk.rfind(b"\n")
-            if cut < 0:
-                rest += chunk
-                continue
-            if pending is not None:
-                yield pending
-            pending, rest = rest + chunk[:cut], chunk[cut + 1:]
+            yield from _chunk_lines(chunk, state, limit)
+            if state[3] > MAX_LINE_SKIP:
+                yield _LongLine(state[3], False)
+                return
     except _STREAM_ENDS:
-        if pending is not None:
-            yield pending
+        if state[0] is not None:
+            yield state[0]
         raise
+    pending, rest, _, skipped = state
+    if skipped >= 0:
+        yield _LongLine(skipped, True)
+        return
+    tail = b"".join(rest)
     if pending is None:
-        pending = rest
-    elif rest:
-        pending += b"\n" + rest
+        pending = tail
+    elif tail:
+        pending += b"\n" + tail
     if pending:
         yield pending
+
+
+def _chunk_lines(chunk: bytes, state: list, limit: int) -> Iterator:
+    """:func:`_blocks` for one chunk: what it completes, ``state`` brought up to date."""
+    while chunk:
+        if state[3] >= 0:  # inside an over-long line: count to its end
+            cut = chunk.find(b"\n")
+            if cut < 0:
+                state[3] += len(chunk)
+                return
+            yield _LongLine(state[3] + cut, True)
+            state[3], chunk = -1, chunk[cut + 1:]
+            continue
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            if state[2] + len(chunk) > limit:  # the rest's line outgrows the limit: drop what it holds
+                if state[0] is not None:
+                    yield state[0]
+                state[:] = None, [], 0, state[2]
+                continue
+            state[1].append(chunk)
+            state[2] += len(chunk)
+            return
+        if state[0] is not None:
+            yield state[0]
+        head = chunk[:cut]
+        state[0] = b"".join(state[1]) + head if state[1] else head
+        state[1], state[2] = [chunk[cut + 1:]], len(chunk) - cut - 1
+        return
 
 
 _KEY = b'"subreddit"'
@@ -276,6 +424,7 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
             and line.rfind(_KEY) == at
             and line.startswith(b"{")
             and line.endswith(_OBJECT_ENDS)
+            and len(line) <= MAX_LINE_BYTES
         ):
             if check_utf8 is None:
                 escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else False
@@ -359,12 +508,25 @@ def _parse(raw: bytes):
 
 def _item(line_no: int, raw: bytes, offset: int) -> tuple | None:
     """The exact path: one line parsed -> an ``ok`` / ``rejected`` item (None for a blank line)."""
+    if len(raw) > MAX_LINE_BYTES:
+        return _long_item(line_no, _LongLine(len(raw), True), offset)
     if not raw.strip():
         return None
     parsed = _parse(raw)
     if parsed[0] == "ok":
         return ("ok", line_no, parsed[1], offset)
     return ("rejected", line_no, parsed[1], parsed[2], raw.decode("utf-8", "replace"), offset)
+
+
+def _long_item(line_no: int, line: _LongLine, offset: int) -> tuple:
+    """The ``too-long`` rejection of an over-long line, never parsed (no excerpt)."""
+    if line.ended:
+        detail = (f"a line of {line.size:,} bytes, over the {MAX_LINE_BYTES:,} a record can take "
+                  f"(its text is at most {MAX_TEXT_CHARS:,} characters); not parsed")
+    else:
+        detail = (f"a line of more than {MAX_LINE_SKIP:,} bytes without a line end; "
+                  "the rest of the file is not read")
+    return ("rejected", line_no, "too-long", detail, "", offset)
 
 
 @contextlib.contextmanager
@@ -398,8 +560,9 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None, ta
     - ``("ok", line, record, offset)``: a JSON object (``dict``), to be checked by ``normalize``;
     - ``("rejected", line, reason, detail, raw, offset)``: ``reason`` is ``not-utf8``,
       ``malformed-json``, ``not-object``, ``too-deep`` or ``out-of-range`` (``raw``: the line
-      as text), or, as the last item, ``truncated-file`` / ``corrupt-file`` (``line`` = lines
-      read, ``raw`` = "", ``offset`` = where the kept data ends);
+      as text), ``too-long`` (a line over :data:`MAX_LINE_BYTES`, never parsed, ``raw`` = ""),
+      or, as the last item, ``truncated-file`` / ``corrupt-file`` / ``unsupported-compression``
+      (``line`` = lines read, ``raw`` = "", ``offset`` = where the kept data ends);
     - ``("skipped", n)``, only with ``subreddits``: ``n >= 1`` lines of other subreddits,
       skipped unparsed since the previous such item; at most one per decompressed chunk.
       Count each as a record read and dropped ``other-subreddit``, as ``normalize`` would.
@@ -419,8 +582,7 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None, ta
     ``progress_label``: show reading progress on stderr under this label (bytes of the file,
     lines/s) when progress is on (``MULTIREF_PROGRESS``); when it is off nothing is wrapped.
 
-    ``tap``: a function wrapping the opened file (as stored, before decompression), e.g.
-    :meth:`lsdscc.corpus.provenance.FileTally.tap` to hash the bytes as they are read.
+    ``tap``: wraps the opened file (as stored), e.g. :meth:`lsdscc.corpus.provenance.FileTally.tap`.
 
     ``part`` of ``parts`` (default 0 of 1): the items of that share of the lines, for workers
     parsing one file together. Each part decompresses the whole file; the lines are cut into
@@ -458,6 +620,9 @@ def _pieces(blocks, size: int) -> Iterator[bytes]:
     ``size`` bytes (a block's last piece and a longer line may differ); the pieces joined by
     ``\\n`` are the blocks joined by ``\\n``."""
     for block in blocks:
+        if type(block) is _LongLine:
+            yield block
+            continue
         start = 0
         while len(block) - start > size:
             cut = block.find(b"\n", start + size)
@@ -474,6 +639,9 @@ def _shares(blocks, part: int, parts: int, where: list) -> Iterator[bytes]:
     for index, block in enumerate(blocks):
         if index % parts == part:
             yield block
+        elif type(block) is _LongLine:
+            where[0] += 1
+            where[1] += block.size + 1
         else:
             where[0] += block.count(b"\n") + 1
             where[1] += len(block) + 1
@@ -486,6 +654,10 @@ def _line_items(blocks, wanted, where: list, meter) -> Iterator[tuple]:
         line_no, offset = where
         if meter is not None:
             meter.lines_read(line_no)
+        if type(block) is _LongLine:
+            yield _long_item(line_no + 1, block, offset)
+            where[:] = line_no + 1, offset + block.size + 1
+            continue
         if wanted is None:
             for line in block.split(b"\n"):
                 line_no += 1
@@ -507,6 +679,8 @@ def _line_items(blocks, wanted, where: list, meter) -> Iterator[tuple]:
 
 def _stream_end(path: str, exc: Exception, lines: int, offset: int) -> tuple:
     """The ``truncated-file`` / ``corrupt-file`` item that ends a file read up to ``lines``."""
+    if isinstance(exc, UnsupportedFile):
+        return ("rejected", lines, "unsupported-compression", unsupported_message(path, exc.args[0]), "", offset)
     if isinstance(exc, TruncatedFile):
         reason, what = "truncated-file", "compressed stream ends early"
     else:
@@ -516,30 +690,129 @@ def _stream_end(path: str, exc: Exception, lines: int, offset: int) -> tuple:
     return ("rejected", lines, reason, detail, "", offset)
 
 
-def _read_array(path: str, first: bytes, chunks) -> Iterator[tuple]:
-    """The records of a JSON array file (parsed whole), as :func:`read_items` items."""
-    data = first + b"".join(chunks)
-    try:
-        if _too_deep(data, MAX_DEPTH + 1):
-            yield ("rejected", 1, "too-deep", f"JSON array file: nested deeper than {MAX_DEPTH} levels", "", None)
-            return
-        items = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        yield ("rejected", 1, "not-utf8", f"JSON array file: invalid UTF-8 at byte {exc.start}", "", None)
-        return
-    except json.JSONDecodeError as exc:
-        yield ("rejected", exc.lineno, "malformed-json", f"JSON array file: {exc.msg} at line {exc.lineno}", "", None)
-        return
-    except (RecursionError, ValueError) as exc:  # see _parse
-        reason = "too-deep" if isinstance(exc, RecursionError) else "out-of-range"
-        yield ("rejected", 1, reason, f"JSON array file: {str(exc).split(';')[0][:200]}", "", None)
-        return
-    if not isinstance(items, list):
-        yield ("rejected", 1, "not-object", "expected a JSON array of records", "", None)
-        return
-    for number, record in enumerate(items, start=1):
-        if isinstance(record, dict):
-            yield ("ok", number, record, None)
+#: Bytes of a JSON array file kept ahead of the item being parsed (unless the file ends first).
+_ARRAY_AHEAD = 1 << 16
+_SPACE = re.compile(r"[ \t\r\n]*")
+_DECODE = json.JSONDecoder().raw_decode
+
+
+class _ArrayText:
+    """A JSON array file's text, decoded from ``chunks`` as it is needed: ``text[pos:]`` is
+    what is not parsed yet; ``read`` counts the bytes decoded (for an invalid-UTF-8 letter)."""
+
+    def __init__(self, first: bytes, chunks):
+        import codecs
+
+        self.chunks = itertools.chain([first], chunks)
+        self.decode = codecs.getincrementaldecoder("utf-8")().decode
+        self.text, self.pos, self.read, self.eof = "", 0, 0, False
+        self.bad: int | None = None  # the byte offset of invalid UTF-8: the text ends before it
+
+    def more(self) -> None:
+        """The next chunk appended (and the parsed text dropped); at invalid UTF-8, the text
+        up to it, and the end (``eof``, ``bad`` set)."""
+        chunk = next(self.chunks, None)
+        try:
+            new = self.decode(b"", final=True) if chunk is None else self.decode(chunk)
+        except UnicodeDecodeError as exc:  # exc.object: the decoder's pending bytes, then chunk
+            new = exc.object[:exc.start].decode("utf-8")
+            self.bad = self.read - (len(exc.object) - len(chunk or b"")) + exc.start
+            chunk = None
+        self.text = self.text[self.pos:] + new
+        self.pos = 0
+        if chunk is None:
+            self.eof = True
         else:
-            yield ("rejected", number, "not-object", f"array item {number} is a {type(record).__name__}",
-                   redact_record(record), None)
+            self.read += len(chunk)
+
+    def ahead(self, size: int = _ARRAY_AHEAD) -> None:
+        while not self.eof and len(self.text) - self.pos < size:
+            self.more()
+
+    def skip_space(self) -> str:
+        """The next character after white space ("" at the end of the file)."""
+        while True:
+            self.pos = _SPACE.match(self.text, self.pos).end()
+            if self.pos < len(self.text) or self.eof:
+                return self.text[self.pos:self.pos + 1]
+            self.more()
+
+
+def _read_array(path: str, first: bytes, chunks) -> Iterator[tuple]:
+    """The records of a JSON array file, streamed: one item parsed at a time (``json``'s
+    ``raw_decode``), so memory holds one item and :data:`_ARRAY_AHEAD` bytes, whatever the file's
+    size. An item longer than :data:`MAX_LINE_BYTES`, nested deeper than :data:`MAX_DEPTH`,
+    malformed, or invalid UTF-8 is one dead letter; after the first three the items' bounds are
+    unknown, so it ends the file's reading (the items before are kept), as a cut stream does."""
+    text = _ArrayText(first, chunks)
+    number = 0
+    text.skip_space()
+    text.pos += 1  # the "[" read_items saw
+    while True:
+        text.ahead()
+        mark = text.skip_space()
+        if mark == "" and text.bad is not None:
+            yield _utf8_letter(number + 1, text)
+            return
+        if mark == "]" or (mark == "" and number == 0):
+            return
+        if mark == "":
+            yield _array_letter(number + 1, "malformed-json", "the file ends inside the array (no ']')")
+            return
+        if number:
+            if mark != ",":
+                yield _array_letter(number + 1, "malformed-json", "expected ',' or ']' after an item")
+                return
+            text.pos += 1
+            text.skip_space()
+        number += 1
+        item = _array_item(text, number)
+        if item[0] == "stop":
+            yield item[1]
+            return
+        yield item
+
+
+def _utf8_letter(number: int, text: _ArrayText) -> tuple:
+    return _array_letter(number, "not-utf8", f"invalid UTF-8 at byte {text.bad}; the rest of the file is not read")
+
+
+def _array_letter(number: int, reason: str, detail: str, raw="") -> tuple:
+    return ("rejected", number, reason, f"JSON array file: item {number}: {detail}", raw, None)
+
+
+def _array_item(text: _ArrayText, number: int) -> tuple:
+    """Array item ``number``, parsed from ``text.pos`` -> an ``ok`` / ``rejected`` item, or
+    ``("stop", letter)`` when the rest of the file cannot be read."""
+    while True:
+        start = text.pos
+        try:
+            record, end = _DECODE(text.text, start)
+        except RecursionError:
+            return ("stop", _array_letter(number, "too-deep", f"nested deeper than {MAX_DEPTH} levels; "
+                                          "the rest of the file is not read"))
+        except json.JSONDecodeError as exc:
+            cut = exc.pos >= len(text.text.rstrip()) or exc.msg.startswith("Unterminated string")
+            if cut and text.bad is not None:
+                return ("stop", _utf8_letter(number, text))
+            if not cut or text.eof:
+                return ("stop", _array_letter(number, "malformed-json", f"{exc.msg}; the rest of the file is not read"))
+            end = None
+        except ValueError as exc:  # an integer past sys.get_int_max_str_digits()
+            return ("stop", _array_letter(number, "out-of-range", f"{str(exc).split(';')[0][:200]}; "
+                                          "the rest of the file is not read"))
+        if end is not None and (end < len(text.text) or text.eof):
+            break
+        if len(text.text) - start > MAX_LINE_BYTES:  # (characters: at least as many bytes)
+            return ("stop", _array_letter(number, "too-long", f"longer than {MAX_LINE_BYTES:,} bytes; "
+                                          "the rest of the file is not read"))
+        text.more()  # the item (or a number at the end of the text) may go on
+    text.pos = end
+    size = end - start
+    if size > MAX_DEPTH and _too_deep(text.text[start:end].encode("utf-8", "surrogatepass")):
+        return _array_letter(number, "too-deep", f"nested deeper than {MAX_DEPTH} levels")
+    if size > MAX_LINE_BYTES:
+        return _array_letter(number, "too-long", f"longer than {MAX_LINE_BYTES:,} bytes; not kept")
+    if isinstance(record, dict):
+        return ("ok", number, record, None)
+    return _array_letter(number, "not-object", f"a {type(record).__name__}", redact_record(record))
