@@ -289,7 +289,7 @@ def _plot_survival(ax, stats: dict) -> None:
 DESCRIPTIONS = {
     "single_turn": "Single-turn (query, response) pairs: query = the parent post (a submission's title and "
     "body for top-level comments), response = the reply; cleaned, tokenized, lowercased text "
-    "(ALGORITHMS.md section 1). `response_number` = responses of the query in the corpus.",
+    "(docs/algorithms.md §1). `response_number` = responses of the query in the corpus.",
     "multi_turn": "Root-to-leaf conversations of at least {min_turns} turns: the submission, then "
     "each comment down to a leaf; cleaned like `single_turn`.",
 }
