@@ -41,6 +41,7 @@ import sys
 import time
 from typing import Mapping, Sequence
 
+from lsdscc.corpus.published import describe_published
 from lsdscc.testset import assemble as ts
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
@@ -244,6 +245,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
 
     start = time.perf_counter()
     counts.update(_remove_leaks(folder, files, single, multi, ts.used_pairs(rows), state, cache, beam_args))
+    describe_published(folder, {f"removed_{r}": counts[f"removed_{r}"] for r in ts.LEAK_REASONS})
     seconds["leak_removal"] = time.perf_counter() - start
     seconds["total"] = time.perf_counter() - clock
     counts["seconds"] = {k: round(v, 2) for k, v in seconds.items()}  # not in the card: not reproducible
