@@ -19,7 +19,7 @@ CONFIGS = (MULTIREF, DDPP, CORRUPTED, CONTEXTS)
 
 TITLE = "Multi-reference DailyDialog and DailyDialog++"
 SUMMARY = ("Multi-reference DailyDialog and DailyDialog++ rebuilt from the DailyDialog release "
-           "(ALGORITHMS.md sections 4 and 5). Data licence: DailyDialog is CC BY-NC-SA 4.0; the derived "
+           "(docs/algorithms.md §4 and §5). Data licence: DailyDialog is CC BY-NC-SA 4.0; the derived "
            "releases inherit non-commercial share-alike terms.")
 
 #: The Hub fields of the card's YAML (``size_categories`` comes from the rows:

@@ -7,7 +7,7 @@ import only the standard library at module level, so ``multiref --help`` stays f
 imports happen inside the handlers. The flag vocabulary (one flag and one default per
 concept, old spellings as hidden aliases) is :mod:`multiref_cli.flags`.
 
-Exit statuses (the README's "Command-line conventions"):
+Exit statuses (docs/cli.md#exit-statuses-and-conventions):
 
 - 0: success;
 - 1: bad input: a missing, unreadable or malformed file, a bad value, an unreachable path

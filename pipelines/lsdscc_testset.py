@@ -41,13 +41,14 @@ import sys
 import time
 from typing import Mapping, Sequence
 
+from lsdscc.corpus.published import describe_published
 from lsdscc.testset import assemble as ts
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
 from pipelines.lsdscc_leaks import classify_leaks  # noqa: F401  (tests reach it here too)
 
 CARD_SECTION = """\
-Built by the test-set stage (ALGORITHMS.md section 2): every query of `single_turn` indexed
+Built by the test-set stage (docs/algorithms.md §2): every query of `single_turn` indexed
 with Lucene; for each sampled query the most similar queries (TF-IDF by default), re-ranked
 by the cosine of their Doc2Vec vectors and kept at or above the threshold; queries sampled
 equally from three strata of response number; up to 15 candidate references each (own
@@ -244,6 +245,7 @@ def run_stage(folder: str, retrieval: RetrievalConfig, d2v: Doc2VecConfig, sampl
 
     start = time.perf_counter()
     counts.update(_remove_leaks(folder, files, single, multi, ts.used_pairs(rows), state, cache, beam_args))
+    describe_published(folder, {f"removed_{r}": counts[f"removed_{r}"] for r in ts.LEAK_REASONS})
     seconds["leak_removal"] = time.perf_counter() - start
     seconds["total"] = time.perf_counter() - clock
     counts["seconds"] = {k: round(v, 2) for k, v in seconds.items()}  # not in the card: not reproducible
@@ -278,7 +280,7 @@ def _write_candidates(folder: str, rows: list, options: dict, references: int, c
     hfdata.write_parquet(path, rows, ts.candidates_schema())
     hfdata.add_config(folder, hfdata.ConfigInfo(
         name=ts.CANDIDATES_CONFIG,
-        description=("LSDSCC test-set candidates (ALGORITHMS.md section 2): per sampled query, up to "
+        description=("LSDSCC test-set candidates (docs/algorithms.md §2): per sampled query, up to "
                      f"{references} candidate references with their provenance (source pair id, "
                      "source query, Lucene score, Doc2Vec cosine; own responses first). Annotate them with "
                      "`multiref lsdscc annotate export/import` to get `test_grouped`." + small_corpus_note),

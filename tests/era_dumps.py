@@ -1,6 +1,6 @@
 """Reddit dump records in the shapes of six eras, written as Arctic Shift monthly files.
 
-The shapes follow the Arctic Shift schema statistics (``reddit-samples/PROVENANCE.md``):
+The shapes follow the Arctic Shift schema statistics (docs/corpus.md#dump-schema-by-era):
 
 - 2008, 2012: ``created_utc`` a JSON string, ``name`` present, ``score_hidden``/``ups``/``downs``;
 - 2016, 2020: no ``name``; 2020 adds ``permalink``, ``author_fullname``, ``is_submitter``;

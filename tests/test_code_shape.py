@@ -1,4 +1,4 @@
-"""Functions fit on a screen (issue 18 item 5; STYLE.md habit 11): no function or method of
+"""Functions fit on a screen (issue 18 item 5): no function or method of
 the project's packages is longer than 60 lines, counted on the syntax tree as ``end_lineno -
 lineno + 1`` of its ``def`` (docstring, comments and blank lines included; decorators not).
 The checker checks itself on a synthetic function."""

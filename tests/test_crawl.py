@@ -67,7 +67,7 @@ def files_bytes(out):
 
 
 def expected_comment(raw: dict) -> dict:
-    """The dump-schema record of a fixture comment, per PROVENANCE.md's RC field table."""
+    """The dump-schema record of a fixture comment, per docs/corpus.md#dump-schema-by-era."""
     rec = {
         "id": raw["id"], "name": "t1_" + raw["id"], "parent_id": raw["parent_id"], "link_id": raw["link_id"],
         "body": raw["body"], "author": raw["author"], "created_utc": int(raw["created_utc"]),

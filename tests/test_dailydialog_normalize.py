@@ -5,7 +5,7 @@ import pytest
 from dailydialog_pp.normalize import (
     TextOptions, canonical_text, dialogue_key, match_key, normalize_text, number_words, spell_numbers)
 
-# Expected strings written by hand from the conventions described in the PROVENANCE files:
+# Expected strings written by hand from the three releases' conventions (docs/dailydialog.md):
 # DailyDialog "I ’ ll" / "weed ?", multi-reference "i 'll", DD++ "I'll"/"weed?".
 NORMALIZE = [
     ("Hey man , you wanna buy some weed ?", TextOptions(), "Hey man , you wanna buy some weed ?"),

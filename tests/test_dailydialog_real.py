@@ -1,6 +1,6 @@
 """Real-data tier: build both configs from the real releases (runs when MULTIREF_DATA is set).
 
-Published counts (docs/algorithms.md sections 4, 5 and the PROVENANCE files): 1,000 DailyDialog test dialogues
+Published counts (docs/algorithms.md sections 4 and 5): 1,000 DailyDialog test dialogues
 give 6,740 multi-reference contexts; DD++ released dev 1,028 / test 1,142 / positives 7,641 contexts.
 """
 

@@ -3,10 +3,12 @@
 A link ``[text](path#anchor)`` must name an existing file (relative to the Markdown file), and
 its anchor must be the slug of a heading in the target, by GitHub's rules (lower case,
 punctuation dropped, spaces to hyphens, ``-1``, ``-2`` for repeats). A citation in a .py file
-(docstring, comment, help text) is ``docs/<page>.md#<anchor>`` or ``docs/algorithms.md section N``
-(``sections N and M``); each must point at an existing page, anchor or numbered section. The
-papers' rules are cited from docs/algorithms.md only: a citation of the old shared reference
-files is left only in the few dataset-card texts that keep the sample's output bytes.
+(docstring, comment, help text, a dataset card's text) is ``docs/<page>.md#<anchor>``,
+``docs/algorithms.md section N`` (``sections N and M``) or ``docs/algorithms.md §N`` (``§N and
+§M``); each must point at an existing page, anchor or numbered section. A Markdown link whose
+text names "section N" of algorithms.md must land inside section N. No file of the repository
+cites a file outside it (the shared reference files the rules were first written in, the data
+folders' PROVENANCE files): what they said is restated in docs/.
 """
 
 from __future__ import annotations
@@ -20,19 +22,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, "docs")
 SKIP_DIRS = {".git", ".venv", "build", "dist", "out", "node_modules", "__pycache__"}
 
-OLD_REFERENCES = ("ALGORITHMS" + ".md", "CONTRACTS" + ".md")  # spelled apart so this file cites neither
-#: card texts written into the datasets: changing them changes the bundled sample's output bytes
-CARD_TEXTS = (
-    "(" + OLD_REFERENCES[0] + " section 1). `response_number`",
-    "Built by the test-set stage (" + OLD_REFERENCES[0] + " section 2)",
-    "LSDSCC test-set candidates (" + OLD_REFERENCES[0] + " section 2)",
-    "(" + OLD_REFERENCES[0] + " sections 4 and 5). Data licence",
-    "LSDSCC grouped multi-reference test set (" + OLD_REFERENCES[0] + " section 2, step 6)",
-)
+#: files outside the repository that were once cited (spelled apart so this file cites none)
+OLD_REFERENCES = tuple(name + ".md" for name in ("ALGORITHMS", "CONTRACTS", "PROVENANCE", "STYLE", "PAPER_TABLES"))
+TEXT_SUFFIXES = (".py", ".md", ".c", ".h", ".txt", ".cfg", ".toml", ".ini", ".yml", ".yaml", ".html", ".js", ".css",
+                 ".json", ".sh")
 
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(([^()\s]+)(?:\s+\"[^\"]*\")?\)")
 CITATION = re.compile(r"docs/([\w.-]+\.md)(?:#([\w-]+))?")
-SECTIONS = re.compile(r"docs/algorithms\.md\s+sections?\s+(\d+(?:(?:\s*,\s*|\s+and\s+)\d+)*)")
+SECTIONS = re.compile(r"docs/algorithms\.md\s+(?:sections?\s+|§)(\d+(?:(?:\s*,\s*|\s+and\s+)§?\d+)*)")
+#: a Markdown link whose text cites numbered sections of algorithms.md
+SECTION_LINK = re.compile(r"\[[^\]]*?sections?\s+(\d+)[^\]]*\]\((?:[\w./-]*/)?algorithms\.md#([\w-]+)\)")
 
 
 def strip_code(text: str) -> str:
@@ -147,14 +146,74 @@ def test_every_docs_citation_in_the_code_resolves():
     assert count > 0, "no docs citation found in the code"
 
 
-def test_no_code_cites_the_old_reference_files():
+def repository_text_files() -> list:
+    """Every text file of the repository (CHANGELOG.md aside: its history names what was)."""
+    found = []
+    for folder, dirs, names in os.walk(ROOT):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info"))
+        found += [os.path.join(folder, n) for n in sorted(names)
+                  if (n.endswith(TEXT_SUFFIXES) or n in ("Makefile", "run")) and n != "CHANGELOG.md"]
+    return found
+
+
+def test_no_file_cites_a_file_outside_the_repository():
     left = []
-    for path in python_files():
-        with open(path, encoding="utf-8") as fh:
+    for path in repository_text_files():
+        with open(path, encoding="utf-8", errors="replace") as fh:
             for number, line in enumerate(fh, 1):
-                if any(old in line for old in OLD_REFERENCES) and not any(card in line for card in CARD_TEXTS):
+                if any(old in line for old in OLD_REFERENCES) or "shared" + "/docs" in line:
                     left.append(f"{os.path.relpath(path, ROOT)}:{number}: {line.strip()}")
     assert not left, "cite docs/ instead:\n" + "\n".join(left)
+
+
+def numbered_sections(path: str) -> dict:
+    """``{anchor: N}``: every heading anchor of ``path`` with the ``## N.`` section it lies in."""
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().split("\n")
+    seen: dict = {}
+    result, number, fence = {}, None, False
+    for line in lines:
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        match = None if fence else re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
+        if not match:
+            continue
+        top = re.match(r"(\d+)\.", match.group(2)) if len(match.group(1)) == 2 else None
+        if len(match.group(1)) <= 2:
+            number = int(top.group(1)) if top else None
+        base = slug(match.group(2))
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        result[base if count == 0 else f"{base}-{count}"] = number
+    return result
+
+
+def section_link_problems(source: str, text: str) -> list:
+    """Links in ``text`` whose words cite "section N" of algorithms.md but land elsewhere."""
+    sections = numbered_sections(os.path.join(DOCS, "algorithms.md"))
+    problems = []
+    for number, anchor in SECTION_LINK.findall(strip_code(text)):
+        if sections.get(anchor) != int(number):
+            problems.append(f"{os.path.relpath(source, ROOT)}: 'section {number}' links to #{anchor}, "
+                            f"which is in section {sections.get(anchor)}")
+    return problems
+
+
+def test_section_numbers_in_link_texts_match_their_targets():
+    problems = []
+    for path in markdown_files():
+        with open(path, encoding="utf-8") as fh:
+            problems += section_link_problems(path, fh.read())
+    assert not problems, "\n".join(problems)
+
+
+def test_a_wrong_section_citation_is_caught():
+    cited = [n for m in SECTIONS.finditer("(docs/algorithms.md §4 and §5), (docs/algorithms.md §2, step 6)")
+             for n in re.findall(r"\d+", m.group(1))]
+    assert cited == ["4", "5", "2"]
+    assert not any(a.startswith("99-") for a in anchors(os.path.join(DOCS, "algorithms.md")))
+    assert section_link_problems(os.path.join(DOCS, "x.md"), "[section 3](algorithms.md#1-lsdscc-corpus)")
+    assert not section_link_problems(os.path.join(DOCS, "x.md"), "[section 1](algorithms.md#corpus-step-3-emoticons)")
 
 
 @pytest.mark.parametrize("heading, expected", [

@@ -1,5 +1,5 @@
 """Real-data tier: the ``lsdscc`` text convention against the released LSDSCC test set
-(``lsdscc/test.group.json``: 299 queries + 2,519 references; see its PROVENANCE.md).
+(``lsdscc/test.group.json``: 299 queries + 2,519 references).
 Skipped unless MULTIREF_DATA is set.
 
 The counts are measured on that file (README "Text conventions" lists them); the agreement

@@ -1,4 +1,4 @@
-"""Dump sources and schema variants (PROVENANCE.md of the reddit samples; issue #3 part 1)."""
+"""Dump sources and schema variants (docs/corpus.md#dump-schema-by-era; issue #3 part 1)."""
 
 import gzip
 import json

@@ -1,5 +1,5 @@
-"""Real-data tier: the public LSDSCC test set (299 queries, 927 groups, 2,519 references;
-see ../shared/data/lsdscc/PROVENANCE.md). Skipped unless MULTIREF_DATA is set."""
+"""Real-data tier: the public LSDSCC test set (299 queries, 927 groups, 2,519 references,
+as released). Skipped unless MULTIREF_DATA is set."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every metric's signature names every option that changes its number (issue 2, STYLE.md 6)."""
+"""Every metric's signature names every option that changes its number (issue 2)."""
 
 import pytest
 

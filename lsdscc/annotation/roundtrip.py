@@ -381,7 +381,7 @@ def import_round(dataset: str, files: Sequence[str], output: str, tie: str = "ir
     agreed = agreement(finished, annotations, kept)
     hfdata.add_config(dataset, hfdata.ConfigInfo(
         name=ts.GROUPED_CONFIG,
-        description=("LSDSCC grouped multi-reference test set (ALGORITHMS.md section 2, step 6): the relevant "
+        description=("LSDSCC grouped multi-reference test set (docs/algorithms.md §2, step 6): the relevant "
                      "candidates by annotator majority, in groups of similar meaning. Score with "
                      "`multiref score --references FOLDER --config test_grouped --split test`."),
         splits={"test": len(grouped)}, features=ts.grouped_schema(),

@@ -15,7 +15,7 @@ only wraps them. Order, as in the paper:
 tokenizer. Step 5 (splitting rare run-together words, non-ASCII removal) and step 6
 (vocabulary truncation) need corpus counts and live in :mod:`lsdscc.corpus.vocab`.
 
-Text conventions (:data:`CONVENTIONS`; README "Text conventions" has the measured counts):
+Text conventions (:data:`CONVENTIONS`; docs/corpus.md#text-conventions has the measured counts):
 
 - ``lsdscc`` (:data:`DEFAULT_CONVENTION`, the text of the released LSDSCC test set):
   lowercase; every digit run becomes ``digits``, even inside a word (``90s`` ->

@@ -1,7 +1,7 @@
 """Dump eras, months and the time range of a build (issue: real releases as downloaded).
 
-Reddit dumps changed shape over the years (the Arctic Shift schema statistics; PROVENANCE.md
-of the reddit samples). :data:`ERAS` names the periods whose records look alike:
+Reddit dumps changed shape over the years (the Arctic Shift schema statistics,
+docs/corpus.md#dump-schema-by-era). :data:`ERAS` names the periods whose records look alike:
 
 - ``2005-12..2015-07``: Pushshift, ``name`` present, ``created_utc`` often a string;
 - ``2015-08..2021-01``: no ``name`` field (``id`` only);

@@ -274,12 +274,14 @@ def _plot_length_coverage(ax, stats: dict) -> None:
 
 
 def _plot_responses_per_query(ax, stats: dict) -> None:
-    """Bars: queries by their number of kept responses."""
+    """Bars: the published single_turn's queries by their number of pairs (all splits)."""
     items = _histogram_items(stats["responses_per_query"]["histogram"])
     ax.bar([k for k, _ in items], [v for _, v in items], color="#4a4")
-    ax.set_xlabel("responses per query (response number)")
+    ax.set_xlabel("responses per query (published pairs)")
     ax.set_ylabel("queries")
-    ax.set_title("Responses per query (single_turn, all splits)")
+    pairs = sum(k * v for k, v in items)
+    ax.set_title(f"Responses per query (published single_turn: {sum(v for _, v in items):,} queries, {pairs:,} pairs)",
+                 fontsize=10)
 
 
 def _plot_survival(ax, stats: dict) -> None:
@@ -289,13 +291,14 @@ def _plot_survival(ax, stats: dict) -> None:
     for i, s in enumerate(stages[::-1]):
         ax.text(s["remaining"], i, f" {s['remaining']:,}", va="center", fontsize=8)
     ax.set_xlabel("records / pairs remaining")
-    ax.set_title("Survival by stage")
+    ax.set_title(f"Survival by stage (published single_turn: {stages[-1]['remaining']:,} pairs)" if stages
+                 else "Survival by stage")
 
 
 DESCRIPTIONS = {
     "single_turn": "Single-turn (query, response) pairs: query = the parent post (a submission's title and "
     "body for top-level comments), response = the reply; cleaned, tokenized, lowercased text "
-    "(ALGORITHMS.md section 1). `response_number` = responses of the query in the corpus.",
+    "(docs/algorithms.md §1). `response_number` = responses of the query in the corpus.",
     "multi_turn": "Root-to-leaf conversations of at least {min_turns} turns: the submission, then "
     "each comment down to a leaf; cleaned like `single_turn`.",
 }
@@ -330,7 +333,7 @@ def write_cards(folder: str, stats: Mapping, warn=print) -> list:
     shared = {k: v for k, v in counts.items() if not k.startswith(("kept-", "multi-turn"))}
     from lsdscc.corpus import release_card
 
-    sections = {"Statistics": _statistics_section(stats), **release_card.sections(stats)}
+    sections = {"Statistics": statistics_section(stats), **release_card.sections(stats)}
     warnings = []
     for name in CONFIGS:
         splits, empty = card_splits(stats, name)
@@ -359,7 +362,8 @@ def write_cards(folder: str, stats: Mapping, warn=print) -> list:
     return warnings
 
 
-def _statistics_section(stats: Mapping) -> str:
+def statistics_section(stats: Mapping) -> str:
+    """The card's Statistics section, from ``stats.json``'s values."""
     options, vocab, noise = stats["options"], stats["vocabulary"], stats["vocabulary_noise"]
     lengths, strata = stats["lengths"], stats["responses_per_query"]["strata"]
     return "\n".join([
@@ -371,7 +375,8 @@ def _statistics_section(stats: Mapping) -> str:
         f"- length coverage before pruning: queries <= {options['max_query_tokens']} tokens "
         f"{100 * lengths['query_coverage_at_limit']:.2f}%, responses <= {options['max_response_tokens']} "
         f"{100 * lengths['response_coverage_at_limit']:.2f}%",
-        f"- queries by response number: { {k: strata[k] for k in ('lt3', '3to5', 'gt5')} }",
+        f"- published single_turn queries by their number of pairs: "
+        f"{ {k: strata[k] for k in ('lt3', '3to5', 'gt5')} }",
         "- plots: `plots/*.png`; full numbers: `stats.json`; rejected records: `rejected/rejected.jsonl`",
     ])
 

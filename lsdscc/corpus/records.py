@@ -1,7 +1,7 @@
 """Reddit dump records -> normalized comments and submissions (docs/algorithms.md#1-lsdscc-corpus, input).
 
-Accepts the Pushshift / Arctic Shift dump schema and its variants (PROVENANCE.md of the
-reddit samples): ``created_utc`` as number or string, ``retrieved_on`` or ``retrieved_utc``
+Accepts the Pushshift / Arctic Shift dump schema and its variants (docs/corpus.md#dump-schema-by-era):
+``created_utc`` as number or string, ``retrieved_on`` or ``retrieved_utc``
 (ignored), missing ``name`` / ``permalink`` / ``author_fullname``, the ``_meta`` object,
 ``parent_id`` / ``link_id`` with or without their ``t1_`` / ``t3_`` prefixes, the BigQuery
 export where every value is a string, and the Reddit API's ``{"kind", "data"}`` wrapper.

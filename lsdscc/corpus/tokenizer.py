@@ -1,5 +1,5 @@
 """The ``lsdscc`` score tokenizer: the corpus's ``lsdscc`` text convention
-(:mod:`lsdscc.corpus.cleaning`, README "Text conventions"), so that hypotheses and references
+(:mod:`lsdscc.corpus.cleaning`, docs/corpus.md#text-conventions), so that hypotheses and references
 meet the corpus's vocabulary: markdown, urls, emoticons, lowercase, ``didn t``, no ``.`` or
 ``/``, ``digits``. ``<unk>`` is kept as a token.
 

@@ -2,7 +2,7 @@
 
 LSDSCC (docs/algorithms.md#1-lsdscc-corpus) is built from r/movies threads: submissions with their full
 comment trees. The build pipeline reads them in the schema of the Pushshift / Arctic Shift
-monthly dumps (see ../shared/data/reddit-samples/PROVENANCE.md); this module fetches live
+monthly dumps (docs/corpus.md#dump-schema-by-era); this module fetches live
 threads through the Reddit API and writes that same schema, so a crawl and a dump feed the
 same reader.
 

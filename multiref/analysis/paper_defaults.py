@@ -1,6 +1,6 @@
 """The defaults of each ``multiref analyze`` command: the settings of the paper it follows.
 
-One frozen :class:`PaperDefaults` per study (STYLE.md habit 4); the CLI reads its defaults
+One frozen :class:`PaperDefaults` per study (each option declared once); the CLI reads its defaults
 and its help text from here, so the two cannot drift, and every report records the source.
 
 - :data:`GUPTA_2019` (``correlation``, ``refcount``): Gupta et al. 2019, multi-reference

@@ -1,4 +1,4 @@
-"""Atomic publishing of dataset folders (STYLE.md habit 18; git's lock files, HF datasets' cache).
+"""Atomic publishing of dataset folders (docs/data-safety.md; git's lock files, HF datasets' cache).
 
 A command that writes a dataset folder ``TARGET`` does it inside :func:`publishing`::
 
