@@ -115,3 +115,12 @@ def test_every_analysis_figure_is_readable(name, tmp_path, checked_figures, caps
     assert main(ANALYSES[name] + ["--output", str(tmp_path / name), "-q"]) == 0, capsys.readouterr().err
     assert checked_figures, "no figure was drawn"
     assert [(path, problems) for path, problems in checked_figures if problems] == []
+
+
+def test_every_corpus_figure_is_readable(tmp_path, checked_figures, capsys):
+    """The bundled sample's build draws the four stats plots twice (the corpus as built, then the
+    published splits after the test set's leak removal)."""
+    assert main(["lsdscc", "build", "--output", str(tmp_path / "lsdscc"), "-q"]) == 0, capsys.readouterr().err
+    names = sorted({path.rsplit("/", 1)[-1] for path, _ in checked_figures if "/" in path})
+    assert len(checked_figures) >= 4, names
+    assert [(path, problems) for path, problems in checked_figures if problems] == []

@@ -246,8 +246,8 @@ def _plot_noise(ax, stats: dict) -> None:
     """Bars: the over-long and non-ASCII shares of the raw vocabulary, by type and by token."""
     noise = stats["vocabulary_noise"]
     kinds = ["over_long", "non_ascii"]
-    ax.bar([k.replace("_", "-") + " (types)" for k in kinds], [100 * noise[f"{k}_type_share"] for k in kinds], color="#c44")
-    ax.bar([k.replace("_", "-") + " (tokens)" for k in kinds], [100 * noise[f"{k}_token_share"] for k in kinds], color="#48c")
+    ax.bar([k.replace("_", "-") + "\n(types)" for k in kinds], [100 * noise[f"{k}_type_share"] for k in kinds], color="#c44")
+    ax.bar([k.replace("_", "-") + "\n(tokens)" for k in kinds], [100 * noise[f"{k}_token_share"] for k in kinds], color="#48c")
     ax.set_ylabel("% of raw vocabulary")
     ax.set_title(f"Vocabulary noise (raw vocabulary: {noise['vocabulary_types']:,} words)")
 
@@ -291,7 +291,7 @@ def _plot_survival(ax, stats: dict) -> None:
     for i, s in enumerate(stages[::-1]):
         ax.text(s["remaining"], i, f" {s['remaining']:,}", va="center", fontsize=8)
     ax.set_xlabel("records / pairs remaining")
-    ax.set_title(f"Survival by stage (published single_turn: {stages[-1]['remaining']:,} pairs)" if stages
+    ax.set_title(f"Survival by stage\n(published single_turn: {stages[-1]['remaining']:,} pairs)" if stages
                  else "Survival by stage")
 
 
