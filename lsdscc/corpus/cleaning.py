@@ -44,7 +44,43 @@ from collections import Counter
 from lsdscc.corpus.config import CONVENTIONS, DEFAULT_CONVENTION
 from lsdscc.corpus.emoticons import emoticon_table, substitute_emoticons
 
-DELETED_BODIES = frozenset({"[deleted]", "[removed]", "[deleted by user]", "[removed by reddit]"})
+# --- what is never published: removal markers and usernames (docs/data-safety.md) -----------
+#: A text that is only a removal marker: the post was deleted or removed, whatever its era's
+#: wording: ``[deleted]``, ``[removed]``, ``[deleted by user]``, ``[removed by reddit]``,
+#: ``[ Removed by Reddit ]``, ``[ Removed by Reddit on account of violating the [content
+#: policy](/help/contentpolicy). ]``, ``[ Removed by reddit in response to a copyright notice. ]``
+#: (any case, any spaces, a link inside): one bracketed phrase starting with deleted or removed.
+REMOVAL_MARKER = re.compile(r"\[\s*(?:deleted|removed)\b.{0,300}\]", re.I | re.S)
+
+
+def is_removal_marker(text: str) -> bool:
+    """True when ``text`` (a body, self-text or title) is only a removal marker (:data:`REMOVAL_MARKER`)."""
+    text = text.strip()
+    return text[:1] == "[" and text[-1:] == "]" and REMOVAL_MARKER.fullmatch(text) is not None
+
+
+#: A username, in every form a text can give one: ``u/Name``, ``/u/Name``, ``/user/Name``, any
+#: case, a JSON-escaped slash (``u\/Name``), markdown emphasis around it (``_u/Name_``, ``**u/Name**``: taken with it) and
+#: markdown escapes in it (``u/some\_name``). It starts where no letter or digit stands before it
+#: (``_`` may: markdown). The corpus removes it before and after markup and entities
+#: (:func:`remove_usernames`); dead letters replace it with ``<user>`` (lsdscc.corpus.records).
+USERNAME = re.compile(r"(?<![^\W_])[*_~]{0,3}/?u(?:ser)?\\?/(?:[A-Za-z0-9_-]|\\_)+[*_~]{0,3}", re.I)
+#: Where a username may stand, or appear once markup and entities are gone: ``u`` or ``user``
+#: starting a word, followed by ``_`` or a character that is neither a word character, a space
+#: nor one of ``. , ? ; ' "`` (which no markup rule removes). A text without it holds no username
+#: after any cleaning step, so the C fast path (which has no username rule) may clean it; every
+#: other text takes the Python steps (:func:`_lsdscc_fast`).
+_USER_TRIGGER = re.compile(r"(?<![^\W_])u(?:ser)?(?:[^\w\s.,?;'\"]|_)", re.I)
+
+
+def may_name_user(text: str) -> bool:
+    """False when no cleaning step can leave a username in ``text`` (:data:`_USER_TRIGGER`)."""
+    return ("u" in text or "U" in text) and _USER_TRIGGER.search(text) is not None
+
+
+def remove_usernames(text: str) -> str:
+    """``text`` with every :data:`USERNAME` replaced by a space."""
+    return USERNAME.sub(" ", text) if may_name_user(text) else text
 
 
 def check_convention(name: str) -> str:
@@ -447,13 +483,15 @@ def _emphasis(text: str) -> str:
 
 
 def strip_markup(text: str) -> str:
-    """Step 1: markdown and HTML to plain text; paragraphs become single spaces.
+    """Step 1: markdown and HTML to plain text; paragraphs become single spaces; usernames
+    (:data:`USERNAME`) go, before and after the markup rules.
 
     >>> strip_markup("&gt; quoted\\n\\n**Great** [movie](http://imdb.com) &amp; ~~bad~~ cast")
     'quoted Great movie & bad cast'
     """
     if "&" in text:
         text = html.unescape(html.unescape(text))
+    text = remove_usernames(text)
     has = text.__contains__
     escaped = has("\\")
     if escaped:  # protect \* \_ ... from the markdown rules; restored at the end
@@ -490,6 +528,7 @@ def strip_markup(text: str) -> str:
         text = _superscript_sub(text)
     if escaped:
         text = text.translate(_UNPROTECT)
+    text = remove_usernames(text)  # one that markup made (u**/**name, ^(u)/name)
     if "  " in text or not text.isprintable():  # else every space is already a single " "
         return _collapse_whitespace(text)
     return text.strip()
@@ -958,6 +997,8 @@ def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> 
         literal |= cause  # (from here on, what is left of this cause's characters stays as it is)
         if result & cause:
             text = rules(text)
+            if cause == _ENTITIES and may_name_user(text):  # u&#47;name: the Python steps decide
+                return None
             result = _native.plain(text, lowercase, literal, counts)
     return None if result is None or result.__class__ is int else result
 
@@ -1012,7 +1053,7 @@ def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None) -> l
     With ``counts`` (a Counter): the tokens' text joined with single spaces, each token
     counted into it (the corpus's step; in C without a list of tokens).
     """
-    if _native is not None:
+    if _native is not None and not may_name_user(text):  # (the C steps have no username rule)
         result = _native_plain(text, lowercase, counts)
         if result is not None:
             return result
