@@ -11,6 +11,9 @@ examples. No exception may escape, nothing may hang (a time limit per batch), an
 line must be accounted for: kept, dropped with a counter, or a counted dead letter whose
 text is publishable. A few real ``multiref lsdscc build`` runs on files full of mutants
 close the tier. Case counts: :data:`LINE_CASES`, :data:`FRAME_CASES`, :data:`BUILD_CASES`.
+Privacy (issue 35): :data:`NAME_CASES` texts with a username in random markup, entities and
+escapes, none of which survives cleaning; :data:`DELETION_CASES` random threads of copies and
+tombstones, resolved alike in every order with no deleted post's text left.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import zstandard
 from lsdscc.corpus import threads
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.outcomes import Dropped, Kept
-from lsdscc.corpus.records import Post
+from lsdscc.corpus.records import DELETED, TITLE_ONLY, Post
 from lsdscc.corpus.sample_gen import generate
 from lsdscc.corpus.vocab import build_vocabulary
 from pipelines.lsdscc_transforms import REJECTED, ReadPosts
@@ -266,3 +269,71 @@ def test_builds_on_files_full_of_mutants(tmp_path):
     assert str(tmp_path) not in published
     for letter in letters:
         _check_letter(letter)
+
+
+# --- privacy (issue 35): usernames in random markup, deletion in random orders ------------------
+NAME_CASES = 2000  # texts, each cleaned four ways (two conventions, with and without the C fast path)
+DELETION_CASES = 300  # random threads, each resolved in four random orders
+_MENTION_FORMS = ["u/", "/u/", "user/", "/user/", "U/", "/U/", "USER/", "u\\/", "u&#47;", "u&#x2F;", "u**/**",
+                  "u&amp;#47;", "&#117;/", "u/**"]
+_WRAPS = ["{}", "_{}_", "**{}**", "*{}*", "~~{}~~", "`{}`", "[{}](http://x.com)", "({})", "&gt; {}", "^({})",
+          ">!{}!<", "# {}", "- {}", '"{}"', "{},", "{}.", "[{}]", "<b>{}</b>", "\\*{}\\*", "{}'s"]
+_FILLER = ["great movie", "lol", "&gt;", "**", "_", "[", "](", "\n", "    ", "haha", ":)", "e.g.", "1st",
+           "www.x.org", "so u know", "you/me", "menu/item", "&amp;", "~~", "`", "^", "\\", "😂", "ｕ"]
+
+
+def _named_text(rng: random.Random, number: int) -> str:
+    name = rng.choice(["Zqx", "zQX", "ZQX"]) + rng.choice(["", "_", "-", "\\_"]) + f"name{number}"
+    form = rng.choice(_MENTION_FORMS)
+    mention = rng.choice(_WRAPS).format(form + name + ("**" if form.endswith("/**") else ""))
+    words = lambda: " ".join(rng.choice(_FILLER) for _ in range(rng.randint(0, 4)))  # noqa: E731
+    return f"{words()} {mention} {words()}"
+
+
+def test_usernames_in_random_markup_never_survive_cleaning(monkeypatch):
+    from lsdscc.corpus import cleaning
+
+    rng = random.Random(35)
+    texts = [_named_text(rng, i) for i in range(NAME_CASES)]
+    native = cleaning._native
+    for fast in (True, False):
+        monkeypatch.setattr(cleaning, "_native", native if fast else None)
+        with time_limit(60):
+            for text in texts:
+                for convention in ("lsdscc", "treebank"):
+                    tokens = cleaning.clean_and_tokenize(text, convention=convention)
+                    assert "zqx" not in "".join(tokens).lower(), (text, convention, fast, tokens)
+
+
+def _random_copies(rng: random.Random) -> tuple[list, set, bool]:
+    """Copies of one thread's posts (1-3 each), tombstones for some ids, maybe a title-only copy."""
+    n = rng.randint(1, 12)
+    ids = [f"t1_c{i}" for i in range(n)]
+    deleted = {i for i in ids + ["t3_s"] if rng.random() < 0.3}
+    copies = [Post(DELETED, i, "t3_s", "", 0, "") for i in deleted]
+    for k, post_id in enumerate(ids):
+        parent = rng.choice(["t3_s"] + ids[:k] + [rng.choice(ids)])  # loops and self-parents happen
+        for _ in range(rng.randint(1 if post_id not in deleted else 0, 3)):
+            text = "gone text" if post_id in deleted else f"text {rng.randint(0, 3)}"
+            copies.append(Post("t1", post_id, "t3_s", parent, rng.randint(1, 5), text))
+    title_only = rng.random() < 0.3
+    for _ in range(rng.randint(1, 2)):
+        copies.append(Post("t3", "t3_s", "t3_s", "", rng.randint(1, 5), "title\n\n" + ("gone text" if title_only else "body")))
+    if title_only:
+        copies.append(Post(TITLE_ONLY, "t3_s", "t3_s", "", 1, "title"))
+    return copies, deleted, title_only
+
+
+def test_deletion_wins_whatever_the_order():
+    rng = random.Random(17)
+    for _ in range(DELETION_CASES):
+        copies, deleted, title_only = _random_copies(rng)
+        results = set()
+        for _ in range(4):
+            rng.shuffle(copies)
+            posts, counts, rejected = threads.resolve_thread("t3_s", list(copies))
+            results.add((posts, tuple(sorted(counts.items())), rejected))
+        ((posts, counts, rejected),) = results  # the same whatever the order
+        kept = {p.id for p in posts} | {p.id for p, _ in rejected}
+        assert not kept & deleted and "gone text" not in repr((posts, rejected)), (copies, posts)
+        assert not title_only or "t3_s" in deleted or [p.text for p in posts if p.id == "t3_s"] == ["title"]
