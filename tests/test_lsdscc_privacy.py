@@ -194,6 +194,7 @@ def test_a_deleted_copy_in_either_file_removes_the_post_from_the_build(two_order
         assert "t1_c5" in published and "t1_c7" in published and "sequel" in published  # the rest is there
         counts = json.loads((out / "stats.json").read_text())["counts"]
         assert counts["dropped-deleted-in-another-copy"] == 4  # c1, c2, c3, c9 (c6's other copy is a dead letter)
+        assert "in another: 4 left out (any deleted copy wins)" in (out / "README.md").read_text()  # the card
         letters = [json.loads(x) for x in (out / "rejected" / "rejected.jsonl").read_text().splitlines()]
         assert [(x["reason"], x["line"]) for x in letters] == [("wrong-type", 8)]
 

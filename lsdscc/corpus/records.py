@@ -10,14 +10,16 @@ export where every value is a string, and the Reddit API's ``{"kind", "data"}`` 
 :class:`Post` (a small tuple: what the pipeline carries), ``Dropped(reason)`` (``other-subreddit``,
 ``deleted``, ``removed``, ``bot``, or a ``_meta`` reason of
 :mod:`lsdscc.corpus.deletions`), or ``Rejected(reason, detail)`` for a
-malformed record. The subreddit is checked first: a record with a
+malformed record. A deleted or removed post is recognised before any check that could reject
+it, and its ``Dropped`` carries a tombstone (:data:`DELETED`) that leaves out every other copy
+of the post in its thread (docs/data-safety.md#deletion-wins-and-no-usernames). The subreddit is checked first: a record with a
 string ``subreddit`` outside ``CorpusConfig.subreddits`` is ``other-subreddit`` whatever else
 it holds, as the reader's byte prefilter (:func:`lsdscc.corpus.sources.read_items`) assumes. Usernames are read only to recognise bots; they
 never leave this module.
 
 Dead letters (:func:`dead_letter`) are published with the dataset, so their excerpts are
 redacted (:func:`redact`, :func:`redact_record`): no author, flair or moderator field, no
-u/name mention, no e-mail, and of a line that does not parse only its shape.
+post's text, no u/name mention, no e-mail, and of a line that does not parse only its shape.
 """
 
 from __future__ import annotations
