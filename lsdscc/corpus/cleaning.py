@@ -60,8 +60,9 @@ def is_removal_marker(text: str) -> bool:
 
 
 #: A username, in every form a text can give one: ``u/Name``, ``/u/Name``, ``/user/Name``, any
-#: case, a JSON-escaped slash (``u\/Name``), markdown emphasis around it (``_u/Name_``, ``**u/Name**``: taken with it) and
-#: markdown escapes in it (``u/some\_name``). It starts where no letter or digit stands before it
+#: case, a JSON-escaped slash (``u\/Name``), markdown emphasis around it (``_u/Name_``,
+#: ``**u/Name**``: taken with it) and markdown escapes in it (``u/some\_name``). It starts
+#: where no letter or digit stands before it
 #: (``_`` may: markdown). The corpus removes it before and after markup and entities
 #: (:func:`remove_usernames`); dead letters replace it with ``<user>`` (lsdscc.corpus.records).
 USERNAME = re.compile(r"(?<![^\W_])[*_~]{0,3}/?[uU](?:[sS][eE][rR])?\\?/(?:[A-Za-z0-9_-]|\\_)+[*_~]{0,3}")

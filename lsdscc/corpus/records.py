@@ -12,8 +12,8 @@ export where every value is a string, and the Reddit API's ``{"kind", "data"}`` 
 :mod:`lsdscc.corpus.deletions`), or ``Rejected(reason, detail)`` for a
 malformed record. A deleted or removed post is recognised before any check that could reject
 it, and its ``Dropped`` carries a tombstone (:data:`DELETED`) that leaves out every other copy
-of the post in its thread (docs/data-safety.md#deletion-wins-and-no-usernames). The subreddit is checked first: a record with a
-string ``subreddit`` outside ``CorpusConfig.subreddits`` is ``other-subreddit`` whatever else
+of the post in its thread (docs/data-safety.md#deletion-wins-and-no-usernames). The subreddit
+is checked first: a record with a string ``subreddit`` outside ``CorpusConfig.subreddits`` is ``other-subreddit`` whatever else
 it holds, as the reader's byte prefilter (:func:`lsdscc.corpus.sources.read_items`) assumes. Usernames are read only to recognise bots; they
 never leave this module.
 
