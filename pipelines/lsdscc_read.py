@@ -90,18 +90,19 @@ class ReadPosts(SchemaTallying, CountingDoFn):
 
     def _normalize(self, path, line, record, offset=None, file_tally=None):
         """One parsed record -> ``(link_id, post)``, a tagged dead letter, or None (dropped);
-        counted, except as ``records-read`` (the caller's count)."""
+        counted, except as ``records-read`` (the caller's count). A deleted or removed post
+        goes on as its tombstone, ``(link_id, tombstone)``: its thread leaves out every copy."""
         outcome = normalize(record, self.config)
         if type(outcome) is Kept:
             post = outcome.value
             self.tally_schema(record, file_tally, post.created_utc)  # wanted subreddits' records, by month and era
-            self.count("posts-kept-submissions" if post.kind == "t3" else "posts-kept-comments")
+            self.count("posts-kept-comments" if post.kind == "t1" else "posts-kept-submissions")
             return post.link_id, post
         if type(outcome) is Dropped:
             if outcome.reason != "other-subreddit":
                 self.tally_schema(record, file_tally)
             self.count(f"dropped-{outcome.reason}")
-            return None
+            return None if outcome.tombstone is None else (outcome.tombstone.link_id, outcome.tombstone)
         self.count(f"rejected-{outcome.reason}")
         return beam.pvalue.TaggedOutput(REJECTED, dead_letter(path, line, outcome.reason, outcome.detail, record, offset))
 

@@ -42,7 +42,7 @@ from apache_beam.transforms.window import GlobalWindows
 from lsdscc.corpus import sources, threads  # noqa: F401  (sources: the reader of Read, patched by tests)
 from lsdscc.corpus.outcomes import Kept
 from lsdscc.corpus.outputs import finish_shard, rejected_jsonl, summarize_shard  # noqa: F401 (the graph's file hooks)
-from lsdscc.corpus.records import Post, dead_letter
+from lsdscc.corpus.records import DELETED, Post, dead_letter
 from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
 from multiref.output.beam_spill import grouping
 from multiref.output.beam_writer import COUNTS, CountingDoFn, TupleRowCoder, register_row_coder
@@ -75,8 +75,9 @@ class ResolveThread(_Counting):
 
     def process(self, element):
         link_id, posts = element
-        if self.encoded:
-            posts = map(_POST.decode, posts)
+        posts = [_POST.decode(p) for p in posts] if self.encoded else list(posts)
+        if all(post.kind == DELETED for post in posts):  # only tombstones: no thread (counted as dropped)
+            return
         resolved, counts, cyclic = threads.resolve_thread(link_id, posts)
         self.count("threads")
         for name, n in counts.items():

@@ -145,8 +145,9 @@ def test_vocabulary_apply_equals_the_loop(texts, proxy):
     kinds = sorted(set(tokens))
     splits = {w: tuple(rng.sample(kinds, rng.randint(1, 3))) for w in rng.sample(kinds, len(kinds) // 20)}
     splits["abab"] = ("ab", "é", "ab")
-    vocabulary = Vocabulary(splits=MappingProxyType(splits) if proxy else splits,
-                            kept=frozenset(rng.sample(kinds, len(kinds) // 2)), unk_token="<unk>", counts={})
+    kept = frozenset(k for k in rng.sample(kinds, len(kinds) // 2) if k.isascii())  # as build_vocabulary keeps
+    vocabulary = Vocabulary(splits=MappingProxyType(splits) if proxy else splits, kept=kept, unk_token="<unk>",
+                            counts={})
     for start in range(0, len(tokens), 37):
         chunk = tokens[start:start + rng.randint(0, 80)] + (["abab"] if start % 3 == 0 else [])
         expected = _apply_reference(vocabulary, chunk)

@@ -12,6 +12,9 @@ examples. No exception may escape, nothing may hang (a time limit per batch), an
 line must be accounted for: kept, dropped with a counter, or a counted dead letter whose
 text is publishable. A few real ``multiref lsdscc build`` runs on files full of mutants
 close the tier. Case counts: :data:`LINE_CASES`, :data:`FRAME_CASES`, :data:`ARCHIVE_CASES`, :data:`BUILD_CASES`.
+Privacy (issue 35): :data:`NAME_CASES` texts with a username in random markup, entities and
+escapes, none of which survives cleaning; :data:`DELETION_CASES` random threads of copies and
+tombstones, resolved alike in every order with no deleted post's text left.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ import zstandard
 from lsdscc.corpus import sources, threads
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.outcomes import Dropped, Kept
-from lsdscc.corpus.records import Post
+from lsdscc.corpus.records import DELETED, TITLE_ONLY, Post
 from lsdscc.corpus.sample_gen import generate
 from lsdscc.corpus.vocab import build_vocabulary
 from pipelines.lsdscc_transforms import REJECTED, ReadPosts
@@ -60,7 +63,8 @@ def _records(seed: int) -> list[dict]:
 
 _ODD_VALUES = [None, True, False, 0, -1, 2**63, 10**22, -(10**30), 1e300, -0.0, "", "x" * 5000, [], {}, [[[]]],
                {"data": {}}, "inf", "nan", "1e400", "t1_", "t3_", "t1_t1_x", "\u0000", "\ud800", "u/someone",
-               "someone@example.com", "[deleted]", "\u202e\u200b", "\U0001F600" * 50]
+               "someone@example.com", "[deleted]", "\u202e\u200b", "\U0001F600" * 50,
+               "[ Removed by Reddit ]", "_u/someone_", "**/User/SomeOne**", "ask U\\/someone", "moderator"]
 _NUMBERS = [b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-1e999", b"9" * 30, b"9" * 5000, b"-0", b"1.5e-400"]
 
 
@@ -69,7 +73,8 @@ def _mutate_record(rng: random.Random, record: dict, ids: list) -> bytes:
     record = dict(record)
     for _ in range(rng.randint(1, 3)):
         roll = rng.random()
-        key = rng.choice(sorted(record) + ["created_utc", "parent_id", "body", "kind", "data", "_meta"])
+        key = rng.choice(sorted(record) + ["created_utc", "parent_id", "body", "kind", "data", "_meta",
+                                           "removed_by_category"])
         if roll < 0.35:
             record[key] = rng.choice(_ODD_VALUES)
         elif roll < 0.5:
@@ -147,7 +152,7 @@ def _read(path) -> tuple[list, list, Counter]:
 def _check_letter(letter: dict) -> None:
     text = json.dumps(letter, ensure_ascii=False)
     text.encode("utf-8")  # the published file is UTF-8
-    assert not MENTION.search(letter["text"]) and not EMAIL.search(text), text
+    assert not MENTION.search(text) and not EMAIL.search(text), text
     assert not PRIVATE_KEY.search(letter["text"]), text
     # the generator's usernames (user123, AutoModerator) and author fullnames (t2_...)
     assert not SAMPLE_USER.search(text) and "t2_" not in text and "automoderator" not in text.lower(), text
@@ -191,11 +196,13 @@ def test_mutated_lines_are_kept_dropped_or_counted_dead_letters(tmp_path, seed):
     kept = counts["posts-kept-comments"] + counts["posts-kept-submissions"]
     dropped = sum(n for k, n in counts.items() if k.startswith("dropped-"))
     rejected = sum(n for k, n in counts.items() if k.startswith("rejected-"))
-    assert kept == len(posts) and rejected == len(letters)
+    tombstones = sum(1 for _, post in posts if post[0] == "deleted")  # deleted posts go on as these
+    assert kept == len(posts) - tombstones and rejected == len(letters)
     assert kept + dropped + rejected == nonblank  # every line accounted for, once
     assert 0 < kept and 0 < rejected  # the mutants really are mixed
     resolved = thread_counts["posts-in-threads"] + thread_counts["rejected-parent-cycle"]
-    assert resolved + thread_counts["dropped-below-parent-cycle"] + thread_counts["dropped-duplicate-id"] == kept
+    assert resolved + thread_counts["dropped-below-parent-cycle"] + thread_counts["dropped-duplicate-id"] \
+        + thread_counts["dropped-deleted-in-another-copy"] == kept
     for letter in letters:
         _check_letter(letter)
 
@@ -341,3 +348,71 @@ def test_builds_on_files_full_of_mutants(tmp_path):
     assert str(tmp_path) not in published
     for letter in letters:
         _check_letter(letter)
+
+
+# --- privacy (issue 35): usernames in random markup, deletion in random orders ------------------
+NAME_CASES = 2000  # texts, each cleaned four ways (two conventions, with and without the C fast path)
+DELETION_CASES = 300  # random threads, each resolved in four random orders
+_MENTION_FORMS = ["u/", "/u/", "user/", "/user/", "U/", "/U/", "USER/", "u\\/", "u&#47;", "u&#x2F;", "u**/**",
+                  "u&amp;#47;", "&#117;/", "u/**"]
+_WRAPS = ["{}", "_{}_", "**{}**", "*{}*", "~~{}~~", "`{}`", "[{}](http://x.com)", "({})", "&gt; {}", "^({})",
+          ">!{}!<", "# {}", "- {}", '"{}"', "{},", "{}.", "[{}]", "<b>{}</b>", "\\*{}\\*", "{}'s"]
+_FILLER = ["great movie", "lol", "&gt;", "**", "_", "[", "](", "\n", "    ", "haha", ":)", "e.g.", "1st",
+           "www.x.org", "so u know", "you/me", "menu/item", "&amp;", "~~", "`", "^", "\\", "😂", "ｕ"]
+
+
+def _named_text(rng: random.Random, number: int) -> str:
+    name = rng.choice(["Zqx", "zQX", "ZQX"]) + rng.choice(["", "_", "-", "\\_"]) + f"name{number}"
+    form = rng.choice(_MENTION_FORMS)
+    mention = rng.choice(_WRAPS).format(form + name + ("**" if form.endswith("/**") else ""))
+    words = lambda: " ".join(rng.choice(_FILLER) for _ in range(rng.randint(0, 4)))  # noqa: E731
+    return f"{words()} {mention} {words()}"
+
+
+def test_usernames_in_random_markup_never_survive_cleaning(monkeypatch):
+    from lsdscc.corpus import cleaning
+
+    rng = random.Random(35)
+    texts = [_named_text(rng, i) for i in range(NAME_CASES)]
+    native = cleaning._native
+    for fast in (True, False):
+        monkeypatch.setattr(cleaning, "_native", native if fast else None)
+        with time_limit(60):
+            for text in texts:
+                for convention in ("lsdscc", "treebank"):
+                    tokens = cleaning.clean_and_tokenize(text, convention=convention)
+                    assert "zqx" not in "".join(tokens).lower(), (text, convention, fast, tokens)
+
+
+def _random_copies(rng: random.Random) -> tuple[list, set, bool]:
+    """Copies of one thread's posts (1-3 each), tombstones for some ids, maybe a title-only copy."""
+    n = rng.randint(1, 12)
+    ids = [f"t1_c{i}" for i in range(n)]
+    deleted = {i for i in ids + ["t3_s"] if rng.random() < 0.3}
+    copies = [Post(DELETED, i, "t3_s", "", 0, "") for i in deleted]
+    for k, post_id in enumerate(ids):
+        parent = rng.choice(["t3_s"] + ids[:k] + [rng.choice(ids)])  # loops and self-parents happen
+        for _ in range(rng.randint(1 if post_id not in deleted else 0, 3)):
+            text = "gone text" if post_id in deleted else f"text {rng.randint(0, 3)}"
+            copies.append(Post("t1", post_id, "t3_s", parent, rng.randint(1, 5), text))
+    title_only = rng.random() < 0.3
+    for _ in range(rng.randint(1, 2)):
+        copies.append(Post("t3", "t3_s", "t3_s", "", rng.randint(1, 5), "title\n\n" + ("gone text" if title_only else "body")))
+    if title_only:
+        copies.append(Post(TITLE_ONLY, "t3_s", "t3_s", "", 1, "title"))
+    return copies, deleted, title_only
+
+
+def test_deletion_wins_whatever_the_order():
+    rng = random.Random(17)
+    for _ in range(DELETION_CASES):
+        copies, deleted, title_only = _random_copies(rng)
+        results = set()
+        for _ in range(4):
+            rng.shuffle(copies)
+            posts, counts, rejected = threads.resolve_thread("t3_s", list(copies))
+            results.add((posts, tuple(sorted(counts.items())), rejected))
+        ((posts, counts, rejected),) = results  # the same whatever the order
+        kept = {p.id for p in posts} | {p.id for p, _ in rejected}
+        assert not kept & deleted and "gone text" not in repr((posts, rejected)), (copies, posts)
+        assert not title_only or "t3_s" in deleted or [p.text for p in posts if p.id == "t3_s"] == ["title"]

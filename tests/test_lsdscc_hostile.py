@@ -43,7 +43,7 @@ from pipelines.lsdscc_transforms import REJECTED, ReadPosts
 CONFIG = CorpusConfig(min_turns=2, max_query_tokens=10**6, max_response_tokens=10**6)
 
 # what a published dead letter must never hold
-MENTION = re.compile(r"(?<![A-Za-z0-9_])/?u/[A-Za-z0-9_-]+", re.I)
+MENTION = re.compile(r"(?<![A-Za-z0-9])/?u(?:ser)?\\?/[A-Za-z0-9_-]+", re.I)
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 PRIVATE_KEY = re.compile(r'"[^"]*(?:author|flair)[^"]*"\s*:', re.I)
 
@@ -281,8 +281,8 @@ def test_dead_letters_carry_no_author_mention_email_or_local_path(tmp_path, pars
     assert letter["reason"] == ("wrong-type" if parsed else "malformed-json")
     assert letter["file"] == "RC_private.jsonl" and letter["line"] == 1 and letter["offset"] == 0
     _assert_publishable(letter, tmp_path)
-    if parsed:  # the excerpt still says what was there; an unparsed line shows its shape only
-        assert "<user>" in letter["text"] and "<email>" in letter["text"] and '"body"' in letter["text"]
+    if parsed:  # the excerpt still says which keys were there, but no post's text (deletion wins)
+        assert letter["text"] == '{"body": "…", "created_utc": "…", "id": "c1", "subreddit": "movies"}'
     else:
         assert letter["text"].startswith('{"…": "…", "…": "…"') and '"body": "…"' in letter["text"]
 
@@ -313,6 +313,10 @@ def _hostile_inputs(folder):
         lines.append(json.dumps({"id": cid, "body": f"loop {cid} ask u/secret_user", "author": "x",
                                  "parent_id": parent, "link_id": "t3_s1", "subreddit": "movies",
                                  "created_utc": 1500000100}).encode())
+    for cid, body in [("m1", "thanks u/SecretUserGamma, _u/secret_italic_ and **/User/Secret_Bold**!"),
+                      ("m2", "[ Removed by Reddit ]")]:  # issue 35: usernames in any form, a marker of 2023
+        lines.append(json.dumps({"id": cid, "body": body, "author": "x", "parent_id": "t1_n0", "link_id": "t3_s1",
+                                 "subreddit": "movies", "created_utc": 1500000200}).encode())
     lines += [raw for raw, _ in HOSTILE_LINES.values()]
     lines.append((PRIVATE_LINE + '"c9", "subreddit": "movies"').encode())
     (folder / "RC_hostile.jsonl").write_bytes(b"\n".join(lines) + b"\n")
@@ -340,6 +344,8 @@ def test_the_hostile_build_finishes_with_exit_0_and_loads(hostile_build, tmp_pat
     assert "2 input file(s) could not be decoded to the end" in done.stderr
     rows = datasets.load_dataset(str(out), "single_turn", cache_dir=str(tmp_path / "hf"))["train"]
     assert rows.num_rows > 0 and not {"t1_a", "t1_b", "t1_self", "t1_r1", "t1_r2", "t1_r3"} & set(rows["id"])
+    assert "t1_m1" in rows["id"] and "t1_m2" not in rows["id"]  # the marker is not a response
+    assert not [r for r in rows if "secret" in r["response"] + r["query"]]  # no username in any form
 
 
 def test_the_hostile_build_counts_every_case(hostile_build):

@@ -35,7 +35,9 @@ def test_read_normalizes_rejects_and_counts():
                _comment("d", "elsewhere", subreddit="pics"), _comment("e", "beep", author="AutoModerator")]
     with _pipeline() as p:
         out = p | t.Read(CONFIG, source=records)
-        assert_that(out["posts"], equal_to([("t3_s", ("t1", "t1_a", "t3_s", "t3_s", 5, "hi"))]), label="posts")
+        assert_that(out["posts"], equal_to([("t3_s", ("t1", "t1_a", "t3_s", "t3_s", 5, "hi")),
+                                            ("t3_s", ("deleted", "t1_b", "t3_s", "", 0, ""))]),  # b's tombstone
+                    label="posts")
         assert_that(out["rejected"] | beam.Map(lambda r: (r["reason"], r["line"])), equal_to([("wrong-type", 3)]),
                     label="rejected")
         assert_that(_total(out["counts"]), equal_to([{

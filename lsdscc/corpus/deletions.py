@@ -13,7 +13,8 @@ the first retrieval's: publishing it would restore what a user or moderator took
   (``--keep-deleted-later``, recorded in the card as ``drop_deleted_later: false``).
 
 Text is never restored: a body that reads ``[deleted]`` / ``[removed]`` is dropped earlier
-(:func:`lsdscc.corpus.records.normalize`) whatever ``_meta`` says.
+(:func:`lsdscc.corpus.records.normalize`) whatever ``_meta`` says, and so is a record whose
+first retrieval already says it was taken down (:func:`field_drop_reason`).
 """
 
 from __future__ import annotations
@@ -45,3 +46,23 @@ def meta_drop_reason(meta, keep_later: bool = False) -> str | None:
     if _is_true(meta.get("was_deleted_later")):
         return "deleted-later"
     return None
+
+
+def field_drop_reason(record: dict) -> str | None:
+    """``deleted`` or ``removed`` when a field of the record's first retrieval says the post was
+    taken down, else None. The fields, as the dumps' schema statistics show them per era:
+    ``removed_by_category`` (submissions, 2019 on: ``moderator``, ``reddit``, ``deleted``,
+    ``author``, ``automod_filtered``, ``content_takedown``, ``copyright_takedown``, null when
+    the post stands), ``removal_reason`` (``legal``, 2015 on), ``collapsed_reason_code``
+    ``DELETED`` (comments, 2024 on) and ``removed: true``. Unlike ``_meta``, these are never
+    kept (the first retrieval already had no text of the author's to publish)."""
+    category = record.get("removed_by_category")
+    if isinstance(category, str) and category.strip():
+        return "deleted" if category.strip().lower() in ("deleted", "author") else "removed"
+    reason = record.get("removal_reason")
+    if isinstance(reason, str) and reason.strip():
+        return "removed"
+    code = record.get("collapsed_reason_code")
+    if isinstance(code, str) and code.strip().upper() == "DELETED":
+        return "deleted"
+    return "removed" if record.get("removed") is True else None

@@ -22,9 +22,13 @@ class Kept(NamedTuple):
 
 
 class Dropped(NamedTuple):
-    """A rule removed the input; ``reason``: the counter's name (e.g. ``bot``)."""
+    """A rule removed the input; ``reason``: the counter's name (e.g. ``bot``). ``tombstone``:
+    for a post that was deleted or removed, what the job carries on in its place (a
+    :class:`lsdscc.corpus.records.Post` of kind ``deleted``, without text), so that no other
+    copy of that post is published either; None otherwise."""
 
     reason: str
+    tombstone: object = None
 
 
 class Rejected(NamedTuple):

@@ -199,7 +199,7 @@ def survival(counts: Mapping[str, int]) -> list:
     stages.append(("not deleted/removed", n))
     n -= c("dropped-bot")
     stages.append(("not by a bot", n))
-    n -= c("dropped-duplicate-id")
+    n -= c("dropped-duplicate-id") + c("dropped-deleted-in-another-copy")
     stages.append(("unique posts", n))
     if "dropped-out-of-range" in counts:
         n -= c("dropped-out-of-range")

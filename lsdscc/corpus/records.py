@@ -10,14 +10,16 @@ export where every value is a string, and the Reddit API's ``{"kind", "data"}`` 
 :class:`Post` (a small tuple: what the pipeline carries), ``Dropped(reason)`` (``other-subreddit``,
 ``deleted``, ``removed``, ``bot``, or a ``_meta`` reason of
 :mod:`lsdscc.corpus.deletions`), or ``Rejected(reason, detail)`` for a
-malformed record. The subreddit is checked first: a record with a
-string ``subreddit`` outside ``CorpusConfig.subreddits`` is ``other-subreddit`` whatever else
+malformed record. A deleted or removed post is recognised before any check that could reject
+it, and its ``Dropped`` carries a tombstone (:data:`DELETED`) that leaves out every other copy
+of the post in its thread (docs/data-safety.md#deletion-wins-and-no-usernames). The subreddit
+is checked first: a record with a string ``subreddit`` outside ``CorpusConfig.subreddits`` is ``other-subreddit`` whatever else
 it holds, as the reader's byte prefilter (:func:`lsdscc.corpus.sources.read_items`) assumes. Usernames are read only to recognise bots; they
 never leave this module.
 
 Dead letters (:func:`dead_letter`) are published with the dataset, so their excerpts are
 redacted (:func:`redact`, :func:`redact_record`): no author, flair or moderator field, no
-u/name mention, no e-mail, and of a line that does not parse only its shape.
+post's text, no u/name mention, no e-mail, and of a line that does not parse only its shape.
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ import os
 import re
 from typing import NamedTuple
 
-from lsdscc.corpus.cleaning import DELETED_BODIES
+from lsdscc.corpus.cleaning import USERNAME, is_removal_marker
 from lsdscc.corpus.config import CorpusConfig
-from lsdscc.corpus.deletions import meta_drop_reason
+from lsdscc.corpus.deletions import field_drop_reason, meta_drop_reason
 from lsdscc.corpus.outcomes import Dropped, Kept, Rejected
 
 
@@ -49,6 +51,11 @@ class Post(NamedTuple):
     ``id`` is the fullname (``t1_abc`` / ``t3_xyz``); ``link_id`` the thread's ``t3_`` id;
     ``parent_id`` the parent's fullname ("" for a submission); ``text`` the body, or for a
     submission its title and self-text joined by a blank line.
+
+    ``kind`` is also :data:`DELETED` for a tombstone (a deleted or removed post: ids only, no
+    text, created_utc 0) and :data:`TITLE_ONLY` for a submission whose self-text was deleted or
+    removed (``text`` is its title); :func:`lsdscc.corpus.threads.resolve_thread` lets either
+    win over every other copy of the post.
     """
 
     kind: str
@@ -58,6 +65,9 @@ class Post(NamedTuple):
     created_utc: int
     text: str
 
+
+#: The kind of a tombstone, and of a submission published as its title only (:class:`Post`).
+DELETED, TITLE_ONLY = "deleted", "t3-title"
 
 _BASE36 = re.compile(r"^[0-9a-z]+$")
 
@@ -209,6 +219,9 @@ def _normalize(record: dict, config: CorpusConfig) -> Kept | Dropped:
     if subreddit.lower() not in _lowered(config.subreddits):
         return Dropped("other-subreddit")  # first, so the reader's byte prefilter agrees (lsdscc.corpus.sources)
     kind = record_kind(record)
+    deleted = _deletion(record, kind, config)
+    if deleted is not None:  # before any check that would make the record a dead letter
+        return deleted
     created = _created(record)
     post_id, link_id, parent_id, text = _comment_fields(record) if kind == "t1" else _submission_fields(record)
     if len(text) > MAX_TEXT_CHARS:
@@ -218,16 +231,44 @@ def _normalize(record: dict, config: CorpusConfig) -> Kept | Dropped:
     author = record.get("author")
     if author is not None and not isinstance(author, str):
         raise Malformed("wrong-type", f"'author' should be a string, got {type(author).__name__}")
-    if kind == "t1":
-        stripped = text.strip()
-        if stripped in DELETED_BODIES:
-            return Dropped("removed" if "removed" in stripped else "deleted")
-        if is_bot(author, config):
-            return Dropped("bot")
-    dropped = meta_drop_reason(record.get("_meta"), keep_later=not config.drop_deleted_later)
-    if dropped is not None:  # lsdscc.corpus.deletions: removed or deleted after the first retrieval
-        return Dropped(dropped)
+    if kind == "t1" and is_bot(author, config):
+        return Dropped("bot")
+    if kind == "t3" and _is_marker(record.get("selftext")):
+        kind = TITLE_ONLY
     return Kept(Post(kind, post_id, link_id, parent_id, created, text))
+
+
+def _is_marker(value) -> bool:
+    return isinstance(value, str) and is_removal_marker(value)
+
+
+def _deletion(record: dict, kind: str, config: CorpusConfig) -> Dropped | None:
+    """``Dropped(reason, tombstone)`` when the post was deleted or removed, else None: its text
+    (a comment's body, a submission's title) is a removal marker (``deleted`` or ``removed``),
+    a field of the first retrieval says so (:func:`lsdscc.corpus.deletions.field_drop_reason`),
+    or ``_meta`` does (:func:`lsdscc.corpus.deletions.meta_drop_reason`). The tombstone is None
+    when the record's ids do not parse (no copy can be matched to it then)."""
+    text = record.get("body" if kind == "t1" else "title")
+    if _is_marker(text):
+        reason = "removed" if "removed" in text.lower() else "deleted"
+    else:
+        reason = field_drop_reason(record) or meta_drop_reason(record.get("_meta"),
+                                                                keep_later=not config.drop_deleted_later)
+        if reason is None:
+            return None
+    return Dropped(reason, _tombstone(record, kind))
+
+
+def _tombstone(record: dict, kind: str) -> Post | None:
+    """The :data:`DELETED` post standing for ``record`` in its thread, or None when its ids do not parse."""
+    try:
+        post_id = _own_id(record, kind + "_")
+        link_id = post_id if kind == "t3" else _fullname(_get_str(record, "link_id"), "t3_", "link_id")
+    except Malformed:
+        return None
+    if not (post_id.isascii() and link_id.isascii()):
+        return None
+    return Post(DELETED, post_id, link_id, "", 0, "")
 
 
 def _check_utf8(**values: str) -> None:
@@ -258,19 +299,20 @@ def _submission_fields(record: dict) -> tuple[str, str, str, str]:
     post_id = _own_id(record, "t3_")
     title = _get_str(record, "title")
     selftext = _get_str(record, "selftext", required=False) or ""
-    text = title if selftext.strip() in DELETED_BODIES or not selftext.strip() else f"{title}\n\n{selftext}"
+    text = title if not selftext.strip() or is_removal_marker(selftext) else f"{title}\n\n{selftext}"
     return post_id, post_id, "", text
 
 
-# Dead letters are published: an excerpt keeps no author, author_* or flair field, no u/name
-# (or /user/name) mention, no e-mail address and no [deleted]/[removed] marker.
+# Dead letters are published: an excerpt keeps no author, author_* or flair field, no post's
+# text (a letter cannot know whether another copy of the post, in another file, was deleted),
+# no u/name (or /user/name) mention, no e-mail address and no [deleted]/[removed] marker.
 _PRIVATE_KEY = re.compile(r"author|flair|_by$|reports", re.I)  # also approved_by, mod_reports (moderators)
 _PRIVATE_FIELD = re.compile(  # a private key and a simple value (string, literal, flat object, array of those)
     r'"[^"\\]*(?:author|flair)[^"\\]*"\s*:\s*'
     r'(?:"[^"\\]*(?:\\.[^"\\]*)*"|[-+.\w]+|\[(?:[^\[\]{}]|\{[^\[\]{}]*\})*\]|\{[^\[\]{}]*\})\s*,?\s*', re.I)
 # An unparsed line keeps its shape only (the names of known dump keys, numbers, punctuation); a
 # parsed record its known keys, with strings only as values of the keys in _SAFE_VALUES (ids,
-# subreddit, timestamps, texts) that look like one. Everything else is "…".
+# subreddit, timestamps) that look like one. Everything else is "…", texts included.
 _STRING_LITERAL = re.compile(r'"(?:[^"\\]|\\.)*"?')
 _KNOWN_KEYS = frozenset((
     "_meta", "archived", "body", "controversiality", "created", "created_utc", "data", "distinguished", "downs",
@@ -284,12 +326,14 @@ _SAFE_VALUES = {
     **dict.fromkeys(("id", "name", "parent_id", "link_id", "subreddit_id"), re.compile(r"(?:t[135]_)?[0-9a-z]{1,10}")),
     "subreddit": re.compile(r"[A-Za-z0-9_]{1,21}"),
     **dict.fromkeys(("created_utc", "created", "retrieved_on", "retrieved_utc"), re.compile(r"[0-9.eE+-]{1,30}")),
-    **dict.fromkeys(("body", "title", "selftext"), re.compile(r"(?s).*")),
     "kind": re.compile(r"t\d|Listing|more"),
 }
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
-_MENTION = re.compile(r"(?<![A-Za-z0-9_])/?u(?:ser)?\\?/[A-Za-z0-9_-]+", re.I)
-_MARKER = re.compile(r"\[(deleted|removed)[^\]]{0,20}\]", re.I)
+_MARKER = re.compile(r"\[\s*(deleted|removed)\b[^\]]{0,80}\]", re.I)
+#: The characters of an e-mail address, a mention or a marker's word: a run of them cut by the
+#: excerpt's end is taken whole first (or left out) so that none is shown in part.
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-@/\\")
+_WORD_MARGIN = 320
 _MAX_EXCERPT_DEPTH = 20
 
 
@@ -299,13 +343,15 @@ def redact(text: str, limit: int = 500, fields_removed: bool = False) -> str:
     ``text`` is an unparsed line (see :func:`_line_shape`: only its shape is kept, so a
     mangled ``author`` key cannot carry its value out), or with ``fields_removed``
     a text without private fields (JSON from :func:`redact_record`, a message). Then u/name and
-    /user/name mentions become ``<user>``, e-mail addresses ``<email>``, [deleted]/[removed]
-    ``<deleted>``/``<removed>``; lone surrogates are escaped.
+    /user/name mentions (:data:`lsdscc.corpus.cleaning.USERNAME`) become ``<user>``, e-mail
+    addresses ``<email>``, [deleted]/[removed] markers ``<deleted>``/``<removed>``; lone
+    surrogates are escaped. All of this runs before the excerpt is cut to ``limit``; the part
+    of ``text`` it reads (``limit * 4`` characters) never ends inside an address or a name
+    (:func:`_excerpt_window`), so none is shown in part.
     """
-    cut = len(text) > limit * 4
-    text = text[: limit * 4]
+    text, cut = _excerpt_window(text, limit * 4)
     text = _PRIVATE_FIELD.sub("", text) if fields_removed else _line_shape(text)
-    text = _MENTION.sub("<user>", text)
+    text = USERNAME.sub("<user>", text)
     text = _EMAIL.sub("<email>", text)
     text = _MARKER.sub(lambda m: f"<{m.group(1).lower()}>", text)
     if not text.isascii():  # valid characters stay, lone surrogates become \\udxxx
@@ -313,6 +359,22 @@ def redact(text: str, limit: int = 500, fields_removed: bool = False) -> str:
     if len(text) > limit:
         text, cut = text[:limit], True
     return text + "..." if cut else text
+
+
+def _excerpt_window(text: str, size: int) -> tuple[str, bool]:
+    """``(the first `size` characters of text, whether some were left out)``, the end moved
+    out of a run of address and name characters (:data:`_WORD_CHARS`) it would cut: to the
+    run's end when that is at most 320 characters further, else back to the run's start."""
+    if len(text) <= size:
+        return text, False
+    end, stop = size, min(len(text), size + _WORD_MARGIN)
+    while end < stop and text[end] in _WORD_CHARS:
+        end += 1
+    if end < len(text) and text[end] in _WORD_CHARS:
+        end = size
+        while end > 0 and text[end - 1] in _WORD_CHARS:
+            end -= 1
+    return text[:end], end < len(text)
 
 
 def _line_shape(text: str) -> str:
@@ -352,7 +414,7 @@ def _record_shape(value, key=None, depth: int = 0):
 
 def redact_record(record, limit: int = 500) -> str:
     """A parsed record as a publishable excerpt: sorted JSON of :func:`_record_shape` (no
-    author, flair or unknown key), then :func:`redact` (mentions, e-mails in the texts)."""
+    author, flair or unknown key, no text), then :func:`redact`."""
     text = json.dumps(_record_shape(record), sort_keys=True, ensure_ascii=False)
     return redact(text, limit, fields_removed=True)
 

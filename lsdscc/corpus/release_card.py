@@ -114,6 +114,9 @@ def privacy_section(stats: Mapping) -> str:
          f"it (`_meta.removal_type`): {c('dropped-removed-later'):,} dropped."),
         "Provenance: thread id, comment ids and creation times.",
     ]
+    if c("dropped-deleted-in-another-copy"):  # (a line only when it happened: the sample's card stays as it was)
+        lines.insert(3, f"Posts with text in one input and deleted or removed in another: "
+                        f"{c('dropped-deleted-in-another-copy'):,} left out (any deleted copy wins).")
     if options.get("since") is not None or options.get("until") is not None:
         from lsdscc.corpus.eras import utc_text
 

@@ -32,7 +32,7 @@ from typing import Iterable, Iterator, NamedTuple
 from lsdscc.corpus.cleaning import clean_and_count, clean_and_tokenize
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.outcomes import Dropped, Kept
-from lsdscc.corpus.records import Post
+from lsdscc.corpus.records import DELETED, TITLE_ONLY, Post
 
 
 class Node(NamedTuple):
@@ -57,27 +57,39 @@ def resolve_thread(thread_id: str, posts: Iterable[Post]) -> tuple[tuple, Counte
     """The posts of one thread (the records sharing a ``link_id``), one per fullname, sorted by
     id, as a tree.
 
-    A fullname seen twice keeps the copy with the latest ``created_utc`` then the longest
-    text (dumps can repeat a record); each extra copy counts as ``dropped-duplicate-id``; a
-    thread whose submission is missing counts as ``threads-without-submission``. Whatever
-    the input says, the result holds no parent cycle: a comment on one (a self-parent, two
-    comments naming each other, a longer loop; :func:`parent_cycles`) is taken out and
-    counted as ``rejected-parent-cycle``, a comment whose chain of parents runs into a cycle
-    is taken out and counted as ``dropped-below-parent-cycle``; the rest of the thread is
-    kept. The result does not depend on the order of ``posts``.
+    Deletion wins: a fullname with a tombstone among its copies (a post deleted or removed in
+    any input: kind :data:`~lsdscc.corpus.records.DELETED`) is left out whatever its other
+    copies say, counted once as ``dropped-deleted-in-another-copy`` when one of them had
+    text; a submission with a :data:`~lsdscc.corpus.records.TITLE_ONLY` copy (its self-text
+    deleted) keeps only its title. Otherwise a fullname seen twice keeps the copy with the
+    latest ``created_utc`` then the longest text (dumps can repeat a record); each extra copy
+    counts as ``dropped-duplicate-id``; a thread whose submission is missing counts as
+    ``threads-without-submission``. Whatever the input says, the result holds no parent
+    cycle: a comment on one (a self-parent, two comments naming each other, a longer loop;
+    :func:`parent_cycles`) is taken out and counted as ``rejected-parent-cycle``, a comment
+    whose chain of parents runs into a cycle is taken out and counted as
+    ``dropped-below-parent-cycle``; the rest of the thread is kept. The result does not
+    depend on the order of ``posts``.
 
     Returns ``(posts, counts, rejected)``; ``rejected``: ``(post, detail)`` for every post on
     a cycle, sorted by id, for the dead letters.
     """
     counts: Counter = Counter()
     chosen: dict[str, Post] = {}
+    deleted = set()
     for post in sorted(posts):
+        if post.kind == DELETED:
+            deleted.add(post.id)
+            continue
         old = chosen.get(post.id)
         if old is not None:
             counts["dropped-duplicate-id"] += 1
-            if (post.created_utc, len(post.text), post.text) <= (old.created_utc, len(old.text), old.text):
+            if _copy_rank(post) <= _copy_rank(old):
                 continue
         chosen[post.id] = post
+    for post_id in deleted.intersection(chosen):
+        del chosen[post_id]
+        counts["dropped-deleted-in-another-copy"] += 1
     if thread_id not in chosen:
         counts["threads-without-submission"] += 1
     cycles, below = parent_cycles({i: p.parent_id for i, p in chosen.items()})
@@ -93,6 +105,12 @@ def resolve_thread(thread_id: str, posts: Iterable[Post]) -> tuple[tuple, Counte
     if below:
         counts["dropped-below-parent-cycle"] += len(below)
     return tuple(chosen[i] for i in sorted(chosen)), counts, tuple(sorted(rejected))
+
+
+def _copy_rank(post: Post) -> tuple:
+    """Of two copies of a post, the one with the larger rank is kept: a submission's title-only
+    copy first (its self-text was deleted), then the latest, then the longest text."""
+    return post.kind == TITLE_ONLY, post.created_utc, len(post.text), post.text
 
 
 def parent_cycles(parents: dict) -> tuple[list, list]:
