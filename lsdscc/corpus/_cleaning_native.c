@@ -3,15 +3,18 @@
  * tail(text, lowercase) returns the tokens that cleaning._lsdscc_tail(text, lowercase)
  * returns (emoticons and emoji, elongated words, laughter, lowercasing, the lsdscc character
  * rules, the Treebank rules left for lsdscc text, whitespace split), or None where it does
- * not decide (a shrug, a dotted or dotless i): the caller then runs the Python steps.
+ * not decide (a shrug): the caller then runs the Python steps.
  * plain(text, lowercase, literal) does the whole of cleaning._lsdscc_fast for a text that the
  * markup, e-mail and url steps leave as it is, or tells why it may not (cleaning._native_plain
  * runs those steps first where it can). With counts (a dict), both count the tokens into it
  * and return them joined by single spaces (cleaning.clean_and_count). apply_vocabulary is
  * lsdscc.corpus.vocab.Vocabulary.apply_text. Each function names the Python it reproduces;
  * tests/test_lsdscc_cleaning_native.py compares the two on Reddit-shaped, random and hostile
- * text and on every code point. configure(faces, emoji) takes the emoticon table
- * (lsdscc.corpus.emoticons) once, before the first call.
+ * text and on every code point. configure(tables) takes, once before the first call, every
+ * table and trigger the code uses (cleaning.native_tables: the emoticons, domain endings,
+ * contractions, character classes, the triggers of strip_markup's rules and its line rules):
+ * it holds no copy of its own, and where it must decide a rule it asks the Python definition
+ * (a line rule) or derives the decision from what it was given (issue 31).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -77,10 +80,25 @@ static void buf_swap(Buf *a, Buf *b) {
 /* ASCII case folding (re.I on the ASCII letters) */
 static inline Py_UCS4 fold(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 
-/* the ASCII string s at b->p[i], case folded */
+/* the characters outside ASCII that re.I matches with an ASCII letter, and that letter
+   (configure's case_folds: rule_tables.re_case_folds) */
+#define MAX_FOLDS 16
+static Py_UCS4 fold_from[MAX_FOLDS];
+static char fold_to[MAX_FOLDS];
+static int n_folds;
+
+/* re.I's folding: fold() on ASCII, the case_folds outside it */
+static inline Py_UCS4 fold_re(Py_UCS4 c) {
+    if (c < 128) return fold(c);
+    for (int k = 0; k < n_folds; k++)
+        if (fold_from[k] == c) return (unsigned char)fold_to[k];
+    return c;
+}
+
+/* the lowercase ASCII string s at b->p[i], as re.I matches it */
 static int fold_match(const Buf *b, Py_ssize_t i, const char *s) {
     for (Py_ssize_t j = 0; s[j]; j++)
-        if (i + j >= b->n || fold(b->p[i + j]) != (unsigned char)s[j]) return 0;
+        if (i + j >= b->n || fold_re(b->p[i + j]) != (unsigned char)s[j]) return 0;
     return 1;
 }
 
@@ -92,8 +110,9 @@ static inline int is_word(Py_UCS4 c) {
     return c < 128 ? is_letter(c) || (c >= '0' && c <= '9') || c == '_' : Py_UNICODE_ISALNUM(c);
 }
 
-/* What each ASCII character asks of the passes below (0: nothing; most letters). K_FACE is
-   set by configure() for the first characters of faces. */
+/* What each ASCII character asks of the passes below (0: nothing; most letters). configure()
+   sets K_FACE (first characters of faces), K_REFUSE (last characters of the triggers, the
+   period of a domain ending, the unprintable), K_TO_SPACE and K_PAD from its tables. */
 enum {
     K_FACE = 1 << 0, K_LAUGH = 1 << 1, K_REFUSE = 1 << 2, K_QUOTE2 = 1 << 3, K_DIGIT = 1 << 4, K_BANG = 1 << 5,
     K_UPPER = 1 << 6, K_TO_SPACE = 1 << 7, K_QUOTE = 1 << 8, K_COLON_COMMA = 1 << 9, K_PAD = 1 << 10, K_DASH = 1 << 11,
@@ -104,36 +123,106 @@ static void init_classes(void) {
     for (int c = 0; c < 128; c++) {
         unsigned short k = 0;
         if (strchr("hHaAlL", c) && c) k |= K_LAUGH;
-        if ((c < 32 && c != '\n') || c == 127 || (c && strchr("&]*_^><`~\\|@':.", c))) k |= K_REFUSE;
         if (c == '\'' || c == '`') k |= K_QUOTE2;
         if (c >= '0' && c <= '9') k |= K_DIGIT;
         if (c == '!' || c == '?') k |= K_BANG;
         if (c >= 'A' && c <= 'Z') k |= K_UPPER;
-        if (c && strchr("'`./\\*~|<>{}", c)) k |= K_TO_SPACE;
         if (c == '"') k |= K_QUOTE;
         if (c == ',' || c == ':') k |= K_COLON_COMMA;
-        if (c && strchr(";@#$%&?!()[]{}<>", c)) k |= K_PAD;
         if (c == '-') k |= K_DASH;
         ascii_class[c] = k;
     }
 }
 
-/* --- the emoticon table (configure) ------------------------------------------------------ */
+/* --- the tables (configure) ------------------------------------------------------------- */
 typedef struct {
     Py_UCS4 *text;
     Py_ssize_t len;
     char word[32];
 } Entry;
 
-static Entry *faces, *emoji;
-static Py_ssize_t n_faces, n_emoji;
-/* faces by first character: face_by_first[c][0..face_count[c]) index faces, longest first */
-static Py_ssize_t *face_by_first[128], face_count[128];
-static Py_UCS4 emoji_min = 0x110000;
+typedef struct {
+    Py_UCS4 *p;
+    Py_ssize_t n;
+} Str;
+
+typedef struct {  /* a trigger of a cause plain() gives (cleaning.NATIVE_TRIGGERS) */
+    Str text;
+    int cause;
+} Trigger;
+
+typedef struct {  /* cleaning.CONTRACTIONS (before_space: CONTRACTIONS_BEFORE_SPACE) */
+    char a[8], b[8];
+    int before_space;
+} Contraction;
+
+typedef struct {  /* a line rule of strip_markup (cleaning.NATIVE_LINE_RULES) */
+    unsigned char ascii[128];  /* the ASCII characters its match can start with */
+    Str wide;                  /* those outside ASCII */
+    int digits, anything, cause;
+    PyObject *match;           /* the rule's pattern.match */
+} LineRule;
+
+typedef struct {
+    Entry *faces, *emoji;
+    Py_ssize_t n_faces, n_emoji;
+    /* faces by first character: face_by_first[c][0..face_count[c]) index faces, longest first */
+    Py_ssize_t *face_index, *face_by_first[128], face_count[128];
+    Py_UCS4 emoji_min;
+    unsigned char face_follower[128];
+    Str *undecided;  /* strings that leave a text to Python (the shrug), each found at its anchor */
+    Py_ssize_t *anchor, n_undecided;
+    Py_UCS4 fold_from[MAX_FOLDS];
+    char fold_to[MAX_FOLDS];
+    int n_folds;
+    char (*tlds)[16];
+    Py_ssize_t n_tlds;
+    Contraction *contractions;
+    Py_ssize_t n_contractions;
+    unsigned char contraction_first[128];
+    Str to_space_wide;  /* TO_SPACE's characters outside ASCII */
+    Py_UCS4 *wide_from;
+    Str *wide_to;
+    Py_ssize_t n_wide;
+    Trigger *triggers;
+    Py_ssize_t n_triggers;
+    LineRule *line_rules;
+    Py_ssize_t n_line_rules;
+    unsigned short classes[128];  /* K_FACE, K_REFUSE, K_TO_SPACE, K_PAD */
+    int ready;
+} Tables;
+
+static Tables T;
 
 static void free_entries(Entry *e, Py_ssize_t n) {
-    for (Py_ssize_t i = 0; i < n; i++) PyMem_Free(e[i].text);
+    for (Py_ssize_t i = 0; e && i < n; i++) PyMem_Free(e[i].text);
     PyMem_Free(e);
+}
+
+static void free_strs(Str *s, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; s && i < n; i++) PyMem_Free(s[i].p);
+    PyMem_Free(s);
+}
+
+static void free_tables(Tables *t) {
+    free_entries(t->faces, t->n_faces);
+    free_entries(t->emoji, t->n_emoji);
+    PyMem_Free(t->face_index);
+    free_strs(t->undecided, t->n_undecided);
+    PyMem_Free(t->anchor);
+    PyMem_Free(t->tlds);
+    PyMem_Free(t->contractions);
+    PyMem_Free(t->to_space_wide.p);
+    PyMem_Free(t->wide_from);
+    free_strs(t->wide_to, t->n_wide);
+    for (Py_ssize_t i = 0; t->triggers && i < t->n_triggers; i++) PyMem_Free(t->triggers[i].text.p);
+    PyMem_Free(t->triggers);
+    for (Py_ssize_t i = 0; t->line_rules && i < t->n_line_rules; i++) {
+        PyMem_Free(t->line_rules[i].wide.p);
+        Py_XDECREF(t->line_rules[i].match);
+    }
+    PyMem_Free(t->line_rules);
+    memset(t, 0, sizeof *t);
 }
 
 /* a word the scan's findings do not see: lowercase ASCII letters, no letter three times in a
@@ -146,73 +235,257 @@ static int plain_word(const char *w) {
     return !strstr(w, "hah") && !strstr(w, "aha") && !strstr(w, "hehe") && !strstr(w, "lolol");
 }
 
+static int bad_table(const char *name, const char *why) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "configure: %s: %s", name, why);
+    return -1;
+}
+
+/* tables[name], borrowed (NULL with the error set where missing or not of the type) */
+static PyObject *table_item(PyObject *tables, const char *name, PyTypeObject *type) {
+    PyObject *item = PyDict_GetItemString(tables, name);
+    if (!item || !PyObject_TypeCheck(item, type)) {
+        PyErr_Format(PyExc_TypeError, "configure: %s: a %s, please", name, type->tp_name);
+        return NULL;
+    }
+    return item;
+}
+
+static int to_str(PyObject *o, Str *out, const char *name) {
+    out->p = NULL;
+    if (!PyUnicode_Check(o) || PyUnicode_GetLength(o) < 1) return bad_table(name, "non-empty strings, please");
+    out->n = PyUnicode_GetLength(o);
+    out->p = PyUnicode_AsUCS4Copy(o);
+    return out->p ? 0 : -1;
+}
+
+/* an ASCII string of lowercase letters (1 to size - 1 of them) into out */
+static int to_letters(PyObject *o, char *out, size_t size, const char *name) {
+    const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+    if (!s || !*s || strlen(s) >= size) return bad_table(name, "short lowercase ASCII words, please");
+    for (const char *c = s; *c; c++)
+        if (*c < 'a' || *c > 'z') return bad_table(name, "short lowercase ASCII words, please");
+    strcpy(out, s);
+    return 0;
+}
+
 /* dict face -> word as an array, longest first (a face or emoji matches as its longest
    table entry that fits: the trie regexes try longer entries first) */
 static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count) {
-    if (!PyDict_Check(dict)) { PyErr_SetString(PyExc_TypeError, "configure wants dicts"); return -1; }
     Py_ssize_t n = PyDict_Size(dict), pos = 0, i = 0;
     Entry *e = PyMem_Calloc(n ? n : 1, sizeof(Entry));
     if (!e) { PyErr_NoMemory(); return -1; }
+    *out = e;
     PyObject *key, *value;
     while (PyDict_Next(dict, &pos, &key, &value)) {
         const char *word = PyUnicode_Check(value) ? PyUnicode_AsUTF8(value) : NULL;
-        if (!PyUnicode_Check(key) || !word || strlen(word) >= sizeof(e[i].word) || PyUnicode_GetLength(key) < 1) {
-            free_entries(e, i);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad emoticon table entry");
-            return -1;
-        }
+        if (!PyUnicode_Check(key) || !word || strlen(word) >= sizeof(e[i].word) || PyUnicode_GetLength(key) < 1)
+            return bad_table("emoticons", "bad emoticon table entry");
         if (!plain_word(word)) {
-            free_entries(e, i);
             PyErr_Format(PyExc_ValueError, "emotion word %R: lowercase ASCII letters without a letter "
                          "three times in a row or laughter, please", value);
             return -1;
         }
         e[i].text = PyUnicode_AsUCS4Copy(key);
-        if (!e[i].text) { free_entries(e, i); return -1; }
+        if (!e[i].text) return -1;
         e[i].len = PyUnicode_GetLength(key);
         strcpy(e[i].word, word);
-        i++;
+        *count = ++i;
     }
     for (Py_ssize_t a = 1; a < n; a++)  /* insertion sort, longest first */
         for (Py_ssize_t b = a; b > 0 && e[b].len > e[b - 1].len; b--) {
             Entry t = e[b]; e[b] = e[b - 1]; e[b - 1] = t;
         }
-    *out = e;
-    *count = n;
+    return 0;
+}
+
+static int load_emoticons(PyObject *tables, Tables *t) {
+    PyObject *faces = table_item(tables, "faces", &PyDict_Type), *emoji = table_item(tables, "emoji", &PyDict_Type);
+    PyObject *followers = table_item(tables, "face_followers", &PyUnicode_Type);
+    if (!faces || !emoji || !followers || load_table(faces, &t->faces, &t->n_faces) < 0
+        || load_table(emoji, &t->emoji, &t->n_emoji) < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < t->n_faces; i++)  /* (no laughter guard's string can then overlap a face) */
+        for (Py_ssize_t j = 0; j < t->faces[i].len; j++)
+            if (t->faces[i].text[j] > 127 || (t->faces[i].text[j] | 32) == 'h' || (t->faces[i].text[j] | 32) == 'l')
+                return bad_table("faces", "faces must be ASCII, without h or l");
+    if (!(t->face_index = PyMem_Calloc(t->n_faces ? t->n_faces : 1, sizeof(Py_ssize_t)))) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t at = 0;
+    for (int c = 0; c < 128; c++) {  /* faces are in order, longest first, within each letter */
+        t->face_by_first[c] = t->face_index + at;
+        for (Py_ssize_t i = 0; i < t->n_faces; i++)
+            if (t->faces[i].text[0] == (Py_UCS4)c) t->face_index[at + t->face_count[c]++] = i;
+        if (t->face_count[c]) t->classes[c] |= K_FACE;
+        at += t->face_count[c];
+    }
+    t->emoji_min = 0x110000;
+    for (Py_ssize_t i = 0; i < t->n_emoji; i++)
+        if (t->emoji[i].text[0] < t->emoji_min) t->emoji_min = t->emoji[i].text[0];
+    for (Py_ssize_t i = 0; i < PyUnicode_GetLength(followers); i++) {
+        Py_UCS4 c = PyUnicode_ReadChar(followers, i);
+        if (c >= 128 || c == ' ') return bad_table("face_followers", "ASCII punctuation, please");
+        t->face_follower[c] = 1;
+    }
+    return 0;
+}
+
+/* undecided strings (each with a character outside ASCII, its anchor) and re.I's case folds */
+static int load_undecided_and_folds(PyObject *tables, Tables *t) {
+    PyObject *undecided = table_item(tables, "undecided", &PyTuple_Type);
+    PyObject *folds = table_item(tables, "case_folds", &PyDict_Type);
+    if (!undecided || !folds) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(undecided);
+    t->undecided = PyMem_Calloc(n ? n : 1, sizeof(Str));
+    t->anchor = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
+    if (!t->undecided || !t->anchor) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (to_str(PyTuple_GET_ITEM(undecided, i), &t->undecided[i], "undecided") < 0) return -1;
+        t->n_undecided = i + 1;
+        Py_ssize_t a = 0;
+        while (a < t->undecided[i].n && t->undecided[i].p[a] < 128) a++;
+        if (a == t->undecided[i].n) return bad_table("undecided", "each with a character outside ASCII, please");
+        t->anchor[i] = a;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(folds, &pos, &key, &value)) {
+        char letter[2];
+        if (t->n_folds == MAX_FOLDS || !PyUnicode_Check(key) || PyUnicode_GetLength(key) != 1
+            || PyUnicode_ReadChar(key, 0) < 128 || to_letters(value, letter, 2, "case_folds") < 0)
+            return bad_table("case_folds", "a few characters outside ASCII -> a lowercase letter, please");
+        t->fold_from[t->n_folds] = PyUnicode_ReadChar(key, 0);
+        t->fold_to[t->n_folds++] = letter[0];
+    }
+    return 0;
+}
+
+/* the domain endings and the contractions (lowercase ASCII words) */
+static int load_words(PyObject *tables, Tables *t) {
+    PyObject *tlds = table_item(tables, "tlds", &PyTuple_Type);
+    PyObject *contractions = table_item(tables, "contractions", &PyTuple_Type);
+    if (!tlds || !contractions) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(tlds), m = PyTuple_GET_SIZE(contractions);
+    t->tlds = PyMem_Calloc(n ? n : 1, 16);
+    t->contractions = PyMem_Calloc(m ? m : 1, sizeof(Contraction));
+    if (!t->tlds || !t->contractions) { PyErr_NoMemory(); return -1; }
+    for (; t->n_tlds < n; t->n_tlds++)
+        if (to_letters(PyTuple_GET_ITEM(tlds, t->n_tlds), t->tlds[t->n_tlds], 16, "tlds") < 0) return -1;
+    for (; t->n_contractions < m; t->n_contractions++) {
+        PyObject *item = PyTuple_GET_ITEM(contractions, t->n_contractions);
+        Contraction *c = &t->contractions[t->n_contractions];
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3)
+            return bad_table("contractions", "(first, second, before_space) triples, please");
+        if (to_letters(PyTuple_GET_ITEM(item, 0), c->a, sizeof c->a, "contractions") < 0
+            || to_letters(PyTuple_GET_ITEM(item, 1), c->b, sizeof c->b, "contractions") < 0
+            || (c->before_space = PyObject_IsTrue(PyTuple_GET_ITEM(item, 2))) < 0)
+            return -1;
+        t->contraction_first[(unsigned char)c->a[0]] = 1;
+    }
+    return 0;
+}
+
+/* TO_SPACE, WIDE and PAD: the character rules' classes */
+static int load_characters(PyObject *tables, Tables *t) {
+    PyObject *to_space = table_item(tables, "to_space", &PyUnicode_Type), *pad = table_item(tables, "pad", &PyUnicode_Type);
+    PyObject *wide = table_item(tables, "wide", &PyDict_Type);
+    if (!to_space || !pad || !wide || to_str(to_space, &t->to_space_wide, "to_space") < 0) return -1;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < t->to_space_wide.n; i++) {
+        Py_UCS4 c = t->to_space_wide.p[i];
+        if (c < 128) t->classes[c] |= K_TO_SPACE;
+        else t->to_space_wide.p[k++] = c;
+    }
+    t->to_space_wide.n = k;
+    for (Py_ssize_t i = 0; i < PyUnicode_GetLength(pad); i++) {
+        Py_UCS4 c = PyUnicode_ReadChar(pad, i);
+        if (c >= 128 || c == '"' || c == '-' || c == ',' || c == ':' || is_word(c) || is_space(c))
+            return bad_table("pad", "ASCII punctuation but \" - , :, please");
+        t->classes[c] |= K_PAD;
+    }
+    Py_ssize_t n = PyDict_Size(wide), pos = 0;
+    t->wide_from = PyMem_Calloc(n ? n : 1, sizeof(Py_UCS4));
+    t->wide_to = PyMem_Calloc(n ? n : 1, sizeof(Str));
+    if (!t->wide_from || !t->wide_to) { PyErr_NoMemory(); return -1; }
+    PyObject *key, *value;
+    while (PyDict_Next(wide, &pos, &key, &value)) {
+        Str *to = &t->wide_to[t->n_wide];
+        if (!PyUnicode_Check(key) || PyUnicode_GetLength(key) != 1 || PyUnicode_ReadChar(key, 0) < 128
+            || to_str(value, to, "wide") < 0)
+            return bad_table("wide", "a character outside ASCII -> ASCII, please");
+        t->wide_from[t->n_wide++] = PyUnicode_ReadChar(key, 0);
+        if (to->n > 6) return bad_table("wide", "replacements of 6 characters at most, please");
+        for (Py_ssize_t i = 0; i < to->n; i++)
+            if (to->p[i] >= 128 || to->p[i] < 32 || is_decimal(to->p[i])) return bad_table("wide", "printable ASCII, no digits, please");
+    }
+    return 0;
+}
+
+static int valid_cause(int cause) { return cause == 1 || cause == 2 || cause == 4 || cause == 8; }
+
+/* the triggers (by their last character) and the line rules */
+static int load_triggers(PyObject *tables, Tables *t) {
+    PyObject *triggers = table_item(tables, "triggers", &PyTuple_Type);
+    PyObject *rules = table_item(tables, "line_rules", &PyTuple_Type);
+    if (!triggers || !rules) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(triggers), m = PyTuple_GET_SIZE(rules);
+    t->triggers = PyMem_Calloc(n ? n : 1, sizeof(Trigger));
+    t->line_rules = PyMem_Calloc(m ? m : 1, sizeof(LineRule));
+    if (!t->triggers || !t->line_rules) { PyErr_NoMemory(); return -1; }
+    for (; t->n_triggers < n; t->n_triggers++) {
+        PyObject *item = PyTuple_GET_ITEM(triggers, t->n_triggers);
+        Trigger *g = &t->triggers[t->n_triggers];
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || !PyLong_Check(PyTuple_GET_ITEM(item, 1)))
+            return bad_table("triggers", "(string, cause) pairs, please");
+        g->cause = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 1));
+        if (to_str(PyTuple_GET_ITEM(item, 0), &g->text, "triggers") < 0) return -1;
+        if (!valid_cause(g->cause)) return bad_table("triggers", "a cause of 1, 2, 4 or 8, please");
+        Py_UCS4 last = g->text.p[g->text.n - 1];
+        if (last >= 128) return bad_table("triggers", "ending in an ASCII character, please");
+        t->classes[last] |= K_REFUSE;
+        if (is_letter(last)) t->classes[last ^ 32] |= K_REFUSE;  /* (matched as re.I would) */
+    }
+    for (; t->n_line_rules < m; t->n_line_rules++) {
+        PyObject *item = PyTuple_GET_ITEM(rules, t->n_line_rules);
+        LineRule *r = &t->line_rules[t->n_line_rules];
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 5 || !PyCallable_Check(PyTuple_GET_ITEM(item, 3)))
+            return bad_table("line_rules", "(first characters, digits, anything, match, cause), please");
+        Py_INCREF(r->match = PyTuple_GET_ITEM(item, 3));
+        r->cause = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 4));
+        if ((r->digits = PyObject_IsTrue(PyTuple_GET_ITEM(item, 1))) < 0
+            || (r->anything = PyObject_IsTrue(PyTuple_GET_ITEM(item, 2))) < 0 || PyErr_Occurred())
+            return -1;
+        if (!valid_cause(r->cause)) return bad_table("line_rules", "a cause of 1, 2, 4 or 8, please");
+        if (to_str(PyTuple_GET_ITEM(item, 0), &r->wide, "line_rules") < 0) return -1;
+        Py_ssize_t k = 0;
+        for (Py_ssize_t i = 0; i < r->wide.n; i++) {
+            if (r->wide.p[i] < 128) r->ascii[r->wide.p[i]] = 1;
+            else r->wide.p[k++] = r->wide.p[i];
+        }
+        r->wide.n = k;
+    }
+    for (int c = 0; c < 128; c++)  /* strip_markup's whitespace guard: not text.isprintable() */
+        if (c != '\n' && !Py_UNICODE_ISPRINTABLE(c)) t->classes[c] |= K_REFUSE;
+    t->classes['.'] |= K_REFUSE;  /* (a domain ending) */
     return 0;
 }
 
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *face_dict, *emoji_dict;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &face_dict, &PyDict_Type, &emoji_dict)) return NULL;
-    Entry *f, *e;
-    Py_ssize_t nf, ne;
-    if (load_table(face_dict, &f, &nf) < 0) return NULL;
-    if (load_table(emoji_dict, &e, &ne) < 0) { free_entries(f, nf); return NULL; }
-    for (Py_ssize_t i = 0; i < nf; i++)  /* (no laughter guard's string can then overlap a face) */
-        for (Py_ssize_t j = 0; j < f[i].len; j++)
-            if (f[i].text[j] > 127 || (f[i].text[j] | 32) == 'h' || (f[i].text[j] | 32) == 'l') {
-                free_entries(f, nf); free_entries(e, ne);
-                PyErr_SetString(PyExc_ValueError, "faces must be ASCII, without h or l");
-                return NULL;
-            }
-    Py_ssize_t *index = PyMem_Calloc(nf ? nf : 1, sizeof(Py_ssize_t));
-    if (!index) { free_entries(f, nf); free_entries(e, ne); PyErr_NoMemory(); return NULL; }
-    if (faces) { free_entries(faces, n_faces); PyMem_Free(face_by_first[0]); }
-    faces = f; n_faces = nf; emoji = e; n_emoji = ne;
-    Py_ssize_t at = 0;
-    for (int c = 0; c < 128; c++) {  /* faces are in order, longest first, within each letter */
-        ascii_class[c] &= ~K_FACE;
-        face_by_first[c] = index + at;
-        face_count[c] = 0;
-        for (Py_ssize_t i = 0; i < nf; i++)
-            if (f[i].text[0] == (Py_UCS4)c) index[at + face_count[c]++] = i;
-        if (face_count[c]) ascii_class[c] |= K_FACE;
-        at += face_count[c];
+    PyObject *tables;
+    if (!PyArg_ParseTuple(args, "O!", &PyDict_Type, &tables)) return NULL;
+    Tables t;
+    memset(&t, 0, sizeof t);
+    if (load_emoticons(tables, &t) < 0 || load_undecided_and_folds(tables, &t) < 0 || load_words(tables, &t) < 0
+        || load_characters(tables, &t) < 0 || load_triggers(tables, &t) < 0) {
+        free_tables(&t);
+        return NULL;
     }
-    emoji_min = 0x110000;
-    for (Py_ssize_t i = 0; i < ne; i++)
-        if (e[i].text[0] < emoji_min) emoji_min = e[i].text[0];
+    free_tables(&T);
+    T = t;
+    T.ready = 1;
+    for (int c = 0; c < 128; c++)
+        ascii_class[c] = (ascii_class[c] & ~(K_FACE | K_REFUSE | K_TO_SPACE | K_PAD)) | T.classes[c];
+    n_folds = T.n_folds;
+    memcpy(fold_from, T.fold_from, sizeof fold_from);
+    memcpy(fold_to, T.fold_to, sizeof fold_to);
     Py_RETURN_NONE;
 }
 
@@ -229,25 +502,26 @@ static int put_word(Buf *out, const char *word) {
 
 /* --- step 3: emoticons.substitute_emoticons ----------------------------------------------- */
 /* faces.sub: a face stands alone ((?<!\S.) after its first character: the start or whitespace
-   before it) and is followed by whitespace, the end or one of .,!?; (its longest fitting entry) */
+   before it) and is followed by whitespace, the end or one of FACE_FOLLOWERS (its longest
+   fitting entry) */
 static const Entry *face_at(const Buf *in, Py_ssize_t i) {
     Py_UCS4 first = in->p[i];
-    if (first >= 128 || !face_count[first] || (i > 0 && !is_space(in->p[i - 1]))) return NULL;
-    for (Py_ssize_t k = 0; k < face_count[first]; k++) {
-        const Entry *face = &faces[face_by_first[first][k]];
+    if (first >= 128 || !T.face_count[first] || (i > 0 && !is_space(in->p[i - 1]))) return NULL;
+    for (Py_ssize_t k = 0; k < T.face_count[first]; k++) {
+        const Entry *face = &T.faces[T.face_by_first[first][k]];
         if (!starts_with(in, i, face)) continue;
         Py_ssize_t e = i + face->len;
         Py_UCS4 c = e < in->n ? in->p[e] : 0;
-        if (e == in->n || is_space(c) || c == '.' || c == ',' || c == '!' || c == '?' || c == ';') return face;
+        if (e == in->n || is_space(c) || (c < 128 && T.face_follower[c])) return face;
     }
     return NULL;
 }
 
 /* _emoji_sub's match: the longest emoji at i (they may start anywhere) */
 static const Entry *emoji_at(const Buf *in, Py_ssize_t i) {
-    if (in->p[i] < emoji_min) return NULL;
-    for (Py_ssize_t k = 0; k < n_emoji; k++)
-        if (starts_with(in, i, &emoji[k])) return &emoji[k];
+    if (in->p[i] < T.emoji_min) return NULL;
+    for (Py_ssize_t k = 0; k < T.n_emoji; k++)
+        if (starts_with(in, i, &T.emoji[k])) return &T.emoji[k];
     return NULL;
 }
 
@@ -402,10 +676,14 @@ static inline void scan_at(const Buf *b, Py_ssize_t i, Scan *s) {
         return;
     }
     s->nonascii = 1;
-    if (c >= emoji_min) s->emoji = 1;
-    if (c == 0x130 || c == 0x131) s->undecided = 1;  /* (?i) matches i with them */
-    if (c == 0x30C4 && i > 0 && i + 1 < b->n && b->p[i - 1] == '(' && b->p[i + 1] == ')')
-        s->undecided = 1;  /* "(ツ)": the shrug rule */
+    if (c >= T.emoji_min) s->emoji = 1;
+    for (Py_ssize_t k = 0; k < T.n_undecided; k++) {  /* (the shrug rule) */
+        const Str *u = &T.undecided[k];
+        Py_ssize_t start = i - T.anchor[k], j = 0;
+        if (c != u->p[T.anchor[k]] || start < 0 || start + u->n > b->n) continue;
+        while (j < u->n && b->p[start + j] == u->p[j]) j++;
+        if (j == u->n) s->undecided = 1;
+    }
 }
 
 static void scan(const Buf *b, Scan *s) {
@@ -466,17 +744,23 @@ static int protect(const Buf *in, Buf *out, Py_UCS4 quote, Py_UCS4 stand_in) {
     return 0;
 }
 
+/* a character of TO_SPACE */
 static inline int to_space(Py_UCS4 c) {
-    switch (c) {
-    case '\'': case '`': case 0x2018: case 0x2019: case 0x00B4: case '.': case '/': case '\\':
-    case 0x2026: case '*': case '~': case '|': case '<': case '>': case '{': case '}':
-        return 1;
-    }
+    if (c < 128) return ascii_class[c] & K_TO_SPACE;
+    for (Py_ssize_t k = 0; k < T.to_space_wide.n; k++)
+        if (T.to_space_wide.p[k] == c) return 1;
     return 0;
 }
 
-/* digit runs (\d: Unicode decimals) -> digits; runs of 3 or more ! or ? keep two; _WIDE's
-   quotes and dashes -> " and --; _TO_SPACE's characters -> spaces. Sets *quotes when the
+/* WIDE's replacement of c, or NULL */
+static const Str *wide_to(Py_UCS4 c) {
+    for (Py_ssize_t k = 0; k < T.n_wide; k++)
+        if (T.wide_from[k] == c) return &T.wide_to[k];
+    return NULL;
+}
+
+/* digit runs (\d: Unicode decimals) -> digits; runs of 3 or more ! or ? keep two; WIDE's
+   characters -> their replacements; TO_SPACE's characters (also in those) -> spaces. Sets *quotes when the
    result has a ", *touching when it has ,, ,: :, or :: (NLTK's colon-comma rule); with
    lower_ascii (an ASCII text to lowercase) A-Z become a-z */
 static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int *touching) {
@@ -503,30 +787,22 @@ static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int
             continue;
         }
         i++;
-        if (lower_ascii && c >= 'A' && c <= 'Z') c += 32;
-        else if (c == 0x201C || c == 0x201D || c == 0x201E) c = '"';
-        else if (c == 0x2013 || c == 0x2014) { o[n++] = '-'; c = '-'; }
-        else if (to_space(c)) c = ' ';
-        if (c == '"') *quotes = 1;
-        else if ((c == ',' || c == ':') && n && (o[n - 1] == ',' || o[n - 1] == ':')) *touching = 1;
-        o[n++] = c;
+        const Str *wide = c >= 128 ? wide_to(c) : NULL;
+        Py_ssize_t k = 0, parts = wide ? wide->n : 1;  /* (a replacement: 6 characters at most) */
+        for (; k < parts; k++) {
+            if (wide) c = wide->p[k];
+            if (lower_ascii && c >= 'A' && c <= 'Z') c += 32;
+            else if (to_space(c)) c = ' ';
+            if (c == '"') *quotes = 1;
+            else if ((c == ',' || c == ':') && n && (o[n - 1] == ',' || o[n - 1] == ':')) *touching = 1;
+            o[n++] = c;
+        }
     }
     out->n = n;
     return 0;
 }
 
 /* --- the Treebank rules left for lsdscc text (the end of cleaning._lsdscc_tail) ------------- */
-static inline int is_pad(Py_UCS4 c, int colon_comma) {
-    switch (c) {
-    case ';': case '@': case '#': case '$': case '%': case '&': case '?': case '!': case '(': case ')':
-    case '[': case ']': case '{': case '}': case '<': case '>':
-        return 1;
-    case ',': case ':':
-        return colon_comma;
-    }
-    return 0;
-}
-
 /* a text starting with " starts with " OPEN "; then _OPEN_QUOTE: a " after one of  ([{<
    (in the text before this substitution) is OPEN */
 static int open_quotes(const Buf *in, Buf *out) {
@@ -601,21 +877,16 @@ static int pad(const Buf *in, Buf *out, int colon_comma) {
 }
 
 /* _CONTRACTION.sub(_CONTRACTION_SPLIT): (?i)\b(can)(not)\b ... |\b(wan)(na)(?=\s|$) ->
-   " can not " (case kept). ASCII case folding: tail() leaves text with a dotted or dotless i,
-   which (?i) also matches with i, to the Python steps. */
-static const char *const CONTRACTIONS[][2] = {
-    {"can", "not"}, {"gim", "me"}, {"gon", "na"}, {"got", "ta"}, {"lem", "me"}, {"wan", "na"},
-};
-
+   " can not " (case kept): CONTRACTIONS where a word ends, CONTRACTIONS_BEFORE_SPACE where a
+   space or the end follows, tried in their order, matched as re.I matches (fold_match) */
 static Py_ssize_t contraction_at(const Buf *in, Py_ssize_t i, Py_ssize_t *first) {
-    Py_UCS4 c = in->p[i] | 32;  /* (every one starts with c, g, l or w) */
-    if ((c != 'c' && c != 'g' && c != 'l' && c != 'w') || (i > 0 && is_word(in->p[i - 1]))) return 0;
-    for (int k = 0; k < 6; k++) {
-        const char *a = CONTRACTIONS[k][0], *b = CONTRACTIONS[k][1];
-        if ((Py_UCS4)a[0] != c) continue;
-        Py_ssize_t la = 3, end = i + la + (b[2] ? 3 : 2);
-        if (!fold_match(in, i, a) || !fold_match(in, i + la, b)) continue;
-        if (end == in->n || (k < 5 ? !is_word(in->p[end]) : is_space(in->p[end]))) {
+    Py_UCS4 c = fold_re(in->p[i]);
+    if (c >= 128 || !T.contraction_first[c] || (i > 0 && is_word(in->p[i - 1]))) return 0;
+    for (Py_ssize_t k = 0; k < T.n_contractions; k++) {
+        const Contraction *t = &T.contractions[k];
+        Py_ssize_t la = (Py_ssize_t)strlen(t->a), end = i + la + (Py_ssize_t)strlen(t->b);
+        if (!fold_match(in, i, t->a) || !fold_match(in, i + la, t->b)) continue;
+        if (end == in->n || (t->before_space ? is_space(in->p[end]) : !is_word(in->p[end]))) {
             *first = la;
             return end - i;
         }
@@ -909,7 +1180,7 @@ done:
    with the error set) */
 static int take_text(PyObject *text, PyObject *counts, Buf *a) {
     if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict"); return -1; }
-    if (!faces) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return -1; }
+    if (!T.ready) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return -1; }
     Py_ssize_t n = PyUnicode_GetLength(text);
     if (buf_init(a, n + 1) < 0) return -1;
     if (!PyUnicode_AsUCS4(text, a->p, a->cap, 0)) { buf_free(a); return -1; }
@@ -927,94 +1198,69 @@ static PyObject *tail(PyObject *self, PyObject *args) {
 }
 
 /* --- plain(): the whole fast path for a text the markup, e-mail and url steps leave as it is */
-/* cleaning._has_url's _DOT_TLD part: . then a domain ending (re.I) then \b; 1 also where a
-   character that re.I matches with an ASCII letter (a dotted or dotless i, long s, Kelvin sign)
-   follows the period */
-static const char *const TLDS[] = {"com", "org", "net", "edu", "gov", "io", "co", "uk", "de", "fr", "tv", "me",
-                                   "ly", "gl", "be", "it", "us", "ca", "au", "info", "biz", "gg", "am"};
-
+/* cleaning._DOT_TLD: . then one of TLDS (as re.I matches it) then \b */
 static int dot_tld(const Buf *b, Py_ssize_t dot) {
-    Py_UCS4 next = dot + 1 < b->n ? b->p[dot + 1] : 0;
-    if (next == 0x130 || next == 0x131 || next == 0x17F || next == 0x212A) return 1;
-    if (!is_letter(next)) return 0;
-    for (size_t k = 0; k < sizeof TLDS / sizeof *TLDS; k++) {
-        Py_ssize_t end = dot + 1 + (Py_ssize_t)strlen(TLDS[k]);
-        if (fold_match(b, dot + 1, TLDS[k]) && (end == b->n || !is_word(b->p[end]))) return 1;
+    for (Py_ssize_t k = 0; k < T.n_tlds; k++) {
+        Py_ssize_t end = dot + 1 + (Py_ssize_t)strlen(T.tlds[k]);
+        if (fold_match(b, dot + 1, T.tlds[k]) && (end == b->n || !is_word(b->p[end]))) return 1;
     }
     return 0;
 }
 
-/* Why plain() leaves a text to Python (0: it does not): */
+/* Why plain() leaves a text to Python (0: it does not), cleaning._ENTITIES and the others: */
 enum { ENTITIES = 1, FOLLOWED = 2, OTHER = 4, LINKS = 8 };
-/* ENTITIES: an & (html.unescape's); FOLLOWED: the markup rules cleaning._native_plain runs
-   before calling plain() again (quotes and spoilers, links, emphasis, inline code,
-   superscripts); LINKS: an e-mail address or a url may be there (@, ://, www. or .tld);
-   OTHER: every other markup rule (a trigger character, a line starting, after spaces, like a
-   bullet, rule, header or code), whitespace but spaces and newlines, anything unprintable, and
-   '' or `` (protected from the markup rules). With none, strip_markup changes nothing but
-   whitespace and no e-mail or url rule applies. */
+/* The causes of the triggers that end at b->p[i] (cleaning.NATIVE_TRIGGERS, matched as re.I
+   would), LINKS for a domain ending, OTHER for what is not printable but a newline (strip_markup
+   collapses whitespace where the text is not isprintable()). With none anywhere, and no line
+   rule matching, strip_markup changes nothing but whitespace and no e-mail or url rule applies. */
 static int refusal(Py_UCS4 c, const Buf *b, Py_ssize_t i) {
-    Py_UCS4 next = i + 1 < b->n ? b->p[i + 1] : 0;
-    switch (c) {
-    case '&':  /* (that of a zero-width space gives another cause once decoded) */
-        return fold_match(b, i + 1, "#x200b;") ? OTHER : ENTITIES;
-    case ']': case '*': case '_': case '^': case '>': case '<':
-        return FOLLOWED;
-    case '`':
-        return next == '`' ? OTHER : FOLLOWED;
-    case '~':
-        return next == '~' && i + 2 < b->n && b->p[i + 2] == '~' ? OTHER : FOLLOWED;
-    case '\\': case '|':
-        return OTHER;
-    case '@':
-        return LINKS;
-    case '\'':
-        return next == '\'' ? OTHER : 0;
-    case ':':
-        return next == '/' && i + 2 < b->n && b->p[i + 2] == '/' ? LINKS : 0;
-    case '.':
-        return dot_tld(b, i) || (i >= 3 && fold_match(b, i - 3, "www")) ? LINKS : 0;
+    int why = 0;
+    if (c < 128) {
+        Py_UCS4 folded = fold(c);
+        for (Py_ssize_t k = 0; k < T.n_triggers; k++) {
+            const Str *g = &T.triggers[k].text;
+            Py_ssize_t start = i + 1 - g->n, j = 0;
+            if (fold(g->p[g->n - 1]) != folded || start < 0 || (T.triggers[k].cause & why)) continue;
+            while (j < g->n && fold_re(b->p[start + j]) == fold(g->p[j])) j++;
+            if (j == g->n) why |= T.triggers[k].cause;
+        }
+        if (c == '.' && dot_tld(b, i)) why |= LINKS;
     }
-    if (c == ' ' || (c < 128 && c >= 32 && c != 127)) return 0;
-    return c < 128 || Py_UNICODE_ISSPACE(c) || !Py_UNICODE_ISPRINTABLE(c) ? OTHER : 0;
+    return c != '\n' && !Py_UNICODE_ISPRINTABLE(c) ? why | OTHER : why;
 }
 
-/* A line's first character after fewer than 4 spaces: a line of one of - = * _ (and spaces:
-   setext lines, rules; refused even where too short for a rule) is OTHER; a header (#), a
-   bullet (- * + or a bullet and a space or tab) or a numbered item (1-3 digits, . or ) and
-   a space or tab) is FOLLOWED; anything else starts a line as it would any text. */
-static int line_start_refusal(const Buf *b, Py_ssize_t i) {
-    Py_UCS4 c = b->p[i], next = i + 1 < b->n ? b->p[i + 1] : 0;
-    if (c == '-' || c == '=' || c == '*' || c == '_') {
-        Py_ssize_t j = i;
-        while (j < b->n && (b->p[j] == c || b->p[j] == ' ' || b->p[j] == '\t')) j++;
-        if (j == b->n || b->p[j] == '\n') return OTHER;
+/* The causes of the line rules (cleaning.NATIVE_LINE_RULES) that match the line starting at
+   b->p[i], each asked (pattern.match(text, i)) where the line starts with a character its match
+   can start with; -1 with the error set */
+static int line_refusal(PyObject *text, const Buf *b, Py_ssize_t i, int literal) {
+    Py_UCS4 c = b->p[i];
+    int why = 0;
+    for (Py_ssize_t k = 0; k < T.n_line_rules; k++) {
+        const LineRule *r = &T.line_rules[k];
+        int may = r->anything || (c < 128 ? r->ascii[c] : 0) || (r->digits && is_decimal(c));
+        for (Py_ssize_t j = 0; !may && c >= 128 && j < r->wide.n; j++) may = r->wide.p[j] == c;
+        if (!may || !(r->cause & ~literal & ~why)) continue;
+        PyObject *found = PyObject_CallFunction(r->match, "On", text, i);
+        if (!found) return -1;
+        if (found != Py_None) why |= r->cause;
+        Py_DECREF(found);
     }
-    if (c == '#') return FOLLOWED;
-    if ((c == '-' || c == '*' || c == '+' || c == 0x2022) && (next == ' ' || next == '\t')) return FOLLOWED;
-    if (is_decimal(c)) {
-        Py_ssize_t j = i;
-        while (j < b->n && j - i < 4 && is_decimal(b->p[j])) j++;
-        if (j - i <= 3 && j + 1 < b->n && (b->p[j] == '.' || b->p[j] == ')') && (b->p[j + 1] == ' ' || b->p[j + 1] == '\t'))
-            return FOLLOWED;
-    }
-    return 0;
+    return why & ~literal;
 }
 
 /* literal: the causes already dealt with (cleaning._native_plain: entities decoded, or those
-   and the followed rules run: what is left of their characters stays as it is) */
-static int plain_text(const Buf *b, Scan *s, int literal) {
-    int line_start = 1, why = 0;
-    Py_ssize_t spaces = 0;
+   and the followed rules run: what is left of their characters stays as it is); -1 with the
+   error set */
+static int plain_text(PyObject *text, const Buf *b, Scan *s, int literal) {
+    int why = 0;
     memset(s, 0, sizeof *s);
     for (Py_ssize_t i = 0; i < b->n && !(why & OTHER); i++) {
         Py_UCS4 c = b->p[i];
         if (!why) scan_at(b, i, s);  /* (the same on the text before strip_ends: see there; no use once refused) */
-        if (c == '\n') { line_start = 1; spaces = 0; continue; }
-        if (line_start) {
-            if (c == ' ') { if (++spaces >= 4) why |= OTHER; continue; }
-            line_start = 0;
-            why |= line_start_refusal(b, i) & ~literal;
+        if (i == 0 || b->p[i - 1] == '\n') {
+            int line = line_refusal(text, b, i, literal);
+            if (line < 0) return -1;
+            why |= line;
         }
         if (c >= 128 || (ascii_class[c] & K_REFUSE)) why |= refusal(c, b, i) & ~literal;
     }
@@ -1040,8 +1286,8 @@ static PyObject *plain(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Up|iO", &text, &lowercase, &literal, &counts) || take_text(text, counts, &a) < 0)
         return NULL;
     Scan s;
-    int why = plain_text(&a, &s, literal & (ENTITIES | FOLLOWED | LINKS));
-    if (why) { buf_free(&a); return PyLong_FromLong(why); }
+    int why = plain_text(text, &a, &s, literal & (ENTITIES | FOLLOWED | LINKS));
+    if (why) { buf_free(&a); return why < 0 ? NULL : PyLong_FromLong(why); }
     strip_ends(&a);
     if (buf_init(&b, 6 * a.n + 16) < 0) { buf_free(&a); return NULL; }
     return run_tail(a, b, lowercase, &s, counts == Py_None ? NULL : counts);
@@ -1138,7 +1384,8 @@ static PyObject *intern_limit(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"intern_limit", intern_limit, METH_VARARGS,
      "intern_limit(limit=-1): (the limit before, tokens interned); a limit >= 0 becomes the most tokens kept."},
-    {"configure", configure, METH_VARARGS, "configure(faces, emoji): the emoticon table, face or emoji -> word."},
+    {"configure", configure, METH_VARARGS,
+     "configure(tables): every table and trigger the code uses (lsdscc.corpus.cleaning.native_tables())."},
     {"tail", tail, METH_VARARGS,
      "tail(text, lowercase, counts=None): the tokens of cleaning._lsdscc_tail, or None; with counts (a dict), "
      "their text joined with spaces, each token counted into it."},

@@ -38,11 +38,13 @@ from __future__ import annotations
 import bisect
 import functools
 import html
+import os
 import re
 from collections import Counter
 
 from lsdscc.corpus.config import CONVENTIONS, DEFAULT_CONVENTION
 from lsdscc.corpus.emoticons import emoticon_table, substitute_emoticons
+from lsdscc.corpus.rule_tables import first_characters, re_case_folds
 
 DELETED_BODIES = frozenset({"[deleted]", "[removed]", "[deleted by user]", "[removed by reddit]"})
 
@@ -513,7 +515,10 @@ def _collapse_whitespace(text: str) -> str:
 
 
 # --- step 2: urls, e-mails, numbers -------------------------------------------------------
-_TLDS = r"(?:com|org|net|edu|gov|io|co|uk|de|fr|tv|me|ly|gl|be|it|us|ca|au|info|biz|gg|am)"
+#: The domain endings a bare domain needs to be a url (``foo.biz``); the C half takes them from here.
+TLDS = ("com", "org", "net", "edu", "gov", "io", "co", "uk", "de", "fr", "tv", "me", "ly", "gl", "be", "it", "us",
+        "ca", "au", "info", "biz", "gg", "am")
+_TLDS = "(?:" + "|".join(TLDS) + ")"
 _WEB_URL = r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"]+|\b(?:[a-z0-9-]+\.)+" + _TLDS + r"\b(?:/[^\s<>\"]*)?"
 _URL = re.compile(_WEB_URL + r"|(?<![\w/])/?r/[A-Za-z0-9_]+", re.I)  # treebank: r/name is a url
 _LSDSCC_URL = re.compile(_WEB_URL, re.I)  # lsdscc: r/movies stays text (-> ``r movies``)
@@ -839,8 +844,9 @@ _OPEN, _CLOSE = "\ue0fe", "\ue0ff"  # stand-ins for ``, '' already in the text (
 _QUOTE_TOKENS = {_OPEN: "``", _CLOSE: "''"}
 #: lsdscc: characters that become spaces (the released text has none of them outside the
 #: quote tokens), curly double quotes that count as ``"``, and long dashes as ``--``.
-_TO_SPACE = re.compile("['`\u2018\u2019\u00b4./\\\\\u2026*~|<>{}]")
-_WIDE = (("\u201c", '"'), ("\u201d", '"'), ("\u201e", '"'), ("\u2013", "--"), ("\u2014", "--"))
+TO_SPACE = "'`\u2018\u2019\u00b4./\\\u2026*~|<>{}"
+_TO_SPACE = re.compile("[" + re.escape(TO_SPACE) + "]")
+WIDE = (("\u201c", '"'), ("\u201d", '"'), ("\u201e", '"'), ("\u2013", "--"), ("\u2014", "--"))
 #: _TO_SPACE on ASCII text as a bytes table (bytes.translate is 4x faster than the sub).
 _TO_SPACE_ASCII = bytes(32 if _TO_SPACE.match(chr(i)) else i for i in range(256))
 
@@ -860,7 +866,7 @@ def lsdscc_characters(text: str) -> str:
         text = _PUNCT_RUN.sub(r"\1\1", text)
     if text.isascii():
         return text.encode("ascii").translate(_TO_SPACE_ASCII).decode("ascii")
-    for wide, ascii_ in _WIDE:
+    for wide, ascii_ in WIDE:
         if wide in text:
             text = text.replace(wide, ascii_)
     return _TO_SPACE.sub(" ", text)
@@ -917,30 +923,81 @@ def clean_and_count(text: str, words: Counter, tokenizer: str = "treebank", lowe
 # --- the fused fast path of clean_and_tokenize(convention="lsdscc", tokenizer="treebank") ---
 _OPEN_QUOTE = re.compile(r'"(?<=[ (\[{<]")')  # a " after one of them; " first, so re scans for it
 _COLON_COMMA = re.compile(r"([:,])([^\d]|$)")
-_PAD = re.compile(r"([;@#$%&?!()\[\]{}<>])")
-_PAD_WITH_COLON_COMMA = re.compile(r"([,:;@#$%&?!()\[\]{}<>])")
-_CONTRACTION = re.compile(
-    r"(?i)\b(?:(can)(not)|(gim)(me)|(gon)(na)|(got)(ta)|(lem)(me))\b|\b(wan)(na)(?=\s|$)"
-)  # NLTK's CONTRACTIONS2 that can fire without apostrophes, in one pass
-_CONTRACTION_SPLIT = r" \1\3\5\7\9\11 \2\4\6\8\10\12 "
+#: The characters NLTK's Treebank rules pad with spaces on lsdscc text (and , : where they do not touch)
+PAD = ";@#$%&?!()[]{}<>"
+_PAD = re.compile("([" + re.escape(PAD) + "])")
+_PAD_WITH_COLON_COMMA = re.compile("([,:" + re.escape(PAD) + "])")
+#: NLTK's CONTRACTIONS2 that can fire without apostrophes, split in two (``gonna`` -> ``gon na``,
+#: case kept, re.I): where a word ends, and (the second table) where a space or the text's end follows.
+CONTRACTIONS = (("can", "not"), ("gim", "me"), ("gon", "na"), ("got", "ta"), ("lem", "me"))
+CONTRACTIONS_BEFORE_SPACE = (("wan", "na"),)
+_CONTRACTION = re.compile(  # (one pass; a group pair per contraction, in the tables' order)
+    r"(?i)\b(?:" + "|".join(f"({a})({b})" for a, b in CONTRACTIONS) + r")\b"
+    + "".join(rf"|\b({a})({b})(?=\s|$)" for a, b in CONTRACTIONS_BEFORE_SPACE))
+_CONTRACTION_SPLIT = " {} {} ".format(*("".join(f"\\{2 * k + part}" for k in range(_CONTRACTION.groups // 2))
+                                        for part in (1, 2)))
+#: A string each contraction holds (its letters from the third on): where none is, no pass.
+_CONTRACTION_GUARDS = tuple(sorted({(a + b)[2:] for a, b in CONTRACTIONS + CONTRACTIONS_BEFORE_SPACE}))
+
+
+_ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a text (_cleaning_native.c)
+#: What makes ``_native.plain`` refuse a text, by cause: the guards of strip_markup's rules (a
+#: rule runs only where its trigger is in the text), _protect_quotes's pairs, the e-mail and url
+#: guards (a ``.tld`` of :data:`TLDS` too). _ENTITIES: decoded, then tried again; _FOLLOWED: the
+#: rules of :func:`_followed_markup`, the same; _OTHER: the Python steps; _LINKS: e-mails and urls
+#: (:func:`_mail_and_urls`). Where a guard of those functions is none of these, it is a line rule's
+#: or whitespace's (tests/test_lsdscc_cleaning_tables.py reads them).
+NATIVE_TRIGGERS = (
+    (_ENTITIES, ("&",)),
+    (_FOLLOWED, ("<", ">", "]", "#", "*", "_", "~~", "`", "^")),
+    (_OTHER, ("\\", "|", "```", "~~~", "''", "``")),
+    (_LINKS, ("@", "://", "www.")),
+)
+#: strip_markup's line rules: where a line starts with one of the characters its match can start
+#: with (derived from the pattern), ``_native.plain`` asks the rule itself.
+NATIVE_LINE_RULES = ((_INDENTED_CODE, _OTHER), (_SETEXT, _OTHER), (_HRULE, _OTHER), (_HEADER, _FOLLOWED),
+                     (_BULLET, _FOLLOWED))
+#: Set (to anything but "" or "0") to run the Python steps only, as where the C half was not built.
+NO_C_EXTENSION = "MULTIREF_NO_C_EXTENSION"
+
+
+def native_tables() -> dict:
+    """Every table and trigger the C half uses, from their Python definitions (``configure()``)."""
+    from lsdscc.corpus import emoticons
+
+    table = emoticon_table()
+    line_rules = []
+    for rule, cause in NATIVE_LINE_RULES:
+        first = first_characters(rule)
+        line_rules.append(("".join(sorted(first.chars)), first.digits, first.anything, rule.match, cause))
+    return {
+        "faces": {f: w for f, w in table.items() if f.isascii()},
+        "emoji": {f: w for f, w in table.items() if not f.isascii()},
+        "face_followers": emoticons.FACE_FOLLOWERS, "undecided": (emoticons.SHRUG,),
+        "case_folds": re_case_folds(), "tlds": TLDS,
+        "contractions": tuple((a, b, 0) for a, b in CONTRACTIONS)
+        + tuple((a, b, 1) for a, b in CONTRACTIONS_BEFORE_SPACE),
+        "to_space": TO_SPACE, "wide": dict(WIDE), "pad": PAD,
+        "triggers": tuple((t, cause) for cause, triggers in NATIVE_TRIGGERS for t in triggers),
+        "line_rules": tuple(line_rules),
+    }
 
 
 def _load_native():
     """The C half of the fast path (``lsdscc/corpus/_cleaning_native.c``, built by ``pip install``)
-    with the emoticon table, or None where it was not built (the Python steps then run)."""
+    configured with :func:`native_tables`, or None where it was not built or :data:`NO_C_EXTENSION`
+    is set (the Python steps then run: the same tokens, slower)."""
+    if os.environ.get(NO_C_EXTENSION, "") not in ("", "0"):
+        return None
     try:
         from lsdscc.corpus import _cleaning_native
     except ImportError:
         return None
-    table = emoticon_table()
-    _cleaning_native.configure({f: w for f, w in table.items() if f.isascii()},
-                             {f: w for f, w in table.items() if not f.isascii()})
+    _cleaning_native.configure(native_tables())
     return _cleaning_native
 
 
 _native = _load_native()
-
-_ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a text (_cleaning_native.c)
 
 
 def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> list[str] | str | None:
@@ -1057,6 +1114,6 @@ def _lsdscc_tail(text: str, lowercase: bool) -> list[str]:
     if "--" in text:
         text = text.replace("--", " -- ")
     lower = text if lowercase else text.lower()
-    if "nnot" in lower or "mme" in lower or "nna" in lower or "tta" in lower:
+    if any(map(lower.__contains__, _CONTRACTION_GUARDS)):
         text = _CONTRACTION.sub(_CONTRACTION_SPLIT, text)
     return text.split()
