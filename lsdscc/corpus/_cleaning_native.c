@@ -176,7 +176,7 @@ typedef struct {
     char fold_to[MAX_FOLDS];
     int n_folds;
     char (*tlds)[16];
-    Py_ssize_t n_tlds;
+    Py_ssize_t n_tlds, *tld_len;
     Contraction *contractions;
     Py_ssize_t n_contractions;
     unsigned char contraction_first[128];
@@ -185,9 +185,10 @@ typedef struct {
     Str *wide_to;
     Py_ssize_t n_wide;
     Trigger *triggers;
-    Py_ssize_t n_triggers;
+    Py_ssize_t n_triggers, *trigger_index, *by_last[128], n_by_last[128];  /* triggers by last character */
     LineRule *line_rules;
     Py_ssize_t n_line_rules;
+    unsigned char line_start[128];  /* an ASCII character a line rule's match can start with */
     unsigned short classes[128];  /* K_FACE, K_REFUSE, K_TO_SPACE, K_PAD */
     int ready;
 } Tables;
@@ -211,6 +212,8 @@ static void free_tables(Tables *t) {
     free_strs(t->undecided, t->n_undecided);
     PyMem_Free(t->anchor);
     PyMem_Free(t->tlds);
+    PyMem_Free(t->tld_len);
+    PyMem_Free(t->trigger_index);
     PyMem_Free(t->contractions);
     PyMem_Free(t->to_space_wide.p);
     PyMem_Free(t->wide_from);
@@ -365,10 +368,13 @@ static int load_words(PyObject *tables, Tables *t) {
     if (!tlds || !contractions) return -1;
     Py_ssize_t n = PyTuple_GET_SIZE(tlds), m = PyTuple_GET_SIZE(contractions);
     t->tlds = PyMem_Calloc(n ? n : 1, 16);
+    t->tld_len = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
     t->contractions = PyMem_Calloc(m ? m : 1, sizeof(Contraction));
-    if (!t->tlds || !t->contractions) { PyErr_NoMemory(); return -1; }
-    for (; t->n_tlds < n; t->n_tlds++)
+    if (!t->tlds || !t->tld_len || !t->contractions) { PyErr_NoMemory(); return -1; }
+    for (; t->n_tlds < n; t->n_tlds++) {
         if (to_letters(PyTuple_GET_ITEM(tlds, t->n_tlds), t->tlds[t->n_tlds], 16, "tlds") < 0) return -1;
+        t->tld_len[t->n_tlds] = (Py_ssize_t)strlen(t->tlds[t->n_tlds]);
+    }
     for (; t->n_contractions < m; t->n_contractions++) {
         PyObject *item = PyTuple_GET_ITEM(contractions, t->n_contractions);
         Contraction *c = &t->contractions[t->n_contractions];
@@ -439,9 +445,17 @@ static int load_triggers(PyObject *tables, Tables *t) {
         if (to_str(PyTuple_GET_ITEM(item, 0), &g->text, "triggers") < 0) return -1;
         if (!valid_cause(g->cause)) return bad_table("triggers", "a cause of 1, 2, 4 or 8, please");
         Py_UCS4 last = g->text.p[g->text.n - 1];
-        if (last >= 128) return bad_table("triggers", "ending in an ASCII character, please");
+        if (last >= 128 || is_letter(last)) return bad_table("triggers", "ending in ASCII, not a letter, please");
         t->classes[last] |= K_REFUSE;
-        if (is_letter(last)) t->classes[last ^ 32] |= K_REFUSE;  /* (matched as re.I would) */
+        t->n_by_last[last]++;
+    }
+    if (!(t->trigger_index = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t)))) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t at = 0;
+    for (int c = 0; c < 128; c++) {
+        t->by_last[c] = t->trigger_index + at;
+        for (Py_ssize_t k = 0, j = 0; k < n; k++)
+            if (t->triggers[k].text.p[t->triggers[k].text.n - 1] == (Py_UCS4)c) t->by_last[c][j++] = k;
+        at += t->n_by_last[c];
     }
     for (; t->n_line_rules < m; t->n_line_rules++) {
         PyObject *item = PyTuple_GET_ITEM(rules, t->n_line_rules);
@@ -457,9 +471,10 @@ static int load_triggers(PyObject *tables, Tables *t) {
         if (to_str(PyTuple_GET_ITEM(item, 0), &r->wide, "line_rules") < 0) return -1;
         Py_ssize_t k = 0;
         for (Py_ssize_t i = 0; i < r->wide.n; i++) {
-            if (r->wide.p[i] < 128) r->ascii[r->wide.p[i]] = 1;
+            if (r->wide.p[i] < 128) r->ascii[r->wide.p[i]] = t->line_start[r->wide.p[i]] = 1;
             else r->wide.p[k++] = r->wide.p[i];
         }
+        for (int c = 0; c < 128; c++) t->line_start[c] |= r->anything || (r->digits && c >= '0' && c <= '9');
         r->wide.n = k;
     }
     for (int c = 0; c < 128; c++)  /* strip_markup's whitespace guard: not text.isprintable() */
@@ -788,8 +803,7 @@ static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int
         }
         i++;
         const Str *wide = c >= 128 ? wide_to(c) : NULL;
-        Py_ssize_t k = 0, parts = wide ? wide->n : 1;  /* (a replacement: 6 characters at most) */
-        for (; k < parts; k++) {
+        for (Py_ssize_t k = 0; k < (wide ? wide->n : 1); k++) {  /* (a replacement: 6 characters at most) */
             if (wide) c = wide->p[k];
             if (lower_ascii && c >= 'A' && c <= 'Z') c += 32;
             else if (to_space(c)) c = ' ';
@@ -884,6 +898,7 @@ static Py_ssize_t contraction_at(const Buf *in, Py_ssize_t i, Py_ssize_t *first)
     if (c >= 128 || !T.contraction_first[c] || (i > 0 && is_word(in->p[i - 1]))) return 0;
     for (Py_ssize_t k = 0; k < T.n_contractions; k++) {
         const Contraction *t = &T.contractions[k];
+        if ((unsigned char)t->a[0] != c) continue;
         Py_ssize_t la = (Py_ssize_t)strlen(t->a), end = i + la + (Py_ssize_t)strlen(t->b);
         if (!fold_match(in, i, t->a) || !fold_match(in, i + la, t->b)) continue;
         if (end == in->n || (t->before_space ? is_space(in->p[end]) : !is_word(in->p[end]))) {
@@ -1200,9 +1215,12 @@ static PyObject *tail(PyObject *self, PyObject *args) {
 /* --- plain(): the whole fast path for a text the markup, e-mail and url steps leave as it is */
 /* cleaning._DOT_TLD: . then one of TLDS (as re.I matches it) then \b */
 static int dot_tld(const Buf *b, Py_ssize_t dot) {
+    Py_UCS4 next = dot + 1 < b->n ? fold_re(b->p[dot + 1]) : 0;
+    if (next < 'a' || next > 'z') return 0;
     for (Py_ssize_t k = 0; k < T.n_tlds; k++) {
-        Py_ssize_t end = dot + 1 + (Py_ssize_t)strlen(T.tlds[k]);
-        if (fold_match(b, dot + 1, T.tlds[k]) && (end == b->n || !is_word(b->p[end]))) return 1;
+        Py_ssize_t end = dot + 1 + T.tld_len[k];
+        if ((unsigned char)T.tlds[k][0] == next && fold_match(b, dot + 1, T.tlds[k]) && (end == b->n || !is_word(b->p[end])))
+            return 1;
     }
     return 0;
 }
@@ -1216,36 +1234,38 @@ enum { ENTITIES = 1, FOLLOWED = 2, OTHER = 4, LINKS = 8 };
 static int refusal(Py_UCS4 c, const Buf *b, Py_ssize_t i) {
     int why = 0;
     if (c < 128) {
-        Py_UCS4 folded = fold(c);
-        for (Py_ssize_t k = 0; k < T.n_triggers; k++) {
-            const Str *g = &T.triggers[k].text;
-            Py_ssize_t start = i + 1 - g->n, j = 0;
-            if (fold(g->p[g->n - 1]) != folded || start < 0 || (T.triggers[k].cause & why)) continue;
-            while (j < g->n && fold_re(b->p[start + j]) == fold(g->p[j])) j++;
-            if (j == g->n) why |= T.triggers[k].cause;
+        for (Py_ssize_t k = 0; k < T.n_by_last[c]; k++) {
+            const Trigger *g = &T.triggers[T.by_last[c][k]];
+            Py_ssize_t start = i + 1 - g->text.n, j = 0;
+            if (start < 0 || (g->cause & why)) continue;
+            while (j < g->text.n && fold_re(b->p[start + j]) == fold(g->text.p[j])) j++;
+            if (j == g->text.n) why |= g->cause;
         }
         if (c == '.' && dot_tld(b, i)) why |= LINKS;
     }
     return c != '\n' && !Py_UNICODE_ISPRINTABLE(c) ? why | OTHER : why;
 }
 
-/* The causes of the line rules (cleaning.NATIVE_LINE_RULES) that match the line starting at
-   b->p[i], each asked (pattern.match(text, i)) where the line starts with a character its match
-   can start with; -1 with the error set */
-static int line_refusal(PyObject *text, const Buf *b, Py_ssize_t i, int literal) {
+/* The causes but those in skip of the line rules (cleaning.NATIVE_LINE_RULES) that match the
+   line starting at b->p[i], each asked (pattern.match(text, i)) where the line starts with a
+   character its match can start with; -1 with the error set */
+static int line_refusal(PyObject *text, const Buf *b, Py_ssize_t i, int skip) {
     Py_UCS4 c = b->p[i];
     int why = 0;
-    for (Py_ssize_t k = 0; k < T.n_line_rules; k++) {
+    PyObject *argv[2] = {text, NULL};
+    if (c < 128 && !T.line_start[c]) return 0;
+    for (Py_ssize_t k = 0; k < T.n_line_rules && why >= 0; k++) {
         const LineRule *r = &T.line_rules[k];
         int may = r->anything || (c < 128 ? r->ascii[c] : 0) || (r->digits && is_decimal(c));
         for (Py_ssize_t j = 0; !may && c >= 128 && j < r->wide.n; j++) may = r->wide.p[j] == c;
-        if (!may || !(r->cause & ~literal & ~why)) continue;
-        PyObject *found = PyObject_CallFunction(r->match, "On", text, i);
-        if (!found) return -1;
-        if (found != Py_None) why |= r->cause;
-        Py_DECREF(found);
+        if (!may || !(r->cause & ~skip & ~why)) continue;
+        PyObject *found = argv[1] || (argv[1] = PyLong_FromSsize_t(i)) ? PyObject_Vectorcall(r->match, argv, 2, NULL) : NULL;
+        if (!found) why = -1;
+        else if (found != Py_None) why |= r->cause;
+        Py_XDECREF(found);
     }
-    return why & ~literal;
+    Py_XDECREF(argv[1]);
+    return why;
 }
 
 /* literal: the causes already dealt with (cleaning._native_plain: entities decoded, or those
@@ -1258,7 +1278,7 @@ static int plain_text(PyObject *text, const Buf *b, Scan *s, int literal) {
         Py_UCS4 c = b->p[i];
         if (!why) scan_at(b, i, s);  /* (the same on the text before strip_ends: see there; no use once refused) */
         if (i == 0 || b->p[i - 1] == '\n') {
-            int line = line_refusal(text, b, i, literal);
+            int line = line_refusal(text, b, i, literal | why);  /* (a cause found is not asked for again) */
             if (line < 0) return -1;
             why |= line;
         }

@@ -949,7 +949,7 @@ _ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a
 #: or whitespace's (tests/test_lsdscc_cleaning_tables.py reads them).
 NATIVE_TRIGGERS = (
     (_ENTITIES, ("&",)),
-    (_FOLLOWED, ("<", ">", "]", "#", "*", "_", "~~", "`", "^")),
+    (_FOLLOWED, ("<", ">", "]", "*", "_", "~~", "`", "^")),
     (_OTHER, ("\\", "|", "```", "~~~", "''", "``")),
     (_LINKS, ("@", "://", "www.")),
 )
