@@ -198,7 +198,8 @@ def test_configure_checks_the_table():
             configure(emoji={"😂": word})
     bad = {"tlds": ("COM",), "contractions": (("can", "not"),), "pad": "-", "wide": {"x": '"'},
            "undecided": ("(:)",), "triggers": (("&", 3),), "case_folds": {"K": "K"}, "face_followers": "é",
-           "line_rules": (("#", False, False, None, 2),)}
+           "line_rules": (("#", False, False, None, 2),), "digits": "Digits", "stand_ins": ("a", "b"),
+           "open_quote_after": "a", "punct_runs": "x"}
     for name, value in bad.items():
         with pytest.raises((TypeError, ValueError)):
             configure(**{name: value})

@@ -86,11 +86,14 @@ def test_every_emoticon_and_emoji():
 
 
 def test_every_character_rule():
-    """TO_SPACE, WIDE and PAD characters, the face followers and the characters re.I folds."""
+    """TO_SPACE, WIDE and PAD characters, the face followers, the characters re.I folds, the
+    punctuation whose runs keep two, what opens a quote, the stand-ins of quote tokens."""
     chars = set(cleaning.TO_SPACE) | {c for c, _ in cleaning.WIDE} | set(cleaning.PAD) | set(emoticons.FACE_FOLLOWERS)
-    chars |= set(re_case_folds())
+    chars |= set(re_case_folds()) | set(cleaning.PUNCT_RUNS) | set(cleaning.OPEN_QUOTE_AFTER) | {"''", "``"}
     for char in sorted(chars):
-        _same_in_both(_contexts(char) + [f"gim{char}me", f"can{char}not"])
+        _same_in_both(_contexts(char) + [f"gim{char}me", f"can{char}not", f'{char}"q"', f"{char * 4}x", f"a{char}9b"])
+    assert cleaning._lsdscc_fast('he said "no" (and "yes")!!!! at 9', True) == [
+        "he", "said", "``", "no", "''", "(", "and", "``", "yes", "''", ")", "!", "!", "at", cleaning.DIGITS]
 
 
 def test_every_trigger_and_line_rule():

@@ -112,7 +112,7 @@ static inline int is_word(Py_UCS4 c) {
 
 /* What each ASCII character asks of the passes below (0: nothing; most letters). configure()
    sets K_FACE (first characters of faces), K_REFUSE (last characters of the triggers, the
-   period of a domain ending, the unprintable), K_TO_SPACE and K_PAD from its tables. */
+   period of a domain ending, the unprintable), K_TO_SPACE, K_PAD and K_BANG from its tables. */
 enum {
     K_FACE = 1 << 0, K_LAUGH = 1 << 1, K_REFUSE = 1 << 2, K_QUOTE2 = 1 << 3, K_DIGIT = 1 << 4, K_BANG = 1 << 5,
     K_UPPER = 1 << 6, K_TO_SPACE = 1 << 7, K_QUOTE = 1 << 8, K_COLON_COMMA = 1 << 9, K_PAD = 1 << 10, K_DASH = 1 << 11,
@@ -125,7 +125,6 @@ static void init_classes(void) {
         if (strchr("hHaAlL", c) && c) k |= K_LAUGH;
         if (c == '\'' || c == '`') k |= K_QUOTE2;
         if (c >= '0' && c <= '9') k |= K_DIGIT;
-        if (c == '!' || c == '?') k |= K_BANG;
         if (c >= 'A' && c <= 'Z') k |= K_UPPER;
         if (c == '"') k |= K_QUOTE;
         if (c == ',' || c == ':') k |= K_COLON_COMMA;
@@ -180,6 +179,9 @@ typedef struct {
     Contraction *contractions;
     Py_ssize_t n_contractions;
     unsigned char contraction_first[128];
+    char digits[8];                 /* the word a digit run becomes (DIGITS) */
+    Py_UCS4 open, close;            /* the stand-ins of `` and '' (cleaning._OPEN, _CLOSE) */
+    unsigned char open_after[128];  /* OPEN_QUOTE_AFTER */
     Str to_space_wide;  /* TO_SPACE's characters outside ASCII */
     Py_UCS4 *wide_from;
     Str *wide_to;
@@ -189,7 +191,7 @@ typedef struct {
     LineRule *line_rules;
     Py_ssize_t n_line_rules;
     unsigned char line_start[128];  /* an ASCII character a line rule's match can start with */
-    unsigned short classes[128];  /* K_FACE, K_REFUSE, K_TO_SPACE, K_PAD */
+    unsigned short classes[128];  /* K_FACE, K_REFUSE, K_TO_SPACE, K_PAD, K_BANG */
     int ready;
 } Tables;
 
@@ -389,11 +391,48 @@ static int load_words(PyObject *tables, Tables *t) {
     return 0;
 }
 
+/* ASCII punctuation (not " - , : or a digit; ' ` and the face followers may be) into classes */
+static int ascii_class_of(PyObject *chars, unsigned short *classes, unsigned short k, unsigned char *flags, const char *name) {
+    for (Py_ssize_t i = 0; i < PyUnicode_GetLength(chars); i++) {
+        Py_UCS4 c = PyUnicode_ReadChar(chars, i);
+        if (c >= 128 || c == '"' || c == '-' || c == ',' || c == ':' || is_word(c) || c < 32 || c == 127)
+            return bad_table(name, "ASCII punctuation but \" - , :, please");
+        if (classes) classes[c] |= k;
+        if (flags) flags[c] = 1;
+    }
+    return 0;
+}
+
+/* DIGITS, the stand-ins, OPEN_QUOTE_AFTER and PUNCT_RUNS */
+static int load_quotes_and_runs(PyObject *tables, Tables *t) {
+    PyObject *digits = table_item(tables, "digits", &PyUnicode_Type), *stand_ins = table_item(tables, "stand_ins", &PyTuple_Type);
+    PyObject *after = table_item(tables, "open_quote_after", &PyUnicode_Type);
+    PyObject *runs = table_item(tables, "punct_runs", &PyUnicode_Type);
+    if (!digits || !stand_ins || !after || !runs || to_letters(digits, t->digits, 7, "digits") < 0) return -1;
+    Py_UCS4 in[2] = {0, 0};
+    for (Py_ssize_t k = 0; k < 2 && PyTuple_GET_SIZE(stand_ins) == 2; k++) {
+        PyObject *o = PyTuple_GET_ITEM(stand_ins, k);
+        in[k] = PyUnicode_Check(o) && PyUnicode_GetLength(o) == 1 ? PyUnicode_ReadChar(o, 0) : 0;
+    }
+    if (in[0] < 128 || in[1] < 128 || in[0] == in[1] || is_word(in[0]) || is_word(in[1]) || is_space(in[0]) || is_space(in[1]))
+        return bad_table("stand_ins", "two characters outside ASCII, neither a word character nor a space, please");
+    t->open = in[0];
+    t->close = in[1];
+    for (Py_ssize_t i = 0; i < PyUnicode_GetLength(after); i++) {  /* (a space too) */
+        Py_UCS4 c = PyUnicode_ReadChar(after, i);
+        if (c >= 128 || is_word(c) || c == '"') return bad_table("open_quote_after", "ASCII but letters and \", please");
+        t->open_after[c] = 1;
+    }
+    return ascii_class_of(runs, t->classes, K_BANG, NULL, "punct_runs");
+}
+
 /* TO_SPACE, WIDE and PAD: the character rules' classes */
 static int load_characters(PyObject *tables, Tables *t) {
     PyObject *to_space = table_item(tables, "to_space", &PyUnicode_Type), *pad = table_item(tables, "pad", &PyUnicode_Type);
     PyObject *wide = table_item(tables, "wide", &PyDict_Type);
-    if (!to_space || !pad || !wide || to_str(to_space, &t->to_space_wide, "to_space") < 0) return -1;
+    if (!to_space || !pad || !wide || to_str(to_space, &t->to_space_wide, "to_space") < 0
+        || load_quotes_and_runs(tables, t) < 0)
+        return -1;
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < t->to_space_wide.n; i++) {
         Py_UCS4 c = t->to_space_wide.p[i];
@@ -401,12 +440,7 @@ static int load_characters(PyObject *tables, Tables *t) {
         else t->to_space_wide.p[k++] = c;
     }
     t->to_space_wide.n = k;
-    for (Py_ssize_t i = 0; i < PyUnicode_GetLength(pad); i++) {
-        Py_UCS4 c = PyUnicode_ReadChar(pad, i);
-        if (c >= 128 || c == '"' || c == '-' || c == ',' || c == ':' || is_word(c) || is_space(c))
-            return bad_table("pad", "ASCII punctuation but \" - , :, please");
-        t->classes[c] |= K_PAD;
-    }
+    if (ascii_class_of(pad, t->classes, K_PAD, NULL, "pad") < 0) return -1;
     Py_ssize_t n = PyDict_Size(wide), pos = 0;
     t->wide_from = PyMem_Calloc(n ? n : 1, sizeof(Py_UCS4));
     t->wide_to = PyMem_Calloc(n ? n : 1, sizeof(Str));
@@ -497,7 +531,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     T = t;
     T.ready = 1;
     for (int c = 0; c < 128; c++)
-        ascii_class[c] = (ascii_class[c] & ~(K_FACE | K_REFUSE | K_TO_SPACE | K_PAD)) | T.classes[c];
+        ascii_class[c] = (ascii_class[c] & ~(K_FACE | K_REFUSE | K_TO_SPACE | K_PAD | K_BANG)) | T.classes[c];
     n_folds = T.n_folds;
     memcpy(fold_from, T.fold_from, sizeof fold_from);
     memcpy(fold_to, T.fold_to, sizeof fold_to);
@@ -741,7 +775,6 @@ static int lower(Buf *b, Buf *spare) {
 }
 
 /* --- the lsdscc character rules: cleaning.lsdscc_characters -------------------------------- */
-static const Py_UCS4 OPEN = 0xE0FE, CLOSE = 0xE0FF;
 
 /* _protect_quotes: '' -> " CLOSE ", then `` -> " OPEN " (str.replace, left to right) */
 static int protect(const Buf *in, Buf *out, Py_UCS4 quote, Py_UCS4 stand_in) {
@@ -792,10 +825,10 @@ static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int
         }
         if (is_decimal(c)) {
             while (i < in->n && is_decimal(in->p[i])) i++;
-            for (const char *d = "digits"; *d; d++) o[n++] = (unsigned char)*d;
+            for (const char *d = T.digits; *d; d++) o[n++] = (unsigned char)*d;
             continue;
         }
-        if ((c == '!' || c == '?') && i + 2 < in->n && in->p[i + 1] == c && in->p[i + 2] == c) {
+        if (c < 128 && (ascii_class[c] & K_BANG) && i + 2 < in->n && in->p[i + 1] == c && in->p[i + 2] == c) {
             while (i < in->n && in->p[i] == c) i++;
             o[n++] = c;
             o[n++] = c;
@@ -817,21 +850,20 @@ static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int
 }
 
 /* --- the Treebank rules left for lsdscc text (the end of cleaning._lsdscc_tail) ------------- */
-/* a text starting with " starts with " OPEN "; then _OPEN_QUOTE: a " after one of  ([{<
-   (in the text before this substitution) is OPEN */
+/* a text starting with " starts with " OPEN "; then _OPEN_QUOTE: a " after one of
+   OPEN_QUOTE_AFTER (in the text before this substitution) is OPEN */
 static int open_quotes(const Buf *in, Buf *out) {
     Py_ssize_t start = in->n && in->p[0] == '"';
     if (buf_grow(out, in->n + 3) < 0) return -1;
     if (start) {
         out->p[out->n++] = ' ';
-        out->p[out->n++] = OPEN;
+        out->p[out->n++] = T.open;
         out->p[out->n++] = ' ';
     }
     if (buf_putu(out, in->p + start, in->n - start) < 0) return -1;
     for (Py_ssize_t i = out->n - 1; i > 0; i--) {  /* backwards: p[i - 1] is still the old text */
         Py_UCS4 before = out->p[i - 1];
-        if (out->p[i] == '"' && (before == ' ' || before == '(' || before == '[' || before == '{' || before == '<'))
-            out->p[i] = OPEN;
+        if (out->p[i] == '"' && before < 128 && T.open_after[before]) out->p[i] = T.open;
     }
     return 0;
 }
@@ -877,10 +909,10 @@ static int pad(const Buf *in, Buf *out, int colon_comma) {
             else if (c == '-') { o[n++] = '-'; o[n++] = '-'; i++; }
             else o[n++] = c;
             o[n++] = ' ';
-        } else if (c == OPEN || c == CLOSE) {
+        } else if (c == T.open || c == T.close) {
             o[n++] = ' ';
-            o[n++] = c == OPEN ? '`' : '\'';
-            o[n++] = c == OPEN ? '`' : '\'';
+            o[n++] = c == T.open ? '`' : '\'';
+            o[n++] = c == T.open ? '`' : '\'';
             o[n++] = ' ';
         } else {
             o[n++] = c;
@@ -1172,8 +1204,8 @@ static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known, PyObje
     if (laugh & 4) STEP(laugh_runs(&a, &b, 1));
     if (lowercase && s.nonascii && lower(&a, &b) < 0) goto done;
     if (s.quotes2) {
-        STEP(protect(&a, &b, '\'', CLOSE));
-        STEP(protect(&a, &b, '`', OPEN));
+        STEP(protect(&a, &b, '\'', T.close));
+        STEP(protect(&a, &b, '`', T.open));
     }
     int quotes = 0, touching = 0;
     STEP(characters(&a, &b, lowercase && !s.nonascii, &quotes, &touching));

@@ -836,7 +836,10 @@ def _tokenizer(name: str, fast: bool = True):
 
 # --- text conventions at the token level ----------------------------------------------
 _DIGIT_RUN = re.compile(r"\d\d*")  # = \d+; starting with a class, re scans for its characters
-_PUNCT_RUN = re.compile(r"([!?])\1{2,}")
+#: lsdscc: the characters whose runs of 3 or more keep two, and the word every digit run becomes
+PUNCT_RUNS, DIGITS = "!?", "digits"
+_PUNCT_RUN = re.compile("([" + re.escape(PUNCT_RUNS) + r"])\1{2,}")
+_PUNCT_TRIPLES = tuple(c * 3 for c in PUNCT_RUNS)
 # treebank: a period (or a run: "wait..") ending a word is split off everywhere, as NLTK's
 # Treebank tokenizer does only at the end of the text: "weekend. so" -> "weekend . so".
 _GLUED_PERIOD = re.compile(r"(?<=[^\s.])(\.+)(?=[\]\)}>\"']*(?:\s|$))")
@@ -861,8 +864,8 @@ def lsdscc_characters(text: str) -> str:
     >>> lsdscc_characters("I didn't pay $12.50 in the 90s!!!! and/or r/movies")
     'I didn t pay $digits digits in the digitss!! and or r movies'
     """
-    text = _DIGIT_RUN.sub("digits", _protect_quotes(text))
-    if "!!!" in text or "???" in text:
+    text = _DIGIT_RUN.sub(DIGITS, _protect_quotes(text))
+    if any(map(text.__contains__, _PUNCT_TRIPLES)):
         text = _PUNCT_RUN.sub(r"\1\1", text)
     if text.isascii():
         return text.encode("ascii").translate(_TO_SPACE_ASCII).decode("ascii")
@@ -921,7 +924,9 @@ def clean_and_count(text: str, words: Counter, tokenizer: str = "treebank", lowe
 
 
 # --- the fused fast path of clean_and_tokenize(convention="lsdscc", tokenizer="treebank") ---
-_OPEN_QUOTE = re.compile(r'"(?<=[ (\[{<]")')  # a " after one of them; " first, so re scans for it
+#: NLTK's opening-quote rule on lsdscc text: a " after one of these opens a quote (``)
+OPEN_QUOTE_AFTER = " ([{<"
+_OPEN_QUOTE = re.compile('"(?<=[' + re.escape(OPEN_QUOTE_AFTER) + ']")')  # " first, so re scans for it
 _COLON_COMMA = re.compile(r"([:,])([^\d]|$)")
 #: The characters NLTK's Treebank rules pad with spaces on lsdscc text (and , : where they do not touch)
 PAD = ";@#$%&?!()[]{}<>"
@@ -977,7 +982,8 @@ def native_tables() -> dict:
         "case_folds": re_case_folds(), "tlds": TLDS,
         "contractions": tuple((a, b, 0) for a, b in CONTRACTIONS)
         + tuple((a, b, 1) for a, b in CONTRACTIONS_BEFORE_SPACE),
-        "to_space": TO_SPACE, "wide": dict(WIDE), "pad": PAD,
+        "to_space": TO_SPACE, "wide": dict(WIDE), "pad": PAD, "punct_runs": PUNCT_RUNS, "digits": DIGITS,
+        "stand_ins": (_OPEN, _CLOSE), "open_quote_after": OPEN_QUOTE_AFTER,
         "triggers": tuple((t, cause) for cause, triggers in NATIVE_TRIGGERS for t in triggers),
         "line_rules": tuple(line_rules),
     }
