@@ -110,6 +110,20 @@ def test_every_trigger_and_line_rule():
             _same_in_both(texts)
 
 
+def test_a_new_trigger_is_refused_in_c():
+    """A trigger added to NATIVE_TRIGGERS (a new rule's, like a username rule's ``u/``) makes C
+    refuse the texts that hold it, in either case where it ends in a letter."""
+    tables = cleaning.native_tables()
+    try:
+        NATIVE.configure({**tables, "triggers": tables["triggers"] + (("u/", cleaning._OTHER), ("zq", cleaning._OTHER))})
+        for text in ("hi u/someone", "hi U/x", "a zq b", "a ZQ b", "a zQ"):
+            assert NATIVE.plain(text, True) == cleaning._OTHER, text
+        assert isinstance(NATIVE.plain("hi you", True), list)
+    finally:
+        NATIVE.configure(tables)
+    assert isinstance(NATIVE.plain("hi u/someone", True), list)
+
+
 def test_guards_of_the_python_steps_are_triggers():
     """Every string a guard of the Python steps looks for (``has("x")``, ``"x" in text``) is one of
     NATIVE_TRIGGERS, or a line rule's (each character one its match can start with, or the

@@ -479,16 +479,17 @@ static int load_triggers(PyObject *tables, Tables *t) {
         if (to_str(PyTuple_GET_ITEM(item, 0), &g->text, "triggers") < 0) return -1;
         if (!valid_cause(g->cause)) return bad_table("triggers", "a cause of 1, 2, 4 or 8, please");
         Py_UCS4 last = g->text.p[g->text.n - 1];
-        if (last >= 128 || is_letter(last)) return bad_table("triggers", "ending in ASCII, not a letter, please");
+        if (last >= 128) return bad_table("triggers", "ending in an ASCII character, please");
         t->classes[last] |= K_REFUSE;
-        t->n_by_last[last]++;
+        if (is_letter(last)) t->classes[last ^ 32] |= K_REFUSE;  /* (matched as re.I would) */
+        t->n_by_last[fold(last)]++;
     }
     if (!(t->trigger_index = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t)))) { PyErr_NoMemory(); return -1; }
     Py_ssize_t at = 0;
     for (int c = 0; c < 128; c++) {
         t->by_last[c] = t->trigger_index + at;
         for (Py_ssize_t k = 0, j = 0; k < n; k++)
-            if (t->triggers[k].text.p[t->triggers[k].text.n - 1] == (Py_UCS4)c) t->by_last[c][j++] = k;
+            if (fold(t->triggers[k].text.p[t->triggers[k].text.n - 1]) == (Py_UCS4)c) t->by_last[c][j++] = k;
         at += t->n_by_last[c];
     }
     for (; t->n_line_rules < m; t->n_line_rules++) {
@@ -1266,8 +1267,9 @@ enum { ENTITIES = 1, FOLLOWED = 2, OTHER = 4, LINKS = 8 };
 static int refusal(Py_UCS4 c, const Buf *b, Py_ssize_t i) {
     int why = 0;
     if (c < 128) {
-        for (Py_ssize_t k = 0; k < T.n_by_last[c]; k++) {
-            const Trigger *g = &T.triggers[T.by_last[c][k]];
+        Py_UCS4 f = fold(c);
+        for (Py_ssize_t k = 0; k < T.n_by_last[f]; k++) {
+            const Trigger *g = &T.triggers[T.by_last[f][k]];
             Py_ssize_t start = i + 1 - g->text.n, j = 0;
             if (start < 0 || (g->cause & why)) continue;
             while (j < g->text.n && fold_re(b->p[start + j]) == fold(g->text.p[j])) j++;

@@ -950,8 +950,9 @@ _ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a
 #: rule runs only where its trigger is in the text), _protect_quotes's pairs, the e-mail and url
 #: guards (a ``.tld`` of :data:`TLDS` too). _ENTITIES: decoded, then tried again; _FOLLOWED: the
 #: rules of :func:`_followed_markup`, the same; _OTHER: the Python steps; _LINKS: e-mails and urls
-#: (:func:`_mail_and_urls`). Where a guard of those functions is none of these, it is a line rule's
-#: or whitespace's (tests/test_lsdscc_cleaning_tables.py reads them).
+#: (:func:`_mail_and_urls`). C matches them ignoring ASCII case (refusing more is only slower).
+#: A new rule's guard goes here (tests/test_lsdscc_cleaning_tables.py reads the guards of these
+#: functions: each is a trigger, a line rule's or whitespace's).
 NATIVE_TRIGGERS = (
     (_ENTITIES, ("&",)),
     (_FOLLOWED, ("<", ">", "]", "*", "_", "~~", "`", "^")),
