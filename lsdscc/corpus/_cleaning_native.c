@@ -183,6 +183,7 @@ typedef struct {
     Py_UCS4 open, close;            /* the stand-ins of `` and '' (cleaning._OPEN, _CLOSE) */
     unsigned char open_after[128];  /* OPEN_QUOTE_AFTER */
     Str to_space_wide;  /* TO_SPACE's characters outside ASCII */
+    Py_UCS4 special_max;  /* the highest character of TO_SPACE and WIDE */
     Py_UCS4 *wide_from;
     Str *wide_to;
     Py_ssize_t n_wide;
@@ -440,6 +441,9 @@ static int load_characters(PyObject *tables, Tables *t) {
         else t->to_space_wide.p[k++] = c;
     }
     t->to_space_wide.n = k;
+    t->special_max = 127;
+    for (Py_ssize_t i = 0; i < k; i++)
+        if (t->to_space_wide.p[i] > t->special_max) t->special_max = t->to_space_wide.p[i];
     if (ascii_class_of(pad, t->classes, K_PAD, NULL, "pad") < 0) return -1;
     Py_ssize_t n = PyDict_Size(wide), pos = 0;
     t->wide_from = PyMem_Calloc(n ? n : 1, sizeof(Py_UCS4));
@@ -452,6 +456,7 @@ static int load_characters(PyObject *tables, Tables *t) {
             || to_str(value, to, "wide") < 0)
             return bad_table("wide", "a character outside ASCII -> ASCII, please");
         t->wide_from[t->n_wide++] = PyUnicode_ReadChar(key, 0);
+        if (PyUnicode_ReadChar(key, 0) > t->special_max) t->special_max = PyUnicode_ReadChar(key, 0);
         if (to->n > 6) return bad_table("wide", "replacements of 6 characters at most, please");
         for (Py_ssize_t i = 0; i < to->n; i++)
             if (to->p[i] >= 128 || to->p[i] < 32 || is_decimal(to->p[i])) return bad_table("wide", "printable ASCII, no digits, please");
@@ -801,11 +806,20 @@ static inline int to_space(Py_UCS4 c) {
     return 0;
 }
 
-/* WIDE's replacement of c, or NULL */
+/* WIDE's replacement of c (outside ASCII), or NULL */
 static const Str *wide_to(Py_UCS4 c) {
+    if (c < 128) return NULL;
     for (Py_ssize_t k = 0; k < T.n_wide; k++)
         if (T.wide_from[k] == c) return &T.wide_to[k];
     return NULL;
+}
+
+/* c at o[n] (the new n), noting a " (*quotes) and , or : after one of them (*touching) */
+static inline Py_ssize_t put_character(Py_UCS4 *o, Py_ssize_t n, Py_UCS4 c, int *quotes, int *touching) {
+    if (c == '"') *quotes = 1;
+    else if ((c == ',' || c == ':') && n && (o[n - 1] == ',' || o[n - 1] == ':')) *touching = 1;
+    o[n] = c;
+    return n + 1;
 }
 
 /* digit runs (\d: Unicode decimals) -> digits; runs of 3 or more ! or ? keep two; WIDE's
@@ -836,15 +850,14 @@ static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int
             continue;
         }
         i++;
-        const Str *wide = c >= 128 ? wide_to(c) : NULL;
-        for (Py_ssize_t k = 0; k < (wide ? wide->n : 1); k++) {  /* (a replacement: 6 characters at most) */
-            if (wide) c = wide->p[k];
-            if (lower_ascii && c >= 'A' && c <= 'Z') c += 32;
-            else if (to_space(c)) c = ' ';
-            if (c == '"') *quotes = 1;
-            else if ((c == ',' || c == ':') && n && (o[n - 1] == ',' || o[n - 1] == ':')) *touching = 1;
-            o[n++] = c;
+        const Str *wide = c > T.special_max ? NULL : wide_to(c);
+        if (wide) {  /* (a replacement: 6 characters at most, ASCII, no digits) */
+            for (Py_ssize_t k = 0; k < wide->n; k++) n = put_character(o, n, to_space(wide->p[k]) ? ' ' : wide->p[k], quotes, touching);
+            continue;
         }
+        if (lower_ascii && c >= 'A' && c <= 'Z') c += 32;
+        else if (c <= T.special_max && to_space(c)) c = ' ';
+        n = put_character(o, n, c, quotes, touching);
     }
     out->n = n;
     return 0;
