@@ -475,9 +475,10 @@ static int load_triggers(PyObject *tables, Tables *t) {
     t->triggers = PyMem_Calloc(n ? n : 1, sizeof(Trigger));
     t->line_rules = PyMem_Calloc(m ? m : 1, sizeof(LineRule));
     if (!t->triggers || !t->line_rules) { PyErr_NoMemory(); return -1; }
-    for (; t->n_triggers < n; t->n_triggers++) {
-        PyObject *item = PyTuple_GET_ITEM(triggers, t->n_triggers);
-        Trigger *g = &t->triggers[t->n_triggers];
+    for (Py_ssize_t index = 0; index < n; index++) {
+        PyObject *item = PyTuple_GET_ITEM(triggers, index);
+        Trigger *g = &t->triggers[index];
+        t->n_triggers = index + 1;  /* (freed from here on, whatever fails) */
         if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || !PyLong_Check(PyTuple_GET_ITEM(item, 1)))
             return bad_table("triggers", "(string, cause) pairs, please");
         g->cause = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 1));
@@ -497,9 +498,10 @@ static int load_triggers(PyObject *tables, Tables *t) {
             if (fold(t->triggers[k].text.p[t->triggers[k].text.n - 1]) == (Py_UCS4)c) t->by_last[c][j++] = k;
         at += t->n_by_last[c];
     }
-    for (; t->n_line_rules < m; t->n_line_rules++) {
-        PyObject *item = PyTuple_GET_ITEM(rules, t->n_line_rules);
-        LineRule *r = &t->line_rules[t->n_line_rules];
+    for (Py_ssize_t index = 0; index < m; index++) {
+        PyObject *item = PyTuple_GET_ITEM(rules, index);
+        LineRule *r = &t->line_rules[index];
+        t->n_line_rules = index + 1;
         if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 5 || !PyCallable_Check(PyTuple_GET_ITEM(item, 3)))
             return bad_table("line_rules", "(first characters, digits, anything, match, cause), please");
         Py_INCREF(r->match = PyTuple_GET_ITEM(item, 3));
