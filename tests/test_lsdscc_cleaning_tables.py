@@ -124,15 +124,8 @@ def test_a_new_trigger_is_refused_in_c():
     assert isinstance(NATIVE.plain("hi u/someone", True), list)
 
 
-def test_guards_of_the_python_steps_are_triggers():
-    """Every string a guard of the Python steps looks for (``has("x")``, ``"x" in text``) is one of
-    NATIVE_TRIGGERS, or a line rule's (each character one its match can start with, or the
-    newline), whitespace, or a shorter form of a trigger; a new rule's trigger must be added
-    there, and C then refuses the texts that hold it."""
-    triggers = {t for _, ts in cleaning.NATIVE_TRIGGERS for t in ts}
-    line_chars = set().union(*(first_characters(r).chars for r, _ in cleaning.NATIVE_LINE_RULES)) | {"\n"}
-    functions = (cleaning.strip_markup, cleaning._protect_quotes, cleaning._lsdscc_fast, cleaning._has_url,
-                 cleaning._followed_markup, cleaning._mail_and_urls)
+def _guards(functions) -> set:
+    """The strings the guards of ``functions`` look for (``has("x")``, ``"x" in text``)."""
     found = set()
     for function in functions:
         for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(function)))):
@@ -140,11 +133,39 @@ def test_guards_of_the_python_steps_are_triggers():
                 found.add(node.left.value)
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "has" and isinstance(node.args[0], ast.Constant):
                 found.add(node.args[0].value)
+    return found
+
+
+def test_guards_of_the_python_steps_are_triggers():
+    """Every string a guard of the steps before the tail looks for is one of NATIVE_TRIGGERS, or
+    a line rule's (each character one its match can start with, or the newline), whitespace, or a
+    shorter form of a trigger; a new rule's trigger must be added there, and C then refuses the
+    texts that hold it."""
+    triggers = {t for _, ts in cleaning.NATIVE_TRIGGERS for t in ts}
+    line_chars = set().union(*(first_characters(r).chars for r, _ in cleaning.NATIVE_LINE_RULES)) | {"\n"}
+    found = _guards((cleaning.strip_markup, cleaning._protect_quotes, cleaning._lsdscc_fast, cleaning._has_url,
+                     cleaning._followed_markup, cleaning._mail_and_urls))
     assert {"&", "<", "|", "@", "://", "www."} <= found  # (the walk finds the guards)
     for guard in found:
         ok = (guard in triggers or set(guard) <= line_chars or not guard.strip(" ")
               or any(guard.lower() in t for t in triggers))
         assert ok, f"{guard!r}: a guard of the Python steps that C does not know (cleaning.NATIVE_TRIGGERS)"
+
+
+#: The guards of the steps C does as code of its own (tail(), lsdscc/corpus/_cleaning_native.c):
+#: laughter (laugh_bits_at, plain_word), the punctuation runs (characters()), NLTK's colon-comma
+#: rule (characters()'s touching), the quotes (open_quotes(), pad()), the dashes (pad()).
+C_STEP_GUARDS = {"hah", "aha", "haha", "ahah", "haah", "ahha", "hehe", "lolol", "!!!!", "????", "....",
+                 ",,", ",:", ":,", "::", '"', "--"}
+
+
+def test_guards_of_the_steps_in_c_are_known():
+    """A new guard in a step C does itself (a new rule in the tail) fails here: C must learn the
+    rule, or refuse its texts (a trigger in NATIVE_TRIGGERS, for a rule moved before the tail)."""
+    found = _guards((cleaning._lsdscc_tail, cleaning.shorten_elongated, cleaning._may_laugh,
+                     cleaning.lsdscc_characters, emoticons.substitute_emoticons))
+    assert {"hehe", "--", ",,"} <= found
+    assert found == C_STEP_GUARDS, found ^ C_STEP_GUARDS
 
 
 def test_first_characters_are_a_superset():
