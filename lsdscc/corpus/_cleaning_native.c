@@ -112,7 +112,8 @@ static inline int is_word(Py_UCS4 c) {
 
 /* What each ASCII character asks of the passes below (0: nothing; most letters). configure()
    sets K_FACE (first characters of faces), K_REFUSE (last characters of the triggers, the
-   period of a domain ending, the unprintable), K_TO_SPACE, K_PAD and K_BANG from its tables. */
+   period of a domain ending, the unprintable), K_TO_SPACE, K_PAD, K_BANG and K_LAUGH (first
+   letters of the laughter guards) from its tables. */
 enum {
     K_FACE = 1 << 0, K_LAUGH = 1 << 1, K_REFUSE = 1 << 2, K_QUOTE2 = 1 << 3, K_DIGIT = 1 << 4, K_BANG = 1 << 5,
     K_UPPER = 1 << 6, K_TO_SPACE = 1 << 7, K_QUOTE = 1 << 8, K_COLON_COMMA = 1 << 9, K_PAD = 1 << 10, K_DASH = 1 << 11,
@@ -122,7 +123,6 @@ static unsigned short ascii_class[128];
 static void init_classes(void) {
     for (int c = 0; c < 128; c++) {
         unsigned short k = 0;
-        if (strchr("hHaAlL", c) && c) k |= K_LAUGH;
         if (c == '\'' || c == '`') k |= K_QUOTE2;
         if (c >= '0' && c <= '9') k |= K_DIGIT;
         if (c >= 'A' && c <= 'Z') k |= K_UPPER;
@@ -192,7 +192,11 @@ typedef struct {
     LineRule *line_rules;
     Py_ssize_t n_line_rules;
     unsigned char line_start[128];  /* an ASCII character a line rule's match can start with */
-    unsigned short classes[128];  /* K_FACE, K_REFUSE, K_TO_SPACE, K_PAD, K_BANG */
+    Str laugh[16];                /* LAUGH_GUARDS' strings (lowercase ASCII letters), bit k for laugh[k] */
+    int n_laugh, laugh_groups[3];
+    unsigned laugh_mask[3][4];    /* a pass runs where the text holds a string of each of its groups */
+    unsigned short laugh_first[128], laugh_second[128];  /* the strings with that first, second letter */
+    unsigned short classes[128];  /* K_FACE, K_REFUSE, K_TO_SPACE, K_PAD, K_BANG, K_LAUGH */
     int ready;
 } Tables;
 
@@ -211,6 +215,7 @@ static void free_strs(Str *s, Py_ssize_t n) {
 static void free_tables(Tables *t) {
     free_entries(t->faces, t->n_faces);
     free_entries(t->emoji, t->n_emoji);
+    for (int k = 0; k < t->n_laugh; k++) PyMem_Free(t->laugh[k].p);
     PyMem_Free(t->face_index);
     free_strs(t->undecided, t->n_undecided);
     PyMem_Free(t->anchor);
@@ -232,13 +237,19 @@ static void free_tables(Tables *t) {
 }
 
 /* a word the scan's findings do not see: lowercase ASCII letters, no letter three times in a
-   row, none of the laughter guards' strings */
-static int plain_word(const char *w) {
+   row, none of the laughter guards' strings (t's) */
+static int plain_word(const char *w, const Tables *t) {
     size_t n = strlen(w);
     if (!n) return 0;
     for (size_t i = 0; i < n; i++)
         if (w[i] < 'a' || w[i] > 'z' || (i >= 2 && w[i] == w[i - 1] && w[i] == w[i - 2])) return 0;
-    return !strstr(w, "hah") && !strstr(w, "aha") && !strstr(w, "hehe") && !strstr(w, "lolol");
+    for (int k = 0; k < t->n_laugh; k++)
+        for (size_t i = 0; i + t->laugh[k].n <= n; i++) {
+            Py_ssize_t j = 0;
+            while (j < t->laugh[k].n && (unsigned char)w[i + j] == t->laugh[k].p[j]) j++;
+            if (j == t->laugh[k].n) return 0;
+        }
+    return 1;
 }
 
 static int bad_table(const char *name, const char *why) {
@@ -276,7 +287,7 @@ static int to_letters(PyObject *o, char *out, size_t size, const char *name) {
 
 /* dict face -> word as an array, longest first (a face or emoji matches as its longest
    table entry that fits: the trie regexes try longer entries first) */
-static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count) {
+static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count, const Tables *t) {
     Py_ssize_t n = PyDict_Size(dict), pos = 0, i = 0;
     Entry *e = PyMem_Calloc(n ? n : 1, sizeof(Entry));
     if (!e) { PyErr_NoMemory(); return -1; }
@@ -286,7 +297,7 @@ static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count) {
         const char *word = PyUnicode_Check(value) ? PyUnicode_AsUTF8(value) : NULL;
         if (!PyUnicode_Check(key) || !word || strlen(word) >= sizeof(e[i].word) || PyUnicode_GetLength(key) < 1)
             return bad_table("emoticons", "bad emoticon table entry");
-        if (!plain_word(word)) {
+        if (!plain_word(word, t)) {
             PyErr_Format(PyExc_ValueError, "emotion word %R: lowercase ASCII letters without a letter "
                          "three times in a row or laughter, please", value);
             return -1;
@@ -304,16 +315,49 @@ static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count) {
     return 0;
 }
 
+/* LAUGH_GUARDS: three passes (_AH_WORD, _LAUGH_HE, _LAUGH_LOL), each groups of strings of
+   lowercase ASCII letters that text.lower() cannot make out of other characters (not one that
+   re.I folds a character outside ASCII into: tail() compares them with ASCII folding) */
+static int load_laughter(PyObject *tables, Tables *t) {
+    PyObject *passes = table_item(tables, "laugh_guards", &PyTuple_Type);
+    if (!passes || PyTuple_GET_SIZE(passes) != 3) return passes ? bad_table("laugh_guards", "three passes, please") : -1;
+    for (int p = 0; p < 3; p++) {
+        PyObject *groups = PyTuple_GET_ITEM(passes, p);
+        if (!PyTuple_Check(groups) || PyTuple_GET_SIZE(groups) > 4) return bad_table("laugh_guards", "up to 4 groups a pass, please");
+        t->laugh_groups[p] = (int)PyTuple_GET_SIZE(groups);
+        for (int g = 0; g < t->laugh_groups[p]; g++) {
+            PyObject *group = PyTuple_GET_ITEM(groups, g);
+            if (!PyTuple_Check(group)) return bad_table("laugh_guards", "groups of strings, please");
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(group); k++) {
+                char word[16];
+                if (t->n_laugh == 16) return bad_table("laugh_guards", "16 strings at most, please");
+                if (to_letters(PyTuple_GET_ITEM(group, k), word, sizeof word, "laugh_guards") < 0) return -1;
+                if (strlen(word) < 2) return bad_table("laugh_guards", "strings of 2 letters or more, please");
+                for (char *w = word; *w; w++)
+                    for (int f = 0; f < t->n_folds; f++)
+                        if (*w == t->fold_to[f]) return bad_table("laugh_guards", "no letter re.I folds other characters into");
+                if (to_str(PyTuple_GET_ITEM(group, k), &t->laugh[t->n_laugh], "laugh_guards") < 0) return -1;
+                t->laugh_first[(unsigned char)word[0]] |= 1u << t->n_laugh;
+                t->laugh_second[(unsigned char)word[1]] |= 1u << t->n_laugh;
+                t->laugh_mask[p][g] |= 1u << t->n_laugh++;
+                t->classes[(unsigned char)word[0]] |= K_LAUGH;
+                t->classes[(unsigned char)word[0] ^ 32] |= K_LAUGH;
+            }
+        }
+    }
+    return 0;
+}
+
 static int load_emoticons(PyObject *tables, Tables *t) {
     PyObject *faces = table_item(tables, "faces", &PyDict_Type), *emoji = table_item(tables, "emoji", &PyDict_Type);
     PyObject *followers = table_item(tables, "face_followers", &PyUnicode_Type);
-    if (!faces || !emoji || !followers || load_table(faces, &t->faces, &t->n_faces) < 0
-        || load_table(emoji, &t->emoji, &t->n_emoji) < 0)
+    if (!faces || !emoji || !followers || load_laughter(tables, t) < 0 || load_table(faces, &t->faces, &t->n_faces, t) < 0
+        || load_table(emoji, &t->emoji, &t->n_emoji, t) < 0)
         return -1;
-    for (Py_ssize_t i = 0; i < t->n_faces; i++)  /* (no laughter guard's string can then overlap a face) */
+    for (Py_ssize_t i = 0; i < t->n_faces; i++)  /* (no laughter guard's string can then be in a face) */
         for (Py_ssize_t j = 0; j < t->faces[i].len; j++)
-            if (t->faces[i].text[j] > 127 || (t->faces[i].text[j] | 32) == 'h' || (t->faces[i].text[j] | 32) == 'l')
-                return bad_table("faces", "faces must be ASCII, without h or l");
+            if (t->faces[i].text[j] > 127 || (t->classes[t->faces[i].text[j]] & K_LAUGH))
+                return bad_table("faces", "faces must be ASCII, without a laughter guard's first letter");
     if (!(t->face_index = PyMem_Calloc(t->n_faces ? t->n_faces : 1, sizeof(Py_ssize_t)))) { PyErr_NoMemory(); return -1; }
     Py_ssize_t at = 0;
     for (int c = 0; c < 128; c++) {  /* faces are in order, longest first, within each letter */
@@ -530,7 +574,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!", &PyDict_Type, &tables)) return NULL;
     Tables t;
     memset(&t, 0, sizeof t);
-    if (load_emoticons(tables, &t) < 0 || load_undecided_and_folds(tables, &t) < 0 || load_words(tables, &t) < 0
+    if (load_undecided_and_folds(tables, &t) < 0 || load_emoticons(tables, &t) < 0 || load_words(tables, &t) < 0
         || load_characters(tables, &t) < 0 || load_triggers(tables, &t) < 0) {
         free_tables(&t);
         return NULL;
@@ -539,7 +583,7 @@ static PyObject *configure(PyObject *self, PyObject *args) {
     T = t;
     T.ready = 1;
     for (int c = 0; c < 128; c++)
-        ascii_class[c] = (ascii_class[c] & ~(K_FACE | K_REFUSE | K_TO_SPACE | K_PAD | K_BANG)) | T.classes[c];
+        ascii_class[c] = (ascii_class[c] & ~(K_FACE | K_REFUSE | K_TO_SPACE | K_PAD | K_BANG | K_LAUGH)) | T.classes[c];
     n_folds = T.n_folds;
     memcpy(fold_from, T.fold_from, sizeof fold_from);
     memcpy(fold_to, T.fold_to, sizeof fold_to);
@@ -611,42 +655,38 @@ static int shorten_letters(const Buf *in, Buf *out) {
     return 0;
 }
 
-/* shorten_elongated's guards of the laughter rules on text.lower() (no character outside
-   ASCII lowercases to h, a, e, l or o), at b->p[i] (h, a or l in either case) */
+/* The laughter guards (LAUGH_GUARDS, on text.lower(): ASCII folding, as configure() checked)
+   that start at b->p[i], a bit each */
 static int laugh_bits_at(const Buf *b, Py_ssize_t i) {
-    Py_UCS4 c = b->p[i] | 32, next = i + 1 < b->n ? b->p[i + 1] | 32 : 0;
-    if (c == 'h' ? next != 'a' && next != 'e' : c == 'a' ? next != 'h' : next != 'o') return 0;
-    Py_UCS4 w[5] = {0};  /* (folded; 0 past the end) */
-    for (int k = 0; k < 5 && i + k < b->n; k++) w[k] = fold(b->p[i + k]);
-    int seen = 0;  /* bits: hah aha haha ahah haah ahha hehe lolol */
-    if (w[0] == 'h' && w[1] == 'a') {
-        if (w[2] == 'h') seen |= 1 | (w[3] == 'a' ? 4 : 0);
-        if (w[2] == 'a' && w[3] == 'h') seen |= 16;
-    } else if (w[0] == 'h' && w[1] == 'e' && w[2] == 'h' && w[3] == 'e') {
-        seen |= 64;
-    } else if (w[0] == 'a' && w[1] == 'h') {
-        if (w[2] == 'a') seen |= 2 | (w[3] == 'h' ? 8 : 0);
-        if (w[2] == 'h' && w[3] == 'a') seen |= 32;
-    } else if (w[0] == 'l' && w[1] == 'o' && w[2] == 'l' && w[3] == 'o' && w[4] == 'l') {
-        seen |= 128;
+    Py_UCS4 c = fold(b->p[i]), next = i + 1 < b->n ? fold(b->p[i + 1]) : 0;
+    unsigned candidates = c < 128 && next < 128 ? T.laugh_first[c] & T.laugh_second[next] : 0;
+    int seen = 0;
+    for (int k = 0; candidates >> k; k++) {
+        const Str *g = &T.laugh[k];
+        if (!(candidates >> k & 1) || i + g->n > b->n) continue;
+        Py_ssize_t j = 2;
+        while (j < g->n && fold(b->p[i + j]) == g->p[j]) j++;
+        if (j == g->n) seen |= 1 << k;
     }
     return seen;
 }
 
-/* 1: the _AH_WORD pass runs (its guard decides: "ahha" alone stays), 2: _LAUGH_HE, 4: _LAUGH_LOL */
+/* 1: the _AH_WORD pass runs ("ahha" alone stays), 2: _LAUGH_HE, 4: _LAUGH_LOL (a string of
+   each of the pass's groups is there) */
 static int laugh_passes(int seen) {
-    return ((seen & 3) && (seen & 0x3C)) | (seen & 0x40 ? 2 : 0) | (seen & 0x80 ? 4 : 0);
-}
-
-static inline int laugh_letter(Py_UCS4 c) {
-    c |= 32;
-    return c == 'h' || c == 'a' || c == 'l';
+    int passes = 0;
+    for (int p = 0; p < 3; p++) {
+        int all = 1;
+        for (int g = 0; g < T.laugh_groups[p]; g++) all &= (seen & T.laugh_mask[p][g]) != 0;
+        passes |= all << p;
+    }
+    return passes;
 }
 
 static int may_laugh(const Buf *b) {
     int seen = 0;
     for (Py_ssize_t i = 0; i < b->n; i++)
-        if (laugh_letter(b->p[i])) seen |= laugh_bits_at(b, i);
+        if (b->p[i] < 128 && (ascii_class[b->p[i]] & K_LAUGH)) seen |= laugh_bits_at(b, i);
     return laugh_passes(seen);
 }
 

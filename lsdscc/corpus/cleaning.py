@@ -730,10 +730,22 @@ _AH_WORD = re.compile(r"[ah](?<!\w.)[ah]{3,}\b", re.I)
 _LETTER_RUN = {c: re.compile(c * 3 + "+") for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 
+#: The laughter passes' guards on the lowercased text, one per pass (_AH_WORD, _LAUGH_HE,
+#: _LAUGH_LOL): a pass runs where the text holds a string of each of its groups. A _LAUGH_HA
+#: match holds "hah" or "aha", and its ``(?:ha|ah){2,}`` one of the four of the second group;
+#: a _LAUGH_HE match "hehe", a _LAUGH_LOL match "lolol". (The C half takes them from here.)
+LAUGH_GUARDS = ((("hah", "aha"), ("haha", "ahah", "haah", "ahha")), (("hehe",),), (("lolol",),))
+
+
+def _laughs(lower: str, groups) -> bool:
+    """Whether ``lower`` holds a string of each of ``groups`` (a pass of :data:`LAUGH_GUARDS`)."""
+    return all(any(map(lower.__contains__, group)) for group in groups)
+
+
 def _may_laugh(lower: str) -> bool:
-    """False when no word of ``lower`` (a lowercased text) can match ``_LAUGH_HA``, whose
-    ``(?:ha|ah){2,}`` holds one of these four (``_AH_WORD.sub`` then changes nothing)."""
-    return "haha" in lower or "ahah" in lower or "haah" in lower or "ahha" in lower
+    """False when no word of ``lower`` (a lowercased text) can match ``_LAUGH_HA`` (``_AH_WORD.sub``
+    then changes nothing)."""
+    return _laughs(lower, LAUGH_GUARDS[0][1:])
 
 
 def _laugh_ha(match: re.Match) -> str:
@@ -761,11 +773,12 @@ def shorten_elongated(text: str) -> str:
     if first:
         text = _shorten_repeats(text, first)
     lower = text.lower()
-    if ("hah" in lower or "aha" in lower) and _may_laugh(lower):
+    ha, he, lol = LAUGH_GUARDS
+    if _laughs(lower, ha):
         text = _AH_WORD.sub(_laugh_ha, text)
-    if "hehe" in lower:
+    if _laughs(lower, he):
         text = _LAUGH_HE.sub("hehe", text)
-    if "lolol" in lower:
+    if _laughs(lower, lol):
         text = _LAUGH_LOL.sub("lol", text)
     if "!!!!" in text or "????" in text or "...." in text:
         text = _REPEAT_PUNCT.sub(r"\1\1\1", text)
@@ -984,7 +997,7 @@ def native_tables() -> dict:
         "contractions": tuple((a, b, 0) for a, b in CONTRACTIONS)
         + tuple((a, b, 1) for a, b in CONTRACTIONS_BEFORE_SPACE),
         "to_space": TO_SPACE, "wide": dict(WIDE), "pad": PAD, "punct_runs": PUNCT_RUNS, "digits": DIGITS,
-        "stand_ins": (_OPEN, _CLOSE), "open_quote_after": OPEN_QUOTE_AFTER,
+        "stand_ins": (_OPEN, _CLOSE), "open_quote_after": OPEN_QUOTE_AFTER, "laugh_guards": LAUGH_GUARDS,
         "triggers": tuple((t, cause) for cause, triggers in NATIVE_TRIGGERS for t in triggers),
         "line_rules": tuple(line_rules),
     }
