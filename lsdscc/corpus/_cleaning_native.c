@@ -3,15 +3,18 @@
  * tail(text, lowercase) returns the tokens that cleaning._lsdscc_tail(text, lowercase)
  * returns (emoticons and emoji, elongated words, laughter, lowercasing, the lsdscc character
  * rules, the Treebank rules left for lsdscc text, whitespace split), or None where it does
- * not decide (a shrug, a dotted or dotless i): the caller then runs the Python steps.
+ * not decide (a shrug): the caller then runs the Python steps.
  * plain(text, lowercase, literal) does the whole of cleaning._lsdscc_fast for a text that the
  * markup, e-mail and url steps leave as it is, or tells why it may not (cleaning._native_plain
  * runs those steps first where it can). With counts (a dict), both count the tokens into it
  * and return them joined by single spaces (cleaning.clean_and_count). apply_vocabulary is
  * lsdscc.corpus.vocab.Vocabulary.apply_text. Each function names the Python it reproduces;
  * tests/test_lsdscc_cleaning_native.py compares the two on Reddit-shaped, random and hostile
- * text and on every code point. configure(faces, emoji) takes the emoticon table
- * (lsdscc.corpus.emoticons) once, before the first call.
+ * text and on every code point. configure(tables) takes, once before the first call, every
+ * table and trigger the code uses (cleaning.native_tables: the emoticons, domain endings,
+ * contractions, character classes, the triggers of strip_markup's rules and its line rules):
+ * it holds no copy of its own, and where it must decide a rule it asks the Python definition
+ * (a line rule) or derives the decision from what it was given (issue 31).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -77,10 +80,25 @@ static void buf_swap(Buf *a, Buf *b) {
 /* ASCII case folding (re.I on the ASCII letters) */
 static inline Py_UCS4 fold(Py_UCS4 c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 
-/* the ASCII string s at b->p[i], case folded */
+/* the characters outside ASCII that re.I matches with an ASCII letter, and that letter
+   (configure's case_folds: rule_tables.re_case_folds) */
+#define MAX_FOLDS 16
+static Py_UCS4 fold_from[MAX_FOLDS];
+static char fold_to[MAX_FOLDS];
+static int n_folds;
+
+/* re.I's folding: fold() on ASCII, the case_folds outside it */
+static inline Py_UCS4 fold_re(Py_UCS4 c) {
+    if (c < 128) return fold(c);
+    for (int k = 0; k < n_folds; k++)
+        if (fold_from[k] == c) return (unsigned char)fold_to[k];
+    return c;
+}
+
+/* the lowercase ASCII string s at b->p[i], as re.I matches it */
 static int fold_match(const Buf *b, Py_ssize_t i, const char *s) {
     for (Py_ssize_t j = 0; s[j]; j++)
-        if (i + j >= b->n || fold(b->p[i + j]) != (unsigned char)s[j]) return 0;
+        if (i + j >= b->n || fold_re(b->p[i + j]) != (unsigned char)s[j]) return 0;
     return 1;
 }
 
@@ -92,8 +110,10 @@ static inline int is_word(Py_UCS4 c) {
     return c < 128 ? is_letter(c) || (c >= '0' && c <= '9') || c == '_' : Py_UNICODE_ISALNUM(c);
 }
 
-/* What each ASCII character asks of the passes below (0: nothing; most letters). K_FACE is
-   set by configure() for the first characters of faces. */
+/* What each ASCII character asks of the passes below (0: nothing; most letters). configure()
+   sets K_FACE (first characters of faces), K_REFUSE (last characters of the triggers, the
+   period of a domain ending, the unprintable), K_TO_SPACE, K_PAD, K_BANG and K_LAUGH (first
+   letters of the laughter guards) from its tables. */
 enum {
     K_FACE = 1 << 0, K_LAUGH = 1 << 1, K_REFUSE = 1 << 2, K_QUOTE2 = 1 << 3, K_DIGIT = 1 << 4, K_BANG = 1 << 5,
     K_UPPER = 1 << 6, K_TO_SPACE = 1 << 7, K_QUOTE = 1 << 8, K_COLON_COMMA = 1 << 9, K_PAD = 1 << 10, K_DASH = 1 << 11,
@@ -103,116 +123,470 @@ static unsigned short ascii_class[128];
 static void init_classes(void) {
     for (int c = 0; c < 128; c++) {
         unsigned short k = 0;
-        if (strchr("hHaAlL", c) && c) k |= K_LAUGH;
-        if ((c < 32 && c != '\n') || c == 127 || (c && strchr("&]*_^><`~\\|@':.", c))) k |= K_REFUSE;
         if (c == '\'' || c == '`') k |= K_QUOTE2;
         if (c >= '0' && c <= '9') k |= K_DIGIT;
-        if (c == '!' || c == '?') k |= K_BANG;
         if (c >= 'A' && c <= 'Z') k |= K_UPPER;
-        if (c && strchr("'`./\\*~|<>{}", c)) k |= K_TO_SPACE;
         if (c == '"') k |= K_QUOTE;
         if (c == ',' || c == ':') k |= K_COLON_COMMA;
-        if (c && strchr(";@#$%&?!()[]{}<>", c)) k |= K_PAD;
         if (c == '-') k |= K_DASH;
         ascii_class[c] = k;
     }
 }
 
-/* --- the emoticon table (configure) ------------------------------------------------------ */
+/* --- the tables (configure) ------------------------------------------------------------- */
 typedef struct {
     Py_UCS4 *text;
     Py_ssize_t len;
     char word[32];
 } Entry;
 
-static Entry *faces, *emoji;
-static Py_ssize_t n_faces, n_emoji;
-/* faces by first character: face_by_first[c][0..face_count[c]) index faces, longest first */
-static Py_ssize_t *face_by_first[128], face_count[128];
-static Py_UCS4 emoji_min = 0x110000;
+typedef struct {
+    Py_UCS4 *p;
+    Py_ssize_t n;
+} Str;
+
+typedef struct {  /* a trigger of a cause plain() gives (cleaning.NATIVE_TRIGGERS) */
+    Str text;
+    int cause;
+} Trigger;
+
+typedef struct {  /* cleaning.CONTRACTIONS (before_space: CONTRACTIONS_BEFORE_SPACE) */
+    char a[8], b[8];
+    int before_space;
+} Contraction;
+
+typedef struct {  /* a line rule of strip_markup (cleaning.NATIVE_LINE_RULES) */
+    unsigned char ascii[128];  /* the ASCII characters its match can start with */
+    Str wide;                  /* those outside ASCII */
+    int digits, anything, cause;
+    PyObject *match;           /* the rule's pattern.match */
+} LineRule;
+
+typedef struct {
+    Entry *faces, *emoji;
+    Py_ssize_t n_faces, n_emoji;
+    /* faces by first character: face_by_first[c][0..face_count[c]) index faces, longest first */
+    Py_ssize_t *face_index, *face_by_first[128], face_count[128];
+    Py_UCS4 emoji_min;
+    unsigned char face_follower[128];
+    Str *undecided;  /* strings that leave a text to Python (the shrug), each found at its anchor */
+    Py_ssize_t *anchor, n_undecided;
+    Py_UCS4 fold_from[MAX_FOLDS];
+    char fold_to[MAX_FOLDS];
+    int n_folds;
+    char (*tlds)[16];
+    Py_ssize_t n_tlds, *tld_len;
+    Contraction *contractions;
+    Py_ssize_t n_contractions;
+    unsigned char contraction_first[128];
+    char digits[8];                 /* the word a digit run becomes (DIGITS) */
+    Py_UCS4 open, close;            /* the stand-ins of `` and '' (cleaning._OPEN, _CLOSE) */
+    unsigned char open_after[128];  /* OPEN_QUOTE_AFTER */
+    Str to_space_wide;  /* TO_SPACE's characters outside ASCII */
+    Py_UCS4 special_max;  /* the highest character of TO_SPACE and WIDE */
+    Py_UCS4 *wide_from;
+    Str *wide_to;
+    Py_ssize_t n_wide;
+    Trigger *triggers;
+    Py_ssize_t n_triggers, *trigger_index, *by_last[128], n_by_last[128];  /* triggers by last character */
+    LineRule *line_rules;
+    Py_ssize_t n_line_rules;
+    unsigned char line_start[128];  /* an ASCII character a line rule's match can start with */
+    Str laugh[16];                /* LAUGH_GUARDS' strings (lowercase ASCII letters), bit k for laugh[k] */
+    int n_laugh, laugh_groups[3];
+    unsigned laugh_mask[3][4];    /* a pass runs where the text holds a string of each of its groups */
+    unsigned short laugh_first[128], laugh_second[128];  /* the strings with that first, second letter */
+    unsigned short classes[128];  /* K_FACE, K_REFUSE, K_TO_SPACE, K_PAD, K_BANG, K_LAUGH */
+    int ready;
+} Tables;
+
+static Tables T;
 
 static void free_entries(Entry *e, Py_ssize_t n) {
-    for (Py_ssize_t i = 0; i < n; i++) PyMem_Free(e[i].text);
+    for (Py_ssize_t i = 0; e && i < n; i++) PyMem_Free(e[i].text);
     PyMem_Free(e);
 }
 
+static void free_strs(Str *s, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; s && i < n; i++) PyMem_Free(s[i].p);
+    PyMem_Free(s);
+}
+
+static void free_tables(Tables *t) {
+    free_entries(t->faces, t->n_faces);
+    free_entries(t->emoji, t->n_emoji);
+    for (int k = 0; k < t->n_laugh; k++) PyMem_Free(t->laugh[k].p);
+    PyMem_Free(t->face_index);
+    free_strs(t->undecided, t->n_undecided);
+    PyMem_Free(t->anchor);
+    PyMem_Free(t->tlds);
+    PyMem_Free(t->tld_len);
+    PyMem_Free(t->trigger_index);
+    PyMem_Free(t->contractions);
+    PyMem_Free(t->to_space_wide.p);
+    PyMem_Free(t->wide_from);
+    free_strs(t->wide_to, t->n_wide);
+    for (Py_ssize_t i = 0; t->triggers && i < t->n_triggers; i++) PyMem_Free(t->triggers[i].text.p);
+    PyMem_Free(t->triggers);
+    for (Py_ssize_t i = 0; t->line_rules && i < t->n_line_rules; i++) {
+        PyMem_Free(t->line_rules[i].wide.p);
+        Py_XDECREF(t->line_rules[i].match);
+    }
+    PyMem_Free(t->line_rules);
+    memset(t, 0, sizeof *t);
+}
+
 /* a word the scan's findings do not see: lowercase ASCII letters, no letter three times in a
-   row, none of the laughter guards' strings */
-static int plain_word(const char *w) {
+   row, none of the laughter guards' strings (t's) */
+static int plain_word(const char *w, const Tables *t) {
     size_t n = strlen(w);
     if (!n) return 0;
     for (size_t i = 0; i < n; i++)
         if (w[i] < 'a' || w[i] > 'z' || (i >= 2 && w[i] == w[i - 1] && w[i] == w[i - 2])) return 0;
-    return !strstr(w, "hah") && !strstr(w, "aha") && !strstr(w, "hehe") && !strstr(w, "lolol");
+    for (int k = 0; k < t->n_laugh; k++)
+        for (size_t i = 0; i + t->laugh[k].n <= n; i++) {
+            Py_ssize_t j = 0;
+            while (j < t->laugh[k].n && (unsigned char)w[i + j] == t->laugh[k].p[j]) j++;
+            if (j == t->laugh[k].n) return 0;
+        }
+    return 1;
+}
+
+static int bad_table(const char *name, const char *why) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "configure: %s: %s", name, why);
+    return -1;
+}
+
+/* tables[name], borrowed (NULL with the error set where missing or not of the type) */
+static PyObject *table_item(PyObject *tables, const char *name, PyTypeObject *type) {
+    PyObject *item = PyDict_GetItemString(tables, name);
+    if (!item || !PyObject_TypeCheck(item, type)) {
+        PyErr_Format(PyExc_TypeError, "configure: %s: a %s, please", name, type->tp_name);
+        return NULL;
+    }
+    return item;
+}
+
+static int to_str(PyObject *o, Str *out, const char *name) {
+    out->p = NULL;
+    if (!PyUnicode_Check(o) || PyUnicode_GetLength(o) < 1) return bad_table(name, "non-empty strings, please");
+    out->n = PyUnicode_GetLength(o);
+    out->p = PyUnicode_AsUCS4Copy(o);
+    return out->p ? 0 : -1;
+}
+
+/* an ASCII string of lowercase letters (1 to size - 1 of them) into out */
+static int to_letters(PyObject *o, char *out, size_t size, const char *name) {
+    const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
+    if (!s || !*s || strlen(s) >= size) return bad_table(name, "short lowercase ASCII words, please");
+    for (const char *c = s; *c; c++)
+        if (*c < 'a' || *c > 'z') return bad_table(name, "short lowercase ASCII words, please");
+    strcpy(out, s);
+    return 0;
 }
 
 /* dict face -> word as an array, longest first (a face or emoji matches as its longest
    table entry that fits: the trie regexes try longer entries first) */
-static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count) {
-    if (!PyDict_Check(dict)) { PyErr_SetString(PyExc_TypeError, "configure wants dicts"); return -1; }
+static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count, const Tables *t) {
     Py_ssize_t n = PyDict_Size(dict), pos = 0, i = 0;
     Entry *e = PyMem_Calloc(n ? n : 1, sizeof(Entry));
     if (!e) { PyErr_NoMemory(); return -1; }
+    *out = e;
     PyObject *key, *value;
     while (PyDict_Next(dict, &pos, &key, &value)) {
         const char *word = PyUnicode_Check(value) ? PyUnicode_AsUTF8(value) : NULL;
-        if (!PyUnicode_Check(key) || !word || strlen(word) >= sizeof(e[i].word) || PyUnicode_GetLength(key) < 1) {
-            free_entries(e, i);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad emoticon table entry");
-            return -1;
-        }
-        if (!plain_word(word)) {
-            free_entries(e, i);
+        if (!PyUnicode_Check(key) || !word || strlen(word) >= sizeof(e[i].word) || PyUnicode_GetLength(key) < 1)
+            return bad_table("emoticons", "bad emoticon table entry");
+        if (!plain_word(word, t)) {
             PyErr_Format(PyExc_ValueError, "emotion word %R: lowercase ASCII letters without a letter "
                          "three times in a row or laughter, please", value);
             return -1;
         }
         e[i].text = PyUnicode_AsUCS4Copy(key);
-        if (!e[i].text) { free_entries(e, i); return -1; }
+        if (!e[i].text) return -1;
         e[i].len = PyUnicode_GetLength(key);
         strcpy(e[i].word, word);
-        i++;
+        *count = ++i;
     }
     for (Py_ssize_t a = 1; a < n; a++)  /* insertion sort, longest first */
         for (Py_ssize_t b = a; b > 0 && e[b].len > e[b - 1].len; b--) {
             Entry t = e[b]; e[b] = e[b - 1]; e[b - 1] = t;
         }
-    *out = e;
-    *count = n;
+    return 0;
+}
+
+/* LAUGH_GUARDS: three passes (_AH_WORD, _LAUGH_HE, _LAUGH_LOL), each groups of strings of
+   lowercase ASCII letters that text.lower() cannot make out of other characters (not one that
+   re.I folds a character outside ASCII into: tail() compares them with ASCII folding) */
+static int load_laughter(PyObject *tables, Tables *t) {
+    PyObject *passes = table_item(tables, "laugh_guards", &PyTuple_Type);
+    if (!passes || PyTuple_GET_SIZE(passes) != 3) return passes ? bad_table("laugh_guards", "three passes, please") : -1;
+    for (int p = 0; p < 3; p++) {
+        PyObject *groups = PyTuple_GET_ITEM(passes, p);
+        if (!PyTuple_Check(groups) || PyTuple_GET_SIZE(groups) > 4) return bad_table("laugh_guards", "up to 4 groups a pass, please");
+        t->laugh_groups[p] = (int)PyTuple_GET_SIZE(groups);
+        for (int g = 0; g < t->laugh_groups[p]; g++) {
+            PyObject *group = PyTuple_GET_ITEM(groups, g);
+            if (!PyTuple_Check(group)) return bad_table("laugh_guards", "groups of strings, please");
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(group); k++) {
+                char word[16];
+                if (t->n_laugh == 16) return bad_table("laugh_guards", "16 strings at most, please");
+                if (to_letters(PyTuple_GET_ITEM(group, k), word, sizeof word, "laugh_guards") < 0) return -1;
+                if (strlen(word) < 2) return bad_table("laugh_guards", "strings of 2 letters or more, please");
+                for (char *w = word; *w; w++)
+                    for (int f = 0; f < t->n_folds; f++)
+                        if (*w == t->fold_to[f]) return bad_table("laugh_guards", "no letter re.I folds other characters into");
+                if (to_str(PyTuple_GET_ITEM(group, k), &t->laugh[t->n_laugh], "laugh_guards") < 0) return -1;
+                t->laugh_first[(unsigned char)word[0]] |= 1u << t->n_laugh;
+                t->laugh_second[(unsigned char)word[1]] |= 1u << t->n_laugh;
+                t->laugh_mask[p][g] |= 1u << t->n_laugh++;
+                t->classes[(unsigned char)word[0]] |= K_LAUGH;
+                t->classes[(unsigned char)word[0] ^ 32] |= K_LAUGH;
+            }
+        }
+    }
+    return 0;
+}
+
+static int load_emoticons(PyObject *tables, Tables *t) {
+    PyObject *faces = table_item(tables, "faces", &PyDict_Type), *emoji = table_item(tables, "emoji", &PyDict_Type);
+    PyObject *followers = table_item(tables, "face_followers", &PyUnicode_Type);
+    if (!faces || !emoji || !followers || load_laughter(tables, t) < 0 || load_table(faces, &t->faces, &t->n_faces, t) < 0
+        || load_table(emoji, &t->emoji, &t->n_emoji, t) < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < t->n_faces; i++)  /* (no laughter guard's string can then be in a face) */
+        for (Py_ssize_t j = 0; j < t->faces[i].len; j++)
+            if (t->faces[i].text[j] > 127 || (t->classes[t->faces[i].text[j]] & K_LAUGH))
+                return bad_table("faces", "faces must be ASCII, without a laughter guard's first letter");
+    if (!(t->face_index = PyMem_Calloc(t->n_faces ? t->n_faces : 1, sizeof(Py_ssize_t)))) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t at = 0;
+    for (int c = 0; c < 128; c++) {  /* faces are in order, longest first, within each letter */
+        t->face_by_first[c] = t->face_index + at;
+        for (Py_ssize_t i = 0; i < t->n_faces; i++)
+            if (t->faces[i].text[0] == (Py_UCS4)c) t->face_index[at + t->face_count[c]++] = i;
+        if (t->face_count[c]) t->classes[c] |= K_FACE;
+        at += t->face_count[c];
+    }
+    t->emoji_min = 0x110000;
+    for (Py_ssize_t i = 0; i < t->n_emoji; i++)
+        if (t->emoji[i].text[0] < t->emoji_min) t->emoji_min = t->emoji[i].text[0];
+    for (Py_ssize_t i = 0; i < PyUnicode_GetLength(followers); i++) {
+        Py_UCS4 c = PyUnicode_ReadChar(followers, i);
+        if (c >= 128 || c == ' ') return bad_table("face_followers", "ASCII punctuation, please");
+        t->face_follower[c] = 1;
+    }
+    return 0;
+}
+
+/* undecided strings (each with a character outside ASCII, its anchor) and re.I's case folds */
+static int load_undecided_and_folds(PyObject *tables, Tables *t) {
+    PyObject *undecided = table_item(tables, "undecided", &PyTuple_Type);
+    PyObject *folds = table_item(tables, "case_folds", &PyDict_Type);
+    if (!undecided || !folds) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(undecided);
+    t->undecided = PyMem_Calloc(n ? n : 1, sizeof(Str));
+    t->anchor = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
+    if (!t->undecided || !t->anchor) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (to_str(PyTuple_GET_ITEM(undecided, i), &t->undecided[i], "undecided") < 0) return -1;
+        t->n_undecided = i + 1;
+        Py_ssize_t a = 0;
+        while (a < t->undecided[i].n && t->undecided[i].p[a] < 128) a++;
+        if (a == t->undecided[i].n) return bad_table("undecided", "each with a character outside ASCII, please");
+        t->anchor[i] = a;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(folds, &pos, &key, &value)) {
+        char letter[2];
+        if (t->n_folds == MAX_FOLDS || !PyUnicode_Check(key) || PyUnicode_GetLength(key) != 1
+            || PyUnicode_ReadChar(key, 0) < 128 || to_letters(value, letter, 2, "case_folds") < 0)
+            return bad_table("case_folds", "a few characters outside ASCII -> a lowercase letter, please");
+        t->fold_from[t->n_folds] = PyUnicode_ReadChar(key, 0);
+        t->fold_to[t->n_folds++] = letter[0];
+    }
+    return 0;
+}
+
+/* the domain endings and the contractions (lowercase ASCII words) */
+static int load_words(PyObject *tables, Tables *t) {
+    PyObject *tlds = table_item(tables, "tlds", &PyTuple_Type);
+    PyObject *contractions = table_item(tables, "contractions", &PyTuple_Type);
+    if (!tlds || !contractions) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(tlds), m = PyTuple_GET_SIZE(contractions);
+    t->tlds = PyMem_Calloc(n ? n : 1, 16);
+    t->tld_len = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
+    t->contractions = PyMem_Calloc(m ? m : 1, sizeof(Contraction));
+    if (!t->tlds || !t->tld_len || !t->contractions) { PyErr_NoMemory(); return -1; }
+    for (; t->n_tlds < n; t->n_tlds++) {
+        if (to_letters(PyTuple_GET_ITEM(tlds, t->n_tlds), t->tlds[t->n_tlds], 16, "tlds") < 0) return -1;
+        t->tld_len[t->n_tlds] = (Py_ssize_t)strlen(t->tlds[t->n_tlds]);
+    }
+    for (; t->n_contractions < m; t->n_contractions++) {
+        PyObject *item = PyTuple_GET_ITEM(contractions, t->n_contractions);
+        Contraction *c = &t->contractions[t->n_contractions];
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3)
+            return bad_table("contractions", "(first, second, before_space) triples, please");
+        if (to_letters(PyTuple_GET_ITEM(item, 0), c->a, sizeof c->a, "contractions") < 0
+            || to_letters(PyTuple_GET_ITEM(item, 1), c->b, sizeof c->b, "contractions") < 0
+            || (c->before_space = PyObject_IsTrue(PyTuple_GET_ITEM(item, 2))) < 0)
+            return -1;
+        t->contraction_first[(unsigned char)c->a[0]] = 1;
+    }
+    return 0;
+}
+
+/* ASCII punctuation (not " - , : or a digit; ' ` and the face followers may be) into classes */
+static int ascii_class_of(PyObject *chars, unsigned short *classes, unsigned short k, unsigned char *flags, const char *name) {
+    for (Py_ssize_t i = 0; i < PyUnicode_GetLength(chars); i++) {
+        Py_UCS4 c = PyUnicode_ReadChar(chars, i);
+        if (c >= 128 || c == '"' || c == '-' || c == ',' || c == ':' || is_word(c) || c < 32 || c == 127)
+            return bad_table(name, "ASCII punctuation but \" - , :, please");
+        if (classes) classes[c] |= k;
+        if (flags) flags[c] = 1;
+    }
+    return 0;
+}
+
+/* DIGITS, the stand-ins, OPEN_QUOTE_AFTER and PUNCT_RUNS */
+static int load_quotes_and_runs(PyObject *tables, Tables *t) {
+    PyObject *digits = table_item(tables, "digits", &PyUnicode_Type), *stand_ins = table_item(tables, "stand_ins", &PyTuple_Type);
+    PyObject *after = table_item(tables, "open_quote_after", &PyUnicode_Type);
+    PyObject *runs = table_item(tables, "punct_runs", &PyUnicode_Type);
+    if (!digits || !stand_ins || !after || !runs || to_letters(digits, t->digits, 7, "digits") < 0) return -1;
+    Py_UCS4 in[2] = {0, 0};
+    for (Py_ssize_t k = 0; k < 2 && PyTuple_GET_SIZE(stand_ins) == 2; k++) {
+        PyObject *o = PyTuple_GET_ITEM(stand_ins, k);
+        in[k] = PyUnicode_Check(o) && PyUnicode_GetLength(o) == 1 ? PyUnicode_ReadChar(o, 0) : 0;
+    }
+    if (in[0] < 128 || in[1] < 128 || in[0] == in[1] || is_word(in[0]) || is_word(in[1]) || is_space(in[0]) || is_space(in[1]))
+        return bad_table("stand_ins", "two characters outside ASCII, neither a word character nor a space, please");
+    t->open = in[0];
+    t->close = in[1];
+    for (Py_ssize_t i = 0; i < PyUnicode_GetLength(after); i++) {  /* (a space too) */
+        Py_UCS4 c = PyUnicode_ReadChar(after, i);
+        if (c >= 128 || is_word(c) || c == '"') return bad_table("open_quote_after", "ASCII but letters and \", please");
+        t->open_after[c] = 1;
+    }
+    return ascii_class_of(runs, t->classes, K_BANG, NULL, "punct_runs");
+}
+
+/* TO_SPACE, WIDE and PAD: the character rules' classes */
+static int load_characters(PyObject *tables, Tables *t) {
+    PyObject *to_space = table_item(tables, "to_space", &PyUnicode_Type), *pad = table_item(tables, "pad", &PyUnicode_Type);
+    PyObject *wide = table_item(tables, "wide", &PyDict_Type);
+    if (!to_space || !pad || !wide || to_str(to_space, &t->to_space_wide, "to_space") < 0
+        || load_quotes_and_runs(tables, t) < 0)
+        return -1;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < t->to_space_wide.n; i++) {
+        Py_UCS4 c = t->to_space_wide.p[i];
+        if (c < 128) t->classes[c] |= K_TO_SPACE;
+        else t->to_space_wide.p[k++] = c;
+    }
+    t->to_space_wide.n = k;
+    t->special_max = 127;
+    for (Py_ssize_t i = 0; i < k; i++)
+        if (t->to_space_wide.p[i] > t->special_max) t->special_max = t->to_space_wide.p[i];
+    if (ascii_class_of(pad, t->classes, K_PAD, NULL, "pad") < 0) return -1;
+    Py_ssize_t n = PyDict_Size(wide), pos = 0;
+    t->wide_from = PyMem_Calloc(n ? n : 1, sizeof(Py_UCS4));
+    t->wide_to = PyMem_Calloc(n ? n : 1, sizeof(Str));
+    if (!t->wide_from || !t->wide_to) { PyErr_NoMemory(); return -1; }
+    PyObject *key, *value;
+    while (PyDict_Next(wide, &pos, &key, &value)) {
+        Str *to = &t->wide_to[t->n_wide];
+        if (!PyUnicode_Check(key) || PyUnicode_GetLength(key) != 1 || PyUnicode_ReadChar(key, 0) < 128
+            || to_str(value, to, "wide") < 0)
+            return bad_table("wide", "a character outside ASCII -> ASCII, please");
+        t->wide_from[t->n_wide++] = PyUnicode_ReadChar(key, 0);
+        if (PyUnicode_ReadChar(key, 0) > t->special_max) t->special_max = PyUnicode_ReadChar(key, 0);
+        if (to->n > 6) return bad_table("wide", "replacements of 6 characters at most, please");
+        for (Py_ssize_t i = 0; i < to->n; i++)
+            if (to->p[i] >= 128 || to->p[i] < 32 || is_decimal(to->p[i])) return bad_table("wide", "printable ASCII, no digits, please");
+    }
+    return 0;
+}
+
+static int valid_cause(int cause) { return cause == 1 || cause == 2 || cause == 4 || cause == 8; }
+
+/* the triggers (by their last character) and the line rules */
+static int load_triggers(PyObject *tables, Tables *t) {
+    PyObject *triggers = table_item(tables, "triggers", &PyTuple_Type);
+    PyObject *rules = table_item(tables, "line_rules", &PyTuple_Type);
+    if (!triggers || !rules) return -1;
+    Py_ssize_t n = PyTuple_GET_SIZE(triggers), m = PyTuple_GET_SIZE(rules);
+    t->triggers = PyMem_Calloc(n ? n : 1, sizeof(Trigger));
+    t->line_rules = PyMem_Calloc(m ? m : 1, sizeof(LineRule));
+    if (!t->triggers || !t->line_rules) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t index = 0; index < n; index++) {
+        PyObject *item = PyTuple_GET_ITEM(triggers, index);
+        Trigger *g = &t->triggers[index];
+        t->n_triggers = index + 1;  /* (freed from here on, whatever fails) */
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || !PyLong_Check(PyTuple_GET_ITEM(item, 1)))
+            return bad_table("triggers", "(string, cause) pairs, please");
+        g->cause = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 1));
+        if (to_str(PyTuple_GET_ITEM(item, 0), &g->text, "triggers") < 0) return -1;
+        if (!valid_cause(g->cause)) return bad_table("triggers", "a cause of 1, 2, 4 or 8, please");
+        Py_UCS4 last = g->text.p[g->text.n - 1];
+        if (last >= 128) return bad_table("triggers", "ending in an ASCII character, please");
+        t->classes[last] |= K_REFUSE;
+        if (is_letter(last)) t->classes[last ^ 32] |= K_REFUSE;  /* (matched as re.I would) */
+        t->n_by_last[fold(last)]++;
+    }
+    if (!(t->trigger_index = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t)))) { PyErr_NoMemory(); return -1; }
+    Py_ssize_t at = 0;
+    for (int c = 0; c < 128; c++) {
+        t->by_last[c] = t->trigger_index + at;
+        for (Py_ssize_t k = 0, j = 0; k < n; k++)
+            if (fold(t->triggers[k].text.p[t->triggers[k].text.n - 1]) == (Py_UCS4)c) t->by_last[c][j++] = k;
+        at += t->n_by_last[c];
+    }
+    for (Py_ssize_t index = 0; index < m; index++) {
+        PyObject *item = PyTuple_GET_ITEM(rules, index);
+        LineRule *r = &t->line_rules[index];
+        t->n_line_rules = index + 1;
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 5 || !PyCallable_Check(PyTuple_GET_ITEM(item, 3)))
+            return bad_table("line_rules", "(first characters, digits, anything, match, cause), please");
+        Py_INCREF(r->match = PyTuple_GET_ITEM(item, 3));
+        r->cause = (int)PyLong_AsLong(PyTuple_GET_ITEM(item, 4));
+        if ((r->digits = PyObject_IsTrue(PyTuple_GET_ITEM(item, 1))) < 0
+            || (r->anything = PyObject_IsTrue(PyTuple_GET_ITEM(item, 2))) < 0 || PyErr_Occurred())
+            return -1;
+        if (!valid_cause(r->cause)) return bad_table("line_rules", "a cause of 1, 2, 4 or 8, please");
+        if (to_str(PyTuple_GET_ITEM(item, 0), &r->wide, "line_rules") < 0) return -1;
+        Py_ssize_t k = 0;
+        for (Py_ssize_t i = 0; i < r->wide.n; i++) {
+            if (r->wide.p[i] < 128) r->ascii[r->wide.p[i]] = t->line_start[r->wide.p[i]] = 1;
+            else r->wide.p[k++] = r->wide.p[i];
+        }
+        for (int c = 0; c < 128; c++) t->line_start[c] |= r->anything || (r->digits && c >= '0' && c <= '9');
+        r->wide.n = k;
+    }
+    for (int c = 0; c < 128; c++)  /* strip_markup's whitespace guard: not text.isprintable() */
+        if (c != '\n' && !Py_UNICODE_ISPRINTABLE(c)) t->classes[c] |= K_REFUSE;
+    t->classes['.'] |= K_REFUSE;  /* (a domain ending) */
     return 0;
 }
 
 static PyObject *configure(PyObject *self, PyObject *args) {
-    PyObject *face_dict, *emoji_dict;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyDict_Type, &face_dict, &PyDict_Type, &emoji_dict)) return NULL;
-    Entry *f, *e;
-    Py_ssize_t nf, ne;
-    if (load_table(face_dict, &f, &nf) < 0) return NULL;
-    if (load_table(emoji_dict, &e, &ne) < 0) { free_entries(f, nf); return NULL; }
-    for (Py_ssize_t i = 0; i < nf; i++)  /* (no laughter guard's string can then overlap a face) */
-        for (Py_ssize_t j = 0; j < f[i].len; j++)
-            if (f[i].text[j] > 127 || (f[i].text[j] | 32) == 'h' || (f[i].text[j] | 32) == 'l') {
-                free_entries(f, nf); free_entries(e, ne);
-                PyErr_SetString(PyExc_ValueError, "faces must be ASCII, without h or l");
-                return NULL;
-            }
-    Py_ssize_t *index = PyMem_Calloc(nf ? nf : 1, sizeof(Py_ssize_t));
-    if (!index) { free_entries(f, nf); free_entries(e, ne); PyErr_NoMemory(); return NULL; }
-    if (faces) { free_entries(faces, n_faces); PyMem_Free(face_by_first[0]); }
-    faces = f; n_faces = nf; emoji = e; n_emoji = ne;
-    Py_ssize_t at = 0;
-    for (int c = 0; c < 128; c++) {  /* faces are in order, longest first, within each letter */
-        ascii_class[c] &= ~K_FACE;
-        face_by_first[c] = index + at;
-        face_count[c] = 0;
-        for (Py_ssize_t i = 0; i < nf; i++)
-            if (f[i].text[0] == (Py_UCS4)c) index[at + face_count[c]++] = i;
-        if (face_count[c]) ascii_class[c] |= K_FACE;
-        at += face_count[c];
+    PyObject *tables;
+    if (!PyArg_ParseTuple(args, "O!", &PyDict_Type, &tables)) return NULL;
+    Tables t;
+    memset(&t, 0, sizeof t);
+    if (load_undecided_and_folds(tables, &t) < 0 || load_emoticons(tables, &t) < 0 || load_words(tables, &t) < 0
+        || load_characters(tables, &t) < 0 || load_triggers(tables, &t) < 0) {
+        free_tables(&t);
+        return NULL;
     }
-    emoji_min = 0x110000;
-    for (Py_ssize_t i = 0; i < ne; i++)
-        if (e[i].text[0] < emoji_min) emoji_min = e[i].text[0];
+    free_tables(&T);
+    T = t;
+    T.ready = 1;
+    for (int c = 0; c < 128; c++)
+        ascii_class[c] = (ascii_class[c] & ~(K_FACE | K_REFUSE | K_TO_SPACE | K_PAD | K_BANG | K_LAUGH)) | T.classes[c];
+    n_folds = T.n_folds;
+    memcpy(fold_from, T.fold_from, sizeof fold_from);
+    memcpy(fold_to, T.fold_to, sizeof fold_to);
     Py_RETURN_NONE;
 }
 
@@ -229,25 +603,26 @@ static int put_word(Buf *out, const char *word) {
 
 /* --- step 3: emoticons.substitute_emoticons ----------------------------------------------- */
 /* faces.sub: a face stands alone ((?<!\S.) after its first character: the start or whitespace
-   before it) and is followed by whitespace, the end or one of .,!?; (its longest fitting entry) */
+   before it) and is followed by whitespace, the end or one of FACE_FOLLOWERS (its longest
+   fitting entry) */
 static const Entry *face_at(const Buf *in, Py_ssize_t i) {
     Py_UCS4 first = in->p[i];
-    if (first >= 128 || !face_count[first] || (i > 0 && !is_space(in->p[i - 1]))) return NULL;
-    for (Py_ssize_t k = 0; k < face_count[first]; k++) {
-        const Entry *face = &faces[face_by_first[first][k]];
+    if (first >= 128 || !T.face_count[first] || (i > 0 && !is_space(in->p[i - 1]))) return NULL;
+    for (Py_ssize_t k = 0; k < T.face_count[first]; k++) {
+        const Entry *face = &T.faces[T.face_by_first[first][k]];
         if (!starts_with(in, i, face)) continue;
         Py_ssize_t e = i + face->len;
         Py_UCS4 c = e < in->n ? in->p[e] : 0;
-        if (e == in->n || is_space(c) || c == '.' || c == ',' || c == '!' || c == '?' || c == ';') return face;
+        if (e == in->n || is_space(c) || (c < 128 && T.face_follower[c])) return face;
     }
     return NULL;
 }
 
 /* _emoji_sub's match: the longest emoji at i (they may start anywhere) */
 static const Entry *emoji_at(const Buf *in, Py_ssize_t i) {
-    if (in->p[i] < emoji_min) return NULL;
-    for (Py_ssize_t k = 0; k < n_emoji; k++)
-        if (starts_with(in, i, &emoji[k])) return &emoji[k];
+    if (in->p[i] < T.emoji_min) return NULL;
+    for (Py_ssize_t k = 0; k < T.n_emoji; k++)
+        if (starts_with(in, i, &T.emoji[k])) return &T.emoji[k];
     return NULL;
 }
 
@@ -280,42 +655,38 @@ static int shorten_letters(const Buf *in, Buf *out) {
     return 0;
 }
 
-/* shorten_elongated's guards of the laughter rules on text.lower() (no character outside
-   ASCII lowercases to h, a, e, l or o), at b->p[i] (h, a or l in either case) */
+/* The laughter guards (LAUGH_GUARDS, on text.lower(): ASCII folding, as configure() checked)
+   that start at b->p[i], a bit each */
 static int laugh_bits_at(const Buf *b, Py_ssize_t i) {
-    Py_UCS4 c = b->p[i] | 32, next = i + 1 < b->n ? b->p[i + 1] | 32 : 0;
-    if (c == 'h' ? next != 'a' && next != 'e' : c == 'a' ? next != 'h' : next != 'o') return 0;
-    Py_UCS4 w[5] = {0};  /* (folded; 0 past the end) */
-    for (int k = 0; k < 5 && i + k < b->n; k++) w[k] = fold(b->p[i + k]);
-    int seen = 0;  /* bits: hah aha haha ahah haah ahha hehe lolol */
-    if (w[0] == 'h' && w[1] == 'a') {
-        if (w[2] == 'h') seen |= 1 | (w[3] == 'a' ? 4 : 0);
-        if (w[2] == 'a' && w[3] == 'h') seen |= 16;
-    } else if (w[0] == 'h' && w[1] == 'e' && w[2] == 'h' && w[3] == 'e') {
-        seen |= 64;
-    } else if (w[0] == 'a' && w[1] == 'h') {
-        if (w[2] == 'a') seen |= 2 | (w[3] == 'h' ? 8 : 0);
-        if (w[2] == 'h' && w[3] == 'a') seen |= 32;
-    } else if (w[0] == 'l' && w[1] == 'o' && w[2] == 'l' && w[3] == 'o' && w[4] == 'l') {
-        seen |= 128;
+    Py_UCS4 c = fold(b->p[i]), next = i + 1 < b->n ? fold(b->p[i + 1]) : 0;
+    unsigned candidates = c < 128 && next < 128 ? T.laugh_first[c] & T.laugh_second[next] : 0;
+    int seen = 0;
+    for (int k = 0; candidates >> k; k++) {
+        const Str *g = &T.laugh[k];
+        if (!(candidates >> k & 1) || i + g->n > b->n) continue;
+        Py_ssize_t j = 2;
+        while (j < g->n && fold(b->p[i + j]) == g->p[j]) j++;
+        if (j == g->n) seen |= 1 << k;
     }
     return seen;
 }
 
-/* 1: the _AH_WORD pass runs (its guard decides: "ahha" alone stays), 2: _LAUGH_HE, 4: _LAUGH_LOL */
+/* 1: the _AH_WORD pass runs ("ahha" alone stays), 2: _LAUGH_HE, 4: _LAUGH_LOL (a string of
+   each of the pass's groups is there) */
 static int laugh_passes(int seen) {
-    return ((seen & 3) && (seen & 0x3C)) | (seen & 0x40 ? 2 : 0) | (seen & 0x80 ? 4 : 0);
-}
-
-static inline int laugh_letter(Py_UCS4 c) {
-    c |= 32;
-    return c == 'h' || c == 'a' || c == 'l';
+    int passes = 0;
+    for (int p = 0; p < 3; p++) {
+        int all = 1;
+        for (int g = 0; g < T.laugh_groups[p]; g++) all &= (seen & T.laugh_mask[p][g]) != 0;
+        passes |= all << p;
+    }
+    return passes;
 }
 
 static int may_laugh(const Buf *b) {
     int seen = 0;
     for (Py_ssize_t i = 0; i < b->n; i++)
-        if (laugh_letter(b->p[i])) seen |= laugh_bits_at(b, i);
+        if (b->p[i] < 128 && (ascii_class[b->p[i]] & K_LAUGH)) seen |= laugh_bits_at(b, i);
     return laugh_passes(seen);
 }
 
@@ -402,10 +773,14 @@ static inline void scan_at(const Buf *b, Py_ssize_t i, Scan *s) {
         return;
     }
     s->nonascii = 1;
-    if (c >= emoji_min) s->emoji = 1;
-    if (c == 0x130 || c == 0x131) s->undecided = 1;  /* (?i) matches i with them */
-    if (c == 0x30C4 && i > 0 && i + 1 < b->n && b->p[i - 1] == '(' && b->p[i + 1] == ')')
-        s->undecided = 1;  /* "(ツ)": the shrug rule */
+    if (c >= T.emoji_min) s->emoji = 1;
+    for (Py_ssize_t k = 0; k < T.n_undecided; k++) {  /* (the shrug rule) */
+        const Str *u = &T.undecided[k];
+        Py_ssize_t start = i - T.anchor[k], j = 0;
+        if (c != u->p[T.anchor[k]] || start < 0 || start + u->n > b->n) continue;
+        while (j < u->n && b->p[start + j] == u->p[j]) j++;
+        if (j == u->n) s->undecided = 1;
+    }
 }
 
 static void scan(const Buf *b, Scan *s) {
@@ -448,7 +823,6 @@ static int lower(Buf *b, Buf *spare) {
 }
 
 /* --- the lsdscc character rules: cleaning.lsdscc_characters -------------------------------- */
-static const Py_UCS4 OPEN = 0xE0FE, CLOSE = 0xE0FF;
 
 /* _protect_quotes: '' -> " CLOSE ", then `` -> " OPEN " (str.replace, left to right) */
 static int protect(const Buf *in, Buf *out, Py_UCS4 quote, Py_UCS4 stand_in) {
@@ -466,17 +840,32 @@ static int protect(const Buf *in, Buf *out, Py_UCS4 quote, Py_UCS4 stand_in) {
     return 0;
 }
 
+/* a character of TO_SPACE */
 static inline int to_space(Py_UCS4 c) {
-    switch (c) {
-    case '\'': case '`': case 0x2018: case 0x2019: case 0x00B4: case '.': case '/': case '\\':
-    case 0x2026: case '*': case '~': case '|': case '<': case '>': case '{': case '}':
-        return 1;
-    }
+    if (c < 128) return ascii_class[c] & K_TO_SPACE;
+    for (Py_ssize_t k = 0; k < T.to_space_wide.n; k++)
+        if (T.to_space_wide.p[k] == c) return 1;
     return 0;
 }
 
-/* digit runs (\d: Unicode decimals) -> digits; runs of 3 or more ! or ? keep two; _WIDE's
-   quotes and dashes -> " and --; _TO_SPACE's characters -> spaces. Sets *quotes when the
+/* WIDE's replacement of c (outside ASCII), or NULL */
+static const Str *wide_to(Py_UCS4 c) {
+    if (c < 128) return NULL;
+    for (Py_ssize_t k = 0; k < T.n_wide; k++)
+        if (T.wide_from[k] == c) return &T.wide_to[k];
+    return NULL;
+}
+
+/* c at o[n] (the new n), noting a " (*quotes) and , or : after one of them (*touching) */
+static inline Py_ssize_t put_character(Py_UCS4 *o, Py_ssize_t n, Py_UCS4 c, int *quotes, int *touching) {
+    if (c == '"') *quotes = 1;
+    else if ((c == ',' || c == ':') && n && (o[n - 1] == ',' || o[n - 1] == ':')) *touching = 1;
+    o[n] = c;
+    return n + 1;
+}
+
+/* digit runs (\d: Unicode decimals) -> digits; runs of 3 or more ! or ? keep two; WIDE's
+   characters -> their replacements; TO_SPACE's characters (also in those) -> spaces. Sets *quotes when the
    result has a ", *touching when it has ,, ,: :, or :: (NLTK's colon-comma rule); with
    lower_ascii (an ASCII text to lowercase) A-Z become a-z */
 static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int *touching) {
@@ -493,55 +882,44 @@ static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int
         }
         if (is_decimal(c)) {
             while (i < in->n && is_decimal(in->p[i])) i++;
-            for (const char *d = "digits"; *d; d++) o[n++] = (unsigned char)*d;
+            for (const char *d = T.digits; *d; d++) o[n++] = (unsigned char)*d;
             continue;
         }
-        if ((c == '!' || c == '?') && i + 2 < in->n && in->p[i + 1] == c && in->p[i + 2] == c) {
+        if (c < 128 && (ascii_class[c] & K_BANG) && i + 2 < in->n && in->p[i + 1] == c && in->p[i + 2] == c) {
             while (i < in->n && in->p[i] == c) i++;
             o[n++] = c;
             o[n++] = c;
             continue;
         }
         i++;
+        const Str *wide = c > T.special_max ? NULL : wide_to(c);
+        if (wide) {  /* (a replacement: 6 characters at most, ASCII, no digits) */
+            for (Py_ssize_t k = 0; k < wide->n; k++) n = put_character(o, n, to_space(wide->p[k]) ? ' ' : wide->p[k], quotes, touching);
+            continue;
+        }
         if (lower_ascii && c >= 'A' && c <= 'Z') c += 32;
-        else if (c == 0x201C || c == 0x201D || c == 0x201E) c = '"';
-        else if (c == 0x2013 || c == 0x2014) { o[n++] = '-'; c = '-'; }
-        else if (to_space(c)) c = ' ';
-        if (c == '"') *quotes = 1;
-        else if ((c == ',' || c == ':') && n && (o[n - 1] == ',' || o[n - 1] == ':')) *touching = 1;
-        o[n++] = c;
+        else if (c <= T.special_max && to_space(c)) c = ' ';
+        n = put_character(o, n, c, quotes, touching);
     }
     out->n = n;
     return 0;
 }
 
 /* --- the Treebank rules left for lsdscc text (the end of cleaning._lsdscc_tail) ------------- */
-static inline int is_pad(Py_UCS4 c, int colon_comma) {
-    switch (c) {
-    case ';': case '@': case '#': case '$': case '%': case '&': case '?': case '!': case '(': case ')':
-    case '[': case ']': case '{': case '}': case '<': case '>':
-        return 1;
-    case ',': case ':':
-        return colon_comma;
-    }
-    return 0;
-}
-
-/* a text starting with " starts with " OPEN "; then _OPEN_QUOTE: a " after one of  ([{<
-   (in the text before this substitution) is OPEN */
+/* a text starting with " starts with " OPEN "; then _OPEN_QUOTE: a " after one of
+   OPEN_QUOTE_AFTER (in the text before this substitution) is OPEN */
 static int open_quotes(const Buf *in, Buf *out) {
     Py_ssize_t start = in->n && in->p[0] == '"';
     if (buf_grow(out, in->n + 3) < 0) return -1;
     if (start) {
         out->p[out->n++] = ' ';
-        out->p[out->n++] = OPEN;
+        out->p[out->n++] = T.open;
         out->p[out->n++] = ' ';
     }
     if (buf_putu(out, in->p + start, in->n - start) < 0) return -1;
     for (Py_ssize_t i = out->n - 1; i > 0; i--) {  /* backwards: p[i - 1] is still the old text */
         Py_UCS4 before = out->p[i - 1];
-        if (out->p[i] == '"' && (before == ' ' || before == '(' || before == '[' || before == '{' || before == '<'))
-            out->p[i] = OPEN;
+        if (out->p[i] == '"' && before < 128 && T.open_after[before]) out->p[i] = T.open;
     }
     return 0;
 }
@@ -587,10 +965,10 @@ static int pad(const Buf *in, Buf *out, int colon_comma) {
             else if (c == '-') { o[n++] = '-'; o[n++] = '-'; i++; }
             else o[n++] = c;
             o[n++] = ' ';
-        } else if (c == OPEN || c == CLOSE) {
+        } else if (c == T.open || c == T.close) {
             o[n++] = ' ';
-            o[n++] = c == OPEN ? '`' : '\'';
-            o[n++] = c == OPEN ? '`' : '\'';
+            o[n++] = c == T.open ? '`' : '\'';
+            o[n++] = c == T.open ? '`' : '\'';
             o[n++] = ' ';
         } else {
             o[n++] = c;
@@ -601,21 +979,17 @@ static int pad(const Buf *in, Buf *out, int colon_comma) {
 }
 
 /* _CONTRACTION.sub(_CONTRACTION_SPLIT): (?i)\b(can)(not)\b ... |\b(wan)(na)(?=\s|$) ->
-   " can not " (case kept). ASCII case folding: tail() leaves text with a dotted or dotless i,
-   which (?i) also matches with i, to the Python steps. */
-static const char *const CONTRACTIONS[][2] = {
-    {"can", "not"}, {"gim", "me"}, {"gon", "na"}, {"got", "ta"}, {"lem", "me"}, {"wan", "na"},
-};
-
+   " can not " (case kept): CONTRACTIONS where a word ends, CONTRACTIONS_BEFORE_SPACE where a
+   space or the end follows, tried in their order, matched as re.I matches (fold_match) */
 static Py_ssize_t contraction_at(const Buf *in, Py_ssize_t i, Py_ssize_t *first) {
-    Py_UCS4 c = in->p[i] | 32;  /* (every one starts with c, g, l or w) */
-    if ((c != 'c' && c != 'g' && c != 'l' && c != 'w') || (i > 0 && is_word(in->p[i - 1]))) return 0;
-    for (int k = 0; k < 6; k++) {
-        const char *a = CONTRACTIONS[k][0], *b = CONTRACTIONS[k][1];
-        if ((Py_UCS4)a[0] != c) continue;
-        Py_ssize_t la = 3, end = i + la + (b[2] ? 3 : 2);
-        if (!fold_match(in, i, a) || !fold_match(in, i + la, b)) continue;
-        if (end == in->n || (k < 5 ? !is_word(in->p[end]) : is_space(in->p[end]))) {
+    Py_UCS4 c = fold_re(in->p[i]);
+    if (c >= 128 || !T.contraction_first[c] || (i > 0 && is_word(in->p[i - 1]))) return 0;
+    for (Py_ssize_t k = 0; k < T.n_contractions; k++) {
+        const Contraction *t = &T.contractions[k];
+        if ((unsigned char)t->a[0] != c) continue;
+        Py_ssize_t la = (Py_ssize_t)strlen(t->a), end = i + la + (Py_ssize_t)strlen(t->b);
+        if (!fold_match(in, i, t->a) || !fold_match(in, i + la, t->b)) continue;
+        if (end == in->n || (t->before_space ? is_space(in->p[end]) : !is_word(in->p[end]))) {
             *first = la;
             return end - i;
         }
@@ -886,8 +1260,8 @@ static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known, PyObje
     if (laugh & 4) STEP(laugh_runs(&a, &b, 1));
     if (lowercase && s.nonascii && lower(&a, &b) < 0) goto done;
     if (s.quotes2) {
-        STEP(protect(&a, &b, '\'', CLOSE));
-        STEP(protect(&a, &b, '`', OPEN));
+        STEP(protect(&a, &b, '\'', T.close));
+        STEP(protect(&a, &b, '`', T.open));
     }
     int quotes = 0, touching = 0;
     STEP(characters(&a, &b, lowercase && !s.nonascii, &quotes, &touching));
@@ -909,7 +1283,7 @@ done:
    with the error set) */
 static int take_text(PyObject *text, PyObject *counts, Buf *a) {
     if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict"); return -1; }
-    if (!faces) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return -1; }
+    if (!T.ready) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return -1; }
     Py_ssize_t n = PyUnicode_GetLength(text);
     if (buf_init(a, n + 1) < 0) return -1;
     if (!PyUnicode_AsUCS4(text, a->p, a->cap, 0)) { buf_free(a); return -1; }
@@ -927,94 +1301,75 @@ static PyObject *tail(PyObject *self, PyObject *args) {
 }
 
 /* --- plain(): the whole fast path for a text the markup, e-mail and url steps leave as it is */
-/* cleaning._has_url's _DOT_TLD part: . then a domain ending (re.I) then \b; 1 also where a
-   character that re.I matches with an ASCII letter (a dotted or dotless i, long s, Kelvin sign)
-   follows the period */
-static const char *const TLDS[] = {"com", "org", "net", "edu", "gov", "io", "co", "uk", "de", "fr", "tv", "me",
-                                   "ly", "gl", "be", "it", "us", "ca", "au", "info", "biz", "gg", "am"};
-
+/* cleaning._DOT_TLD: . then one of TLDS (as re.I matches it) then \b */
 static int dot_tld(const Buf *b, Py_ssize_t dot) {
-    Py_UCS4 next = dot + 1 < b->n ? b->p[dot + 1] : 0;
-    if (next == 0x130 || next == 0x131 || next == 0x17F || next == 0x212A) return 1;
-    if (!is_letter(next)) return 0;
-    for (size_t k = 0; k < sizeof TLDS / sizeof *TLDS; k++) {
-        Py_ssize_t end = dot + 1 + (Py_ssize_t)strlen(TLDS[k]);
-        if (fold_match(b, dot + 1, TLDS[k]) && (end == b->n || !is_word(b->p[end]))) return 1;
+    Py_UCS4 next = dot + 1 < b->n ? fold_re(b->p[dot + 1]) : 0;
+    if (next < 'a' || next > 'z') return 0;
+    for (Py_ssize_t k = 0; k < T.n_tlds; k++) {
+        Py_ssize_t end = dot + 1 + T.tld_len[k];
+        if ((unsigned char)T.tlds[k][0] == next && fold_match(b, dot + 1, T.tlds[k]) && (end == b->n || !is_word(b->p[end])))
+            return 1;
     }
     return 0;
 }
 
-/* Why plain() leaves a text to Python (0: it does not): */
+/* Why plain() leaves a text to Python (0: it does not), cleaning._ENTITIES and the others: */
 enum { ENTITIES = 1, FOLLOWED = 2, OTHER = 4, LINKS = 8 };
-/* ENTITIES: an & (html.unescape's); FOLLOWED: the markup rules cleaning._native_plain runs
-   before calling plain() again (quotes and spoilers, links, emphasis, inline code,
-   superscripts); LINKS: an e-mail address or a url may be there (@, ://, www. or .tld);
-   OTHER: every other markup rule (a trigger character, a line starting, after spaces, like a
-   bullet, rule, header or code), whitespace but spaces and newlines, anything unprintable, and
-   '' or `` (protected from the markup rules). With none, strip_markup changes nothing but
-   whitespace and no e-mail or url rule applies. */
+/* The causes of the triggers that end at b->p[i] (cleaning.NATIVE_TRIGGERS, matched as re.I
+   would), LINKS for a domain ending, OTHER for what is not printable but a newline (strip_markup
+   collapses whitespace where the text is not isprintable()). With none anywhere, and no line
+   rule matching, strip_markup changes nothing but whitespace and no e-mail or url rule applies. */
 static int refusal(Py_UCS4 c, const Buf *b, Py_ssize_t i) {
-    Py_UCS4 next = i + 1 < b->n ? b->p[i + 1] : 0;
-    switch (c) {
-    case '&':  /* (that of a zero-width space gives another cause once decoded) */
-        return fold_match(b, i + 1, "#x200b;") ? OTHER : ENTITIES;
-    case ']': case '*': case '_': case '^': case '>': case '<':
-        return FOLLOWED;
-    case '`':
-        return next == '`' ? OTHER : FOLLOWED;
-    case '~':
-        return next == '~' && i + 2 < b->n && b->p[i + 2] == '~' ? OTHER : FOLLOWED;
-    case '\\': case '|':
-        return OTHER;
-    case '@':
-        return LINKS;
-    case '\'':
-        return next == '\'' ? OTHER : 0;
-    case ':':
-        return next == '/' && i + 2 < b->n && b->p[i + 2] == '/' ? LINKS : 0;
-    case '.':
-        return dot_tld(b, i) || (i >= 3 && fold_match(b, i - 3, "www")) ? LINKS : 0;
+    int why = 0;
+    if (c < 128) {
+        Py_UCS4 f = fold(c);
+        for (Py_ssize_t k = 0; k < T.n_by_last[f]; k++) {
+            const Trigger *g = &T.triggers[T.by_last[f][k]];
+            Py_ssize_t start = i + 1 - g->text.n, j = 0;
+            if (start < 0 || (g->cause & why)) continue;
+            while (j < g->text.n && fold_re(b->p[start + j]) == fold(g->text.p[j])) j++;
+            if (j == g->text.n) why |= g->cause;
+        }
+        if (c == '.' && dot_tld(b, i)) why |= LINKS;
     }
-    if (c == ' ' || (c < 128 && c >= 32 && c != 127)) return 0;
-    return c < 128 || Py_UNICODE_ISSPACE(c) || !Py_UNICODE_ISPRINTABLE(c) ? OTHER : 0;
+    return c != '\n' && !Py_UNICODE_ISPRINTABLE(c) ? why | OTHER : why;
 }
 
-/* A line's first character after fewer than 4 spaces: a line of one of - = * _ (and spaces:
-   setext lines, rules; refused even where too short for a rule) is OTHER; a header (#), a
-   bullet (- * + or a bullet and a space or tab) or a numbered item (1-3 digits, . or ) and
-   a space or tab) is FOLLOWED; anything else starts a line as it would any text. */
-static int line_start_refusal(const Buf *b, Py_ssize_t i) {
-    Py_UCS4 c = b->p[i], next = i + 1 < b->n ? b->p[i + 1] : 0;
-    if (c == '-' || c == '=' || c == '*' || c == '_') {
-        Py_ssize_t j = i;
-        while (j < b->n && (b->p[j] == c || b->p[j] == ' ' || b->p[j] == '\t')) j++;
-        if (j == b->n || b->p[j] == '\n') return OTHER;
+/* The causes but those in skip of the line rules (cleaning.NATIVE_LINE_RULES) that match the
+   line starting at b->p[i], each asked (pattern.match(text, i)) where the line starts with a
+   character its match can start with; -1 with the error set */
+static int line_refusal(PyObject *text, const Buf *b, Py_ssize_t i, int skip) {
+    Py_UCS4 c = b->p[i];
+    int why = 0;
+    PyObject *argv[2] = {text, NULL};
+    if (c < 128 && !T.line_start[c]) return 0;
+    for (Py_ssize_t k = 0; k < T.n_line_rules && why >= 0; k++) {
+        const LineRule *r = &T.line_rules[k];
+        int may = r->anything || (c < 128 ? r->ascii[c] : 0) || (r->digits && is_decimal(c));
+        for (Py_ssize_t j = 0; !may && c >= 128 && j < r->wide.n; j++) may = r->wide.p[j] == c;
+        if (!may || !(r->cause & ~skip & ~why)) continue;
+        PyObject *found = argv[1] || (argv[1] = PyLong_FromSsize_t(i)) ? PyObject_Vectorcall(r->match, argv, 2, NULL) : NULL;
+        if (!found) why = -1;
+        else if (found != Py_None) why |= r->cause;
+        Py_XDECREF(found);
     }
-    if (c == '#') return FOLLOWED;
-    if ((c == '-' || c == '*' || c == '+' || c == 0x2022) && (next == ' ' || next == '\t')) return FOLLOWED;
-    if (is_decimal(c)) {
-        Py_ssize_t j = i;
-        while (j < b->n && j - i < 4 && is_decimal(b->p[j])) j++;
-        if (j - i <= 3 && j + 1 < b->n && (b->p[j] == '.' || b->p[j] == ')') && (b->p[j + 1] == ' ' || b->p[j + 1] == '\t'))
-            return FOLLOWED;
-    }
-    return 0;
+    Py_XDECREF(argv[1]);
+    return why;
 }
 
 /* literal: the causes already dealt with (cleaning._native_plain: entities decoded, or those
-   and the followed rules run: what is left of their characters stays as it is) */
-static int plain_text(const Buf *b, Scan *s, int literal) {
-    int line_start = 1, why = 0;
-    Py_ssize_t spaces = 0;
+   and the followed rules run: what is left of their characters stays as it is); -1 with the
+   error set */
+static int plain_text(PyObject *text, const Buf *b, Scan *s, int literal) {
+    int why = 0;
     memset(s, 0, sizeof *s);
     for (Py_ssize_t i = 0; i < b->n && !(why & OTHER); i++) {
         Py_UCS4 c = b->p[i];
         if (!why) scan_at(b, i, s);  /* (the same on the text before strip_ends: see there; no use once refused) */
-        if (c == '\n') { line_start = 1; spaces = 0; continue; }
-        if (line_start) {
-            if (c == ' ') { if (++spaces >= 4) why |= OTHER; continue; }
-            line_start = 0;
-            why |= line_start_refusal(b, i) & ~literal;
+        if (i == 0 || b->p[i - 1] == '\n') {
+            int line = line_refusal(text, b, i, literal | why);  /* (a cause found is not asked for again) */
+            if (line < 0) return -1;
+            why |= line;
         }
         if (c >= 128 || (ascii_class[c] & K_REFUSE)) why |= refusal(c, b, i) & ~literal;
     }
@@ -1040,8 +1395,8 @@ static PyObject *plain(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "Up|iO", &text, &lowercase, &literal, &counts) || take_text(text, counts, &a) < 0)
         return NULL;
     Scan s;
-    int why = plain_text(&a, &s, literal & (ENTITIES | FOLLOWED | LINKS));
-    if (why) { buf_free(&a); return PyLong_FromLong(why); }
+    int why = plain_text(text, &a, &s, literal & (ENTITIES | FOLLOWED | LINKS));
+    if (why) { buf_free(&a); return why < 0 ? NULL : PyLong_FromLong(why); }
     strip_ends(&a);
     if (buf_init(&b, 6 * a.n + 16) < 0) { buf_free(&a); return NULL; }
     return run_tail(a, b, lowercase, &s, counts == Py_None ? NULL : counts);
@@ -1138,7 +1493,8 @@ static PyObject *intern_limit(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"intern_limit", intern_limit, METH_VARARGS,
      "intern_limit(limit=-1): (the limit before, tokens interned); a limit >= 0 becomes the most tokens kept."},
-    {"configure", configure, METH_VARARGS, "configure(faces, emoji): the emoticon table, face or emoji -> word."},
+    {"configure", configure, METH_VARARGS,
+     "configure(tables): every table and trigger the code uses (lsdscc.corpus.cleaning.native_tables())."},
     {"tail", tail, METH_VARARGS,
      "tail(text, lowercase, counts=None): the tokens of cleaning._lsdscc_tail, or None; with counts (a dict), "
      "their text joined with spaces, each token counted into it."},

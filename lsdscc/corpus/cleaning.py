@@ -38,11 +38,13 @@ from __future__ import annotations
 import bisect
 import functools
 import html
+import os
 import re
 from collections import Counter
 
 from lsdscc.corpus.config import CONVENTIONS, DEFAULT_CONVENTION
 from lsdscc.corpus.emoticons import emoticon_table, substitute_emoticons
+from lsdscc.corpus.rule_tables import first_characters, re_case_folds
 
 # --- what is never published: removal markers and usernames (docs/data-safety.md) -----------
 #: A text that is only a removal marker: the post was deleted or removed, whatever its era's
@@ -562,7 +564,10 @@ def _collapse_whitespace(text: str) -> str:
 
 
 # --- step 2: urls, e-mails, numbers -------------------------------------------------------
-_TLDS = r"(?:com|org|net|edu|gov|io|co|uk|de|fr|tv|me|ly|gl|be|it|us|ca|au|info|biz|gg|am)"
+#: The domain endings a bare domain needs to be a url (``foo.biz``); the C half takes them from here.
+TLDS = ("com", "org", "net", "edu", "gov", "io", "co", "uk", "de", "fr", "tv", "me", "ly", "gl", "be", "it", "us",
+        "ca", "au", "info", "biz", "gg", "am")
+_TLDS = "(?:" + "|".join(TLDS) + ")"
 _WEB_URL = r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"]+|\b(?:[a-z0-9-]+\.)+" + _TLDS + r"\b(?:/[^\s<>\"]*)?"
 _URL = re.compile(_WEB_URL + r"|(?<![\w/])/?r/[A-Za-z0-9_]+", re.I)  # treebank: r/name is a url
 _LSDSCC_URL = re.compile(_WEB_URL, re.I)  # lsdscc: r/movies stays text (-> ``r movies``)
@@ -774,10 +779,22 @@ _AH_WORD = re.compile(r"[ah](?<!\w.)[ah]{3,}\b", re.I)
 _LETTER_RUN = {c: re.compile(c * 3 + "+") for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 
+#: The laughter passes' guards on the lowercased text, one per pass (_AH_WORD, _LAUGH_HE,
+#: _LAUGH_LOL): a pass runs where the text holds a string of each of its groups. A _LAUGH_HA
+#: match holds "hah" or "aha", and its ``(?:ha|ah){2,}`` one of the four of the second group;
+#: a _LAUGH_HE match "hehe", a _LAUGH_LOL match "lolol". (The C half takes them from here.)
+LAUGH_GUARDS = ((("hah", "aha"), ("haha", "ahah", "haah", "ahha")), (("hehe",),), (("lolol",),))
+
+
+def _laughs(lower: str, groups) -> bool:
+    """Whether ``lower`` holds a string of each of ``groups`` (a pass of :data:`LAUGH_GUARDS`)."""
+    return all(any(map(lower.__contains__, group)) for group in groups)
+
+
 def _may_laugh(lower: str) -> bool:
-    """False when no word of ``lower`` (a lowercased text) can match ``_LAUGH_HA``, whose
-    ``(?:ha|ah){2,}`` holds one of these four (``_AH_WORD.sub`` then changes nothing)."""
-    return "haha" in lower or "ahah" in lower or "haah" in lower or "ahha" in lower
+    """False when no word of ``lower`` (a lowercased text) can match ``_LAUGH_HA`` (``_AH_WORD.sub``
+    then changes nothing)."""
+    return _laughs(lower, LAUGH_GUARDS[0][1:])
 
 
 def _laugh_ha(match: re.Match) -> str:
@@ -805,11 +822,12 @@ def shorten_elongated(text: str) -> str:
     if first:
         text = _shorten_repeats(text, first)
     lower = text.lower()
-    if ("hah" in lower or "aha" in lower) and _may_laugh(lower):
+    ha, he, lol = LAUGH_GUARDS
+    if _laughs(lower, ha):
         text = _AH_WORD.sub(_laugh_ha, text)
-    if "hehe" in lower:
+    if _laughs(lower, he):
         text = _LAUGH_HE.sub("hehe", text)
-    if "lolol" in lower:
+    if _laughs(lower, lol):
         text = _LAUGH_LOL.sub("lol", text)
     if "!!!!" in text or "????" in text or "...." in text:
         text = _REPEAT_PUNCT.sub(r"\1\1\1", text)
@@ -880,7 +898,10 @@ def _tokenizer(name: str, fast: bool = True):
 
 # --- text conventions at the token level ----------------------------------------------
 _DIGIT_RUN = re.compile(r"\d\d*")  # = \d+; starting with a class, re scans for its characters
-_PUNCT_RUN = re.compile(r"([!?])\1{2,}")
+#: lsdscc: the characters whose runs of 3 or more keep two, and the word every digit run becomes
+PUNCT_RUNS, DIGITS = "!?", "digits"
+_PUNCT_RUN = re.compile("([" + re.escape(PUNCT_RUNS) + r"])\1{2,}")
+_PUNCT_TRIPLES = tuple(c * 3 for c in PUNCT_RUNS)
 # treebank: a period (or a run: "wait..") ending a word is split off everywhere, as NLTK's
 # Treebank tokenizer does only at the end of the text: "weekend. so" -> "weekend . so".
 _GLUED_PERIOD = re.compile(r"(?<=[^\s.])(\.+)(?=[\]\)}>\"']*(?:\s|$))")
@@ -888,8 +909,9 @@ _OPEN, _CLOSE = "\ue0fe", "\ue0ff"  # stand-ins for ``, '' already in the text (
 _QUOTE_TOKENS = {_OPEN: "``", _CLOSE: "''"}
 #: lsdscc: characters that become spaces (the released text has none of them outside the
 #: quote tokens), curly double quotes that count as ``"``, and long dashes as ``--``.
-_TO_SPACE = re.compile("['`\u2018\u2019\u00b4./\\\\\u2026*~|<>{}]")
-_WIDE = (("\u201c", '"'), ("\u201d", '"'), ("\u201e", '"'), ("\u2013", "--"), ("\u2014", "--"))
+TO_SPACE = "'`\u2018\u2019\u00b4./\\\u2026*~|<>{}"
+_TO_SPACE = re.compile("[" + re.escape(TO_SPACE) + "]")
+WIDE = (("\u201c", '"'), ("\u201d", '"'), ("\u201e", '"'), ("\u2013", "--"), ("\u2014", "--"))
 #: _TO_SPACE on ASCII text as a bytes table (bytes.translate is 4x faster than the sub).
 _TO_SPACE_ASCII = bytes(32 if _TO_SPACE.match(chr(i)) else i for i in range(256))
 
@@ -904,12 +926,12 @@ def lsdscc_characters(text: str) -> str:
     >>> lsdscc_characters("I didn't pay $12.50 in the 90s!!!! and/or r/movies")
     'I didn t pay $digits digits in the digitss!! and or r movies'
     """
-    text = _DIGIT_RUN.sub("digits", _protect_quotes(text))
-    if "!!!" in text or "???" in text:
+    text = _DIGIT_RUN.sub(DIGITS, _protect_quotes(text))
+    if any(map(text.__contains__, _PUNCT_TRIPLES)):
         text = _PUNCT_RUN.sub(r"\1\1", text)
     if text.isascii():
         return text.encode("ascii").translate(_TO_SPACE_ASCII).decode("ascii")
-    for wide, ascii_ in _WIDE:
+    for wide, ascii_ in WIDE:
         if wide in text:
             text = text.replace(wide, ascii_)
     return _TO_SPACE.sub(" ", text)
@@ -964,32 +986,87 @@ def clean_and_count(text: str, words: Counter, tokenizer: str = "treebank", lowe
 
 
 # --- the fused fast path of clean_and_tokenize(convention="lsdscc", tokenizer="treebank") ---
-_OPEN_QUOTE = re.compile(r'"(?<=[ (\[{<]")')  # a " after one of them; " first, so re scans for it
+#: NLTK's opening-quote rule on lsdscc text: a " after one of these opens a quote (``)
+OPEN_QUOTE_AFTER = " ([{<"
+_OPEN_QUOTE = re.compile('"(?<=[' + re.escape(OPEN_QUOTE_AFTER) + ']")')  # " first, so re scans for it
 _COLON_COMMA = re.compile(r"([:,])([^\d]|$)")
-_PAD = re.compile(r"([;@#$%&?!()\[\]{}<>])")
-_PAD_WITH_COLON_COMMA = re.compile(r"([,:;@#$%&?!()\[\]{}<>])")
-_CONTRACTION = re.compile(
-    r"(?i)\b(?:(can)(not)|(gim)(me)|(gon)(na)|(got)(ta)|(lem)(me))\b|\b(wan)(na)(?=\s|$)"
-)  # NLTK's CONTRACTIONS2 that can fire without apostrophes, in one pass
-_CONTRACTION_SPLIT = r" \1\3\5\7\9\11 \2\4\6\8\10\12 "
+#: The characters NLTK's Treebank rules pad with spaces on lsdscc text (and , : where they do not touch)
+PAD = ";@#$%&?!()[]{}<>"
+_PAD = re.compile("([" + re.escape(PAD) + "])")
+_PAD_WITH_COLON_COMMA = re.compile("([,:" + re.escape(PAD) + "])")
+#: NLTK's CONTRACTIONS2 that can fire without apostrophes, split in two (``gonna`` -> ``gon na``,
+#: case kept, re.I): where a word ends, and (the second table) where a space or the text's end follows.
+CONTRACTIONS = (("can", "not"), ("gim", "me"), ("gon", "na"), ("got", "ta"), ("lem", "me"))
+CONTRACTIONS_BEFORE_SPACE = (("wan", "na"),)
+_CONTRACTION = re.compile(  # (one pass; a group pair per contraction, in the tables' order)
+    r"(?i)\b(?:" + "|".join(f"({a})({b})" for a, b in CONTRACTIONS) + r")\b"
+    + "".join(rf"|\b({a})({b})(?=\s|$)" for a, b in CONTRACTIONS_BEFORE_SPACE))
+_CONTRACTION_SPLIT = " {} {} ".format(*("".join(f"\\{2 * k + part}" for k in range(_CONTRACTION.groups // 2))
+                                        for part in (1, 2)))
+#: A string each contraction holds (its letters from the third on): where none is, no pass.
+_CONTRACTION_GUARDS = tuple(sorted({(a + b)[2:] for a, b in CONTRACTIONS + CONTRACTIONS_BEFORE_SPACE}))
+
+
+_ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a text (_cleaning_native.c)
+#: What makes ``_native.plain`` refuse a text, by cause: the guards of strip_markup's rules (a
+#: rule runs only where its trigger is in the text), _protect_quotes's pairs, the e-mail and url
+#: guards (a ``.tld`` of :data:`TLDS` too). _ENTITIES: decoded, then tried again; _FOLLOWED: the
+#: rules of :func:`_followed_markup`, the same; _OTHER: the Python steps; _LINKS: e-mails and urls
+#: (:func:`_mail_and_urls`). C matches them ignoring ASCII case (refusing more is only slower).
+#: A new rule's guard goes here (tests/test_lsdscc_cleaning_tables.py reads the guards of these
+#: functions: each is a trigger, a line rule's or whitespace's).
+NATIVE_TRIGGERS = (
+    (_ENTITIES, ("&",)),
+    (_FOLLOWED, ("<", ">", "]", "*", "_", "~~", "`", "^")),
+    (_OTHER, ("\\", "|", "```", "~~~", "''", "``")),
+    (_LINKS, ("@", "://", "www.")),
+)
+#: strip_markup's line rules: where a line starts with one of the characters its match can start
+#: with (derived from the pattern), ``_native.plain`` asks the rule itself.
+NATIVE_LINE_RULES = ((_INDENTED_CODE, _OTHER), (_SETEXT, _OTHER), (_HRULE, _OTHER), (_HEADER, _FOLLOWED),
+                     (_BULLET, _FOLLOWED))
+#: Set (to anything but "" or "0") to run the Python steps only, as where the C half was not built.
+NO_C_EXTENSION = "MULTIREF_NO_C_EXTENSION"
+
+
+def native_tables() -> dict:
+    """Every table and trigger the C half uses, from their Python definitions (``configure()``)."""
+    from lsdscc.corpus import emoticons
+
+    table = emoticon_table()
+    line_rules = []
+    for rule, cause in NATIVE_LINE_RULES:
+        first = first_characters(rule)
+        line_rules.append(("".join(sorted(first.chars)), first.digits, first.anything, rule.match, cause))
+    return {
+        "faces": {f: w for f, w in table.items() if f.isascii()},
+        "emoji": {f: w for f, w in table.items() if not f.isascii()},
+        "face_followers": emoticons.FACE_FOLLOWERS, "undecided": (emoticons.SHRUG,),
+        "case_folds": re_case_folds(), "tlds": TLDS,
+        "contractions": tuple((a, b, 0) for a, b in CONTRACTIONS)
+        + tuple((a, b, 1) for a, b in CONTRACTIONS_BEFORE_SPACE),
+        "to_space": TO_SPACE, "wide": dict(WIDE), "pad": PAD, "punct_runs": PUNCT_RUNS, "digits": DIGITS,
+        "stand_ins": (_OPEN, _CLOSE), "open_quote_after": OPEN_QUOTE_AFTER, "laugh_guards": LAUGH_GUARDS,
+        "triggers": tuple((t, cause) for cause, triggers in NATIVE_TRIGGERS for t in triggers),
+        "line_rules": tuple(line_rules),
+    }
 
 
 def _load_native():
     """The C half of the fast path (``lsdscc/corpus/_cleaning_native.c``, built by ``pip install``)
-    with the emoticon table, or None where it was not built (the Python steps then run)."""
+    configured with :func:`native_tables`, or None where it was not built or :data:`NO_C_EXTENSION`
+    is set (the Python steps then run: the same tokens, slower)."""
+    if os.environ.get(NO_C_EXTENSION, "") not in ("", "0"):
+        return None
     try:
         from lsdscc.corpus import _cleaning_native
     except ImportError:
         return None
-    table = emoticon_table()
-    _cleaning_native.configure({f: w for f, w in table.items() if f.isascii()},
-                             {f: w for f, w in table.items() if not f.isascii()})
+    _cleaning_native.configure(native_tables())
     return _cleaning_native
 
 
 _native = _load_native()
-
-_ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a text (_cleaning_native.c)
 
 
 def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> list[str] | str | None:
@@ -1122,6 +1199,6 @@ def _lsdscc_tail(text: str, lowercase: bool) -> list[str]:
     if "--" in text:
         text = text.replace("--", " -- ")
     lower = text if lowercase else text.lower()
-    if "nnot" in lower or "mme" in lower or "nna" in lower or "tta" in lower:
+    if any(map(lower.__contains__, _CONTRACTION_GUARDS)):
         text = _CONTRACTION.sub(_CONTRACTION_SPLIT, text)
     return text.split()

@@ -50,6 +50,12 @@ EMOJI: dict[str, tuple[str, ...]] = {
 }
 
 
+#: What may follow a face besides whitespace or the text's end (``great :).``).
+FACE_FOLLOWERS = ".,!?;"
+#: The shrug's face: a text holding it has the shrug rule (_SHRUG) run first.
+SHRUG = "(ツ)"
+
+
 def emoticon_table() -> dict[str, str]:
     """Every emoticon and emoji mapped to its emotion word (one flat dict)."""
     table: dict[str, str] = {}
@@ -100,7 +106,7 @@ def _emoticon_regex() -> tuple:
     for face in faces:
         by_first.setdefault(face[0], []).append(face[1:])
     alts = [re.escape(ch) + r"(?<!\S.)" + trie_pattern(rests) for ch, rests in sorted(by_first.items())]
-    face_regex = re.compile("(?:" + "|".join(alts) + r")(?=\s|$|[.,!?;])")
+    face_regex = re.compile("(?:" + "|".join(alts) + r")(?=\s|$|[" + re.escape(FACE_FOLLOWERS) + "])")
     emoji_regex = re.compile(trie_pattern(emoji) or r"(?!)")
     # re tries the emoji trie at every position (45 branches), and a class of scattered astral
     # characters is as slow: one range scans fast for the few places where an emoji can start.
@@ -111,7 +117,7 @@ def _emoticon_regex() -> tuple:
 
 # The arm before the face is taken only from the start of a run of \ and _ (re tries a later
 # start of the run only after the run's start failed), so "___...(ツ)" is not quadratic.
-_SHRUG = re.compile(r"¯?(?:(?<![\\_])[\\_]++)?\(ツ\)[\\_]*/?¯?")
+_SHRUG = re.compile(r"¯?(?:(?<![\\_])[\\_]++)?" + re.escape(SHRUG) + r"[\\_]*/?¯?")
 
 
 def substitute_emoticons(text: str) -> str:
@@ -120,7 +126,7 @@ def substitute_emoticons(text: str) -> str:
     Faces first, then emoji, so an emoji's replacement never makes a face stand alone.
     """
     faces, emoji, emoji_starts, word = _emoticon_regex()
-    if "(ツ)" in text:
+    if SHRUG in text:
         text = _SHRUG.sub(" shrug ", text)
     text = faces.sub(word, text)
     if not text.isascii():
