@@ -9,6 +9,7 @@ Standard library only at module level. Examples::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 
@@ -45,16 +46,16 @@ def handle_rehydrate(args) -> int:
     from lsdscc.corpus import ids
     from multiref.output import publish, published
     from pipelines.lsdscc_corpus import finalize, run_parsed
-    from pipelines.lsdscc_options import add_corpus_arguments
+    from pipelines.lsdscc_options import add_corpus_arguments, corpus_from_args
 
     release = ids.read_ids(args.ids)
     parser = argparse.ArgumentParser(prog="multiref lsdscc rehydrate")
     add_corpus_arguments(parser)
-    values = parser.parse_args(ids.build_argv(release["options"]))
-    values.input, target = list(args.input), args.output
+    job, corpus = corpus_from_args(parser.parse_args(ids.build_argv(release["options"])))
+    target = args.output
     with publish.publishing(target, command="multiref lsdscc rehydrate") as pub:
-        values.output = pub.staging
-        summary = run_parsed(values, [], quiet=True)
+        job = dataclasses.replace(job, input=tuple(args.input), output=pub.staging)
+        summary = run_parsed(job, corpus, [], quiet=True)
         if summary["stats"]["options"] != release["options"]:
             raise RuntimeError("rehydrate: the rebuilt options differ from the release's")  # our bug: exit 3
         missing, removed = ids.compare(release, pub.staging)

@@ -32,6 +32,7 @@ import operator
 import sys
 import time
 
+from multiref.util.defaults import SEED as DEFAULT_SEED, TOKENIZER
 from multiref.util.options import number_type
 
 DEFAULT_GROUPED = ("maxbleu", "mds", "pds")
@@ -40,8 +41,8 @@ FORMATS = ("table", "json", "csv", "markdown", "latex")
 #: upper bound of --paired-bs-n and --paired-ar-n
 MAX_RESAMPLES = 1_000_000
 #: multiref.metrics.significance's defaults, repeated here so that building the parser does not
-#: import numpy (tests/test_significance.py checks they agree)
-DEFAULT_BS, DEFAULT_AR, DEFAULT_SEED = 1000, 10000, 12345
+#: import numpy (tests/test_significance.py checks they agree); the seed is multiref.util.defaults'
+DEFAULT_BS, DEFAULT_AR = 1000, 10000
 TIES = ("auto", "first", "lsdscc")
 #: hypotheses with at most this many tokens are reported as very short
 SHORT_TOKENS = 2
@@ -88,7 +89,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", "-m", action="append", metavar="NAME",
                         help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
                              "bleu otherwise); see `multiref metrics list`")
-    parser.add_argument("--tokenizer", choices=tokenizer_choices(), default="whitespace", metavar="NAME",
+    parser.add_argument("--tokenizer", choices=tokenizer_choices(), default=TOKENIZER, metavar="NAME",
                         help="tokenizer: %(choices)s (default: whitespace, the public LSDSCC scorer's)")
     parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
                         help="lowercase before tokenizing (default: no)")

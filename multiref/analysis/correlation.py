@@ -23,6 +23,7 @@ from typing import Sequence
 from multiref.analysis import stats
 from multiref.analysis.ratings import RatedResponse
 from multiref.analysis.scoring import MetricScorer
+from multiref.util.defaults import SEED
 
 SETTINGS = ("single", "multi")
 
@@ -33,7 +34,7 @@ class CorrelationOptions:
 
     aggregate: str = "auto"  # for "multi": auto (standard if the metric has it, else max) | max | mean | standard
     bootstrap: int = 1000
-    seed: int = 12345
+    seed: int = SEED
     confidence: float = 0.95
     permutations: int = 1000
 

@@ -25,6 +25,7 @@ from typing import Sequence
 
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.base import check_order as _check_order
+from multiref.util.defaults import TOKENIZER
 
 
 def ngrams(tokens: Sequence[str], n: int) -> list:
@@ -66,7 +67,7 @@ class Distinct(Metric):
     default_aggregate = "corpus"
     needs_references = False
 
-    def __init__(self, order: int = 2, tokenizer: str = "whitespace", lowercase: bool = False):
+    def __init__(self, order: int = 2, tokenizer: str = TOKENIZER, lowercase: bool = False):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)
         self.order = _check_order(self.name, order)
 
@@ -121,7 +122,7 @@ class DistinctPerUtterance(Metric):
     needs_references = False
     DENOMINATORS = ("tokens", "ngrams")
 
-    def __init__(self, order: int = 2, denominator: str = "tokens", tokenizer: str = "whitespace",
+    def __init__(self, order: int = 2, denominator: str = "tokens", tokenizer: str = TOKENIZER,
                  lowercase: bool = False):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)
         self.order = _check_order(self.name, order)
@@ -176,7 +177,7 @@ class SelfBLEU(Metric):
     needs_references = False
 
     def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "none",
-                 brevity_penalty: bool = True, tokenizer: str = "whitespace", lowercase: bool = False):
+                 brevity_penalty: bool = True, tokenizer: str = TOKENIZER, lowercase: bool = False):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)
         self.bleu = _bleu(order=order, weights=weights, smoothing=smoothing, brevity_penalty=brevity_penalty,
                           tokenizer=tokenizer, lowercase=lowercase, aggregate="standard")
@@ -228,7 +229,7 @@ class RecallBLEU(Metric):
     aggregates = ("recall",)  # fixed form; not user-selectable (see the class docstring)
     default_aggregate = "recall"
 
-    def __init__(self, base: str = "bleu", tokenizer: str = "whitespace", lowercase: bool = False, **options):
+    def __init__(self, base: str = "bleu", tokenizer: str = TOKENIZER, lowercase: bool = False, **options):
         from multiref.metrics import metric_class
 
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)

@@ -27,6 +27,7 @@ import warnings
 
 from multiref.util.errors import UserError
 from multiref.metrics.base import Metric
+from multiref.util.defaults import TOKENIZER
 
 _READERS: dict = {}
 _LOCK = threading.Lock()
@@ -127,7 +128,7 @@ class Meteor(Metric):
     aggregates = ("max", "mean")
     default_aggregate = "max"
 
-    def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5, tokenizer: str = "whitespace",
+    def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5, tokenizer: str = TOKENIZER,
                  lowercase: bool = False, aggregate: str | None = None):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         self.alpha, self.beta, self.gamma = (self._number(k, v) for k, v in

@@ -68,7 +68,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-DEFAULT_SEED = 12345
+from multiref.util.defaults import SEED as DEFAULT_SEED
 DEFAULT_BS = 1000
 DEFAULT_AR = 10000
 #: resamples per block of a matrix product (bounds memory: block x items x 8 bytes)

@@ -134,7 +134,7 @@ def _build(name: str) -> Tokenizer:
     return _plugin(name)
 
 
-def get_tokenizer(name: str = "whitespace", lowercase: bool = False) -> Tokenizer:
+def get_tokenizer(name: str = DEFAULT_TOKENIZER, lowercase: bool = False) -> Tokenizer:
     """Return a function ``str -> list[str]`` for tokenizer ``name``.
 
     Raises ``ValueError`` naming the choices when ``name`` is unknown (neither built in nor
@@ -146,7 +146,7 @@ def get_tokenizer(name: str = "whitespace", lowercase: bool = False) -> Tokenize
     return lambda text: base(text.lower())
 
 
-def tokenize_all(texts, name: str = "whitespace", lowercase: bool = False) -> list:
+def tokenize_all(texts, name: str = DEFAULT_TOKENIZER, lowercase: bool = False) -> list:
     """``[get_tokenizer(name, lowercase)(text) for text in texts]`` for strings ``texts``; the
     whitespace tokenizer without lower-casing maps ``str.split`` in C (no Python call per text).
     The caller checks that every text is a string."""

@@ -7,8 +7,8 @@ another options dataclass is made with :func:`group`. Everything else is derived
 
 - :func:`add_arguments` adds the argparse flags (to the ``multiref`` command's parser, or to
   Beam's parser from a ``PipelineOptions`` subclass's ``_add_argparse_args``);
-- :func:`from_args` builds the dataclass from the parsed values (an argparse ``Namespace``
-  or a Beam options view);
+- :func:`from_args` builds the dataclass from the parsed flags (argparse's result or a Beam
+  options view): the command line calls it once, at the top, and hands the config down;
 - :func:`recorded` gives the options as the card records them, and :func:`to_argv` the
   flags that give recorded options back (rebuilding a release from its card);
 - :func:`declared` lists each flag with its default, help and the fields it sets, for the
@@ -245,8 +245,8 @@ def type_of(cls: type, name: str):
     return _value_type(opt, field.default) or type(field.default)
 
 
-def from_args(cls: type, values, **given):
-    """The ``cls`` instance of parsed ``values`` (a Namespace or a Beam options view).
+def from_args(cls: type, parsed, **given):
+    """The ``cls`` instance of the ``parsed`` flags (argparse's result or a Beam options view).
 
     Fields without an option keep their default unless named in ``given``; a repeatable flag
     not given means the field's default. ValueError (the user's mistake) from the dataclass's
@@ -257,9 +257,9 @@ def from_args(cls: type, values, **given):
         if f.name in given:
             continue
         if opt.group is not None:
-            kwargs[f.name] = from_args(opt.group, values)
+            kwargs[f.name] = from_args(opt.group, parsed)
             continue
-        value = getattr(values, opt.dest)
+        value = getattr(parsed, opt.dest)
         if opt.index is not None:
             value = value[opt.index]
         elif value is None and opt.repeat:
@@ -320,8 +320,8 @@ def to_argv(cls: type, options: dict) -> tuple[list, set]:
             indexed.setdefault(opt.flag, {})[opt.index] = options[name]
         else:
             argv += _flag_tokens(opt, f.default, options[name])
-    for flag, values in indexed.items():
-        argv += [flag, *_tokens([v for _i, v in sorted(values.items())])]
+    for flag, parts in indexed.items():
+        argv += [flag, *_tokens([v for _i, v in sorted(parts.items())])]
     return argv, names
 
 
