@@ -5,6 +5,7 @@ import evaluate
 
 from multiref.metrics import Item, get_metric
 from multiref.metrics.lsdscc_ties import auto_ties
+from multiref.util.defaults import TOKENIZER
 
 _CITATION = """\
 @inproceedings{xu-etal-2018-lsdscc,
@@ -86,7 +87,7 @@ class LsdsccMetrics(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, order=4, weights=None, smoothing="add1", brevity_penalty=False,
-                 tokenizer="whitespace", lowercase=False, ties="auto", group_ids=None):
+                 tokenizer=TOKENIZER, lowercase=False, ties="auto", group_ids=None):
         if len(predictions) != len(references):
             raise ValueError(f"{len(predictions)} prediction lists but {len(references)} reference group lists")
         if group_ids is not None and len(group_ids) != len(references):
