@@ -25,8 +25,12 @@ from multiref.metrics.tokenizers import TOKENIZER_CHOICES
 from multiref.util.defaults import SEED
 from multiref.util.options import group, option
 
+#: defaults of the statistics, which the library's options (CorrelationOptions, RefcountOptions,
+#: DiscriminationOptions) read from here too
 BOOTSTRAP = 1000  # resamples of the bootstrap intervals (correlation, refcount)
 CONFIDENCE = 0.95
+PERMUTATIONS = 1000  # rounds of the paired permutation test (correlation)
+ORDERS = 10  # random reference orders (refcount)
 
 
 def _yes(flag: bool) -> str:
@@ -124,9 +128,9 @@ class CorrelationStatistics:
                             help=f"bootstrap resamples for confidence intervals (0: none; default: {BOOTSTRAP})")
     confidence: float = option(CONFIDENCE, flag="--confidence", help=f"confidence level (default: {CONFIDENCE})")
     seed: int = option(SEED, flag="--seed", help=f"bootstrap and permutation seed (default: {SEED})")
-    permutations: int = option(1000, flag="--permutations", metavar="N",
+    permutations: int = option(PERMUTATIONS, flag="--permutations", metavar="N",
                                help="rounds of the paired permutation test comparing two correlations "
-                                    "(0: none; default: 1000)")
+                                    f"(0: none; default: {PERMUTATIONS})")
 
 
 @dataclass(frozen=True)
@@ -145,7 +149,7 @@ class RefcountConfig:
 
     ratings: RatingsOptions = group(RatingsOptions, title=_RATINGS_TITLE)
     metrics: GuptaMetrics = group(GuptaMetrics, title=_metrics_title(GUPTA_2019))
-    orders: int = option(10, flag="--orders", help="random reference orders to average over (default: 10)")
+    orders: int = option(ORDERS, flag="--orders", help=f"random reference orders to average over (default: {ORDERS})")
     seed: int = option(SEED, flag="--seed", help=f"seed of the orders and the bootstrap (default: {SEED})")
     bootstrap: int = option(BOOTSTRAP, flag="--bootstrap", metavar="N",
                             help="bootstrap resamples of the responses for the bands around the curves "

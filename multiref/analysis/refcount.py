@@ -21,16 +21,17 @@ from typing import Sequence
 from multiref.analysis import stats
 from multiref.analysis.ratings import RatedResponse
 from multiref.analysis.scoring import MetricScorer
+from multiref.analysis.config import BOOTSTRAP, CONFIDENCE, ORDERS
 from multiref.util.defaults import SEED
 
 
 @dataclass(frozen=True)
 class RefcountOptions:
-    orders: int = 10
+    orders: int = ORDERS
     seed: int = SEED
     aggregate: str = "auto"
-    bootstrap: int = 1000
-    confidence: float = 0.95
+    bootstrap: int = BOOTSTRAP
+    confidence: float = CONFIDENCE
 
 
 def reference_orders(rows: Sequence[RatedResponse], orders: int, seed: int) -> list:
