@@ -404,7 +404,7 @@ def main(argv=None) -> int:
         report = _overlap(folder, args, sizes)
     else:
         cpu = cpu_seconds()
-        counts = run_testset_stage(folder, args)
+        counts = run_testset_stage(folder, testset_cli.testset_job(args))
         report = _stage_report(folder, args, sizes, counts, cpu_seconds() - cpu)  # before the baseline's CPU
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB -> MB (Linux)
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest child (the generator too)

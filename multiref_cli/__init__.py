@@ -92,32 +92,16 @@ SUBCOMMANDS = [
 ]
 
 
-class TokenizerChoices:
-    """The names ``--tokenizer`` accepts, for argparse's ``choices``: a built-in or registered
-    name is accepted without reading the installed packages' metadata (about 0.06 s of every
-    run); the installed plug-ins are read only to list the names (``--help``, an error) or to
-    look up a name that is neither."""
-
-    def __contains__(self, name) -> bool:
-        from multiref.metrics.tokenizers import known_without_scan, tokenizer_names
-
-        return known_without_scan(name) or name in tokenizer_names()
-
-    def __iter__(self):
-        from multiref.metrics.tokenizers import tokenizer_names
-
-        return iter(tokenizer_names())
-
-
-def tokenizer_choices() -> TokenizerChoices:
+def tokenizer_choices():
     """The names ``--tokenizer`` accepts: the built-in tokenizers and the plug-ins. The CLI sits
     above the dataset packages, so it registers the ``lsdscc`` one itself (an installed package
     also declares it as a ``multiref.metrics.tokenizers`` entry point). Give the flag a
     ``metavar`` and ``%(choices)s`` in its help, so argparse lists them only when asked."""
     from lsdscc.corpus.tokenizer import register
+    from multiref.metrics.tokenizers import TOKENIZER_CHOICES
 
     register()
-    return TokenizerChoices()
+    return TOKENIZER_CHOICES
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -4,7 +4,7 @@
 [--ddpp DIR] [options] [-- BEAM_OPTIONS]``. With no input it runs on the bundled sample
 (dailydialog_pp/sample). Beam options (``--runner``, ``--direct_num_workers``, ...) go after
 ``--``. Only the standard library is imported here; the pipeline is imported by the handler,
-which parses, makes one call (:func:`pipelines.dailydialog.build_published`) and prints its summary.
+which parses, builds the job's configs once (:func:`pipelines.dailydialog_options.job_from_args`), makes one call (:func:`pipelines.dailydialog.build_published`) and prints its summary.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ def format_summary(summary: dict) -> str:
 
 def _build(args) -> int:
     from pipelines.dailydialog import build_published
+    from pipelines.dailydialog_options import job_from_args
 
     from multiref.util import progress
 
@@ -48,7 +49,7 @@ def _build(args) -> int:
     if beam_args and beam_args[0] == "--":
         beam_args = beam_args[1:]
     with progress.step("dailydialog build"):
-        summary = build_published(args, beam_args)
+        summary = build_published(*job_from_args(args), beam_args)
     print(format_summary(summary))
     return 0
 

@@ -20,7 +20,7 @@ import argparse
 import sys
 from dataclasses import dataclass, field
 
-from multiref.metrics.defaults import DEFAULT_SEED
+from multiref.util.defaults import SEED, TOKENIZER
 
 REQUIRED = "(required)"  # the default of a flag the command cannot do without
 
@@ -80,7 +80,7 @@ TABLE = (
     Flag("metrics to compute", "--metric", ("score", "analyze correlation", "analyze refcount",
                                             "analyze discrimination"), default=None,
          doc="repeatable; each command documents its default set"),
-    Flag("tokenizer", "--tokenizer", ("score", "lsdscc build") + ANALYZE, default="whitespace",
+    Flag("tokenizer", "--tokenizer", ("score", "lsdscc build") + ANALYZE, default=TOKENIZER,
          exceptions={"analyze discrimination": ("nltk", "the DailyDialog++ release (Sai et al. 2020) mixes tokenization "
                                                              "conventions; NLTK splits punctuation either way"),
                      "lsdscc build": ("treebank", "LSDSCC (Xu et al. 2018, docs/algorithms.md#1-lsdscc-corpus) tokenizes with "
@@ -131,7 +131,7 @@ TABLE = (
                                                  "lsdscc annotate import", "lsdscc annotate serve",
                                                  "lsdscc annotate browse"), default=REQUIRED,
          exceptions={"lsdscc annotate browse": (None, "browse shows --dataset or a --references file")}),
-    Flag("seed of the analysis resampling", "--seed", RATED + ("score",), default=DEFAULT_SEED,
+    Flag("seed of the analysis resampling", "--seed", RATED + ("score",), default=SEED,
          doc="bootstrap resamples (correlation; score --confidence/--paired-bs/--paired-ar), reference orders (refcount)"),
     Flag("seed of the DailyDialog++ sampling", "--seed", ("dailydialog build",), default=0,
          doc="random negatives and shuffles"),

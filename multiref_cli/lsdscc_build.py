@@ -90,11 +90,15 @@ def handle(args) -> int:
     """Parse, build and publish (:func:`pipelines.lsdscc_corpus.build`), print the summary."""
     from multiref.util.errors import UserError
     from pipelines.lsdscc_corpus import build
+    from pipelines.lsdscc_options import corpus_from_args
+    from pipelines.testset_options import testset_job
 
     beam_args = list(args.beam_args or [])
     if beam_args and not beam_args[0].startswith("-"):
         raise UserError(f"unexpected argument {beam_args[0]!r} (Beam options start with --)")
-    summary = build(args, beam_args, testset=None if args.skip_testset else args, command="multiref lsdscc build")
+    job, corpus = corpus_from_args(args)  # the configs, built once from the parsed flags
+    testset = None if args.skip_testset else testset_job(args, beam_args)
+    summary = build(job, corpus, beam_args, testset=testset, command="multiref lsdscc build")
     if summary.get("dry_run"):
         print("dry run: the pipeline was built, nothing was run")
         return 0

@@ -9,6 +9,7 @@ Standard library only at module level. Examples::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 
@@ -82,13 +83,14 @@ def handle_rehydrate(args) -> int:
     from lsdscc.corpus import ids
     from multiref.output import publish, published
     from pipelines.lsdscc_corpus import finalize, run_parsed
+    from pipelines.lsdscc_options import corpus_from_args
 
     release = ids.read_ids(args.ids)
-    values = _release_options(args.ids, release)
-    values.input, target = list(args.input), args.output
+    job, corpus = corpus_from_args(_release_options(args.ids, release))
+    target = args.output
     with publish.publishing(target, command="multiref lsdscc rehydrate", inputs=[*args.input, args.ids]) as pub:
-        values.output = pub.staging
-        summary = run_parsed(values, [], quiet=True)
+        job = dataclasses.replace(job, input=tuple(args.input), output=pub.staging)
+        summary = run_parsed(job, corpus, [], quiet=True)
         if summary["stats"]["options"] != release["options"]:
             raise RuntimeError("rehydrate: the rebuilt options differ from the release's")  # our bug: exit 3
         missing, removed = ids.compare(release, pub.staging)

@@ -16,14 +16,14 @@ import json
 import sys
 
 from multiref_cli import group
-from pipelines.testset_options import add_testset_arguments, configs_from_args  # noqa: F401  (re-exported)
+from pipelines.testset_options import add_testset_arguments, configs_from_args, testset_job  # noqa: F401  (re-exported)
 
 
 def _testset(args) -> int:
     """Parse, build the test set and publish (:func:`pipelines.lsdscc_publish.publish_testset`), print its counts."""
     from pipelines.lsdscc_publish import publish_testset
 
-    print(json.dumps(publish_testset(args.dataset, args), indent=2, sort_keys=True))
+    print(json.dumps(publish_testset(args.dataset, testset_job(args)), indent=2, sort_keys=True))
     return 0
 
 

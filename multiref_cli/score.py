@@ -34,6 +34,7 @@ import time
 
 from multiref.metrics.defaults import CORRECTIONS, DEFAULT_AR, DEFAULT_BS, DEFAULT_SEED
 from multiref.metrics.lsdscc_ties import DEFAULT_TIES, TIES
+from multiref.util.defaults import TOKENIZER
 from multiref.util.options import number_type
 
 DEFAULT_GROUPED = ("maxbleu", "mds", "pds")
@@ -92,7 +93,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", "-m", action="append", metavar="NAME",
                         help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
                              "bleu otherwise); see `multiref metrics list`")
-    parser.add_argument("--tokenizer", choices=tokenizer_choices(), default="whitespace", metavar="NAME",
+    parser.add_argument("--tokenizer", choices=tokenizer_choices(), default=TOKENIZER, metavar="NAME",
                         help="tokenizer: %(choices)s (default: whitespace, the public LSDSCC scorer's)")
     parser.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=False,
                         help="lowercase before tokenizing (default: no)")

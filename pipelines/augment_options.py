@@ -48,22 +48,24 @@ def add_augment_arguments(parser: argparse.ArgumentParser) -> None:
     add_arguments(g, AugmentConfig, RetrievalConfig, Doc2VecConfig, skip=tuple(r[4] for r in RENAMED))
 
 
-def sources_from_args(args) -> tuple:
-    """``(corpus, test)`` :class:`pipelines.augment.Source` of parsed arguments."""
+def sources_from_args(parsed) -> tuple:
+    """``(corpus, test)`` :class:`pipelines.augment.Source` of parsed flags."""
     from pipelines.augment import Source
 
-    columns = from_args(ColumnNames, args)
-    return (Source(args.corpus, args.corpus_config, args.corpus_split, "corpus", columns),
-            Source(args.test, args.test_config, args.test_split, "test", columns))
+    columns = from_args(ColumnNames, parsed)
+    return (Source(parsed.corpus, parsed.corpus_config, parsed.corpus_split, "corpus", columns),
+            Source(parsed.test, parsed.test_config, parsed.test_split, "test", columns))
 
 
-def configs_from_args(args) -> tuple:
-    """``(AugmentConfig, RetrievalConfig, Doc2VecConfig)`` from parsed arguments (UserError
-    for a bad value)."""
+def configs_from_args(parsed) -> tuple:
+    """``(AugmentConfig, RetrievalConfig, Doc2VecConfig)`` from parsed flags (UserError
+    for a bad value); the fields of :data:`RENAMED` come from augment's own flags."""
     from multiref.util.errors import UserError
 
-    if args.top_k < 1:
-        raise UserError(f"--top-k must be at least 1, got {args.top_k}")
-    retrieval = from_args(RetrievalConfig, args, depth=args.top_k)
-    d2v = from_args(Doc2VecConfig, args, threshold=args.threshold, seed=args.seed)
-    return from_args(AugmentConfig, args), retrieval, d2v
+    renamed: dict = {RetrievalConfig: {}, Doc2VecConfig: {}}
+    for flag, _metavar, cls, name, _stage_flag, _text in RENAMED:
+        renamed[cls][name] = getattr(parsed, flag[2:].replace("-", "_"))
+    if renamed[RetrievalConfig]["depth"] < 1:
+        raise UserError(f"--top-k must be at least 1, got {renamed[RetrievalConfig]['depth']}")
+    return (from_args(AugmentConfig, parsed), from_args(RetrievalConfig, parsed, **renamed[RetrievalConfig]),
+            from_args(Doc2VecConfig, parsed, **renamed[Doc2VecConfig]))

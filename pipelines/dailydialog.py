@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import dailydialog_pp  # a docstring only: cheap to import
 from dailydialog_pp.steps import natural_key  # noqa: F401  (the job's API)
 from multiref.util.errors import UserError
-from pipelines.dailydialog_options import BuildOptions, options_from_args  # noqa: F401  (the job's API)
+from pipelines.dailydialog_options import BuildOptions, DailyDialogJob, options_from_args  # noqa: F401  (job's API)
 
 SPLITS = ("train", "validation", "test")
 SAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(dailydialog_pp.__file__)), "sample")
@@ -67,31 +67,31 @@ def _note(message: str) -> None:
         print(f"[dailydialog] {message}", file=sys.stderr, flush=True)
 
 
-def check_inputs(args) -> None:
-    """Check the given releases by shape before anything runs (UserError naming the file)."""
+def check_inputs(job: DailyDialogJob) -> None:
+    """Check the releases ``job`` names by shape before anything runs (UserError naming the file)."""
     from dailydialog_pp import readers
 
-    if args.dailydialog:
-        readers.check_dailydialog_shape(args.dailydialog)
-    if args.multiref_references:
-        readers.check_multiref_shape(args.multiref_references)
-    if args.ddpp:
-        readers.check_ddpp_shape(args.ddpp)
+    if job.dailydialog:
+        readers.check_dailydialog_shape(job.dailydialog)
+    if job.multiref_references:
+        readers.check_multiref_shape(job.multiref_references)
+    if job.ddpp:
+        readers.check_ddpp_shape(job.ddpp)
 
 
-def input_paths(args) -> list:
-    """The input files and folders ``args`` names (the bundled sample when none): an output
+def input_paths(job: DailyDialogJob) -> list:
+    """The input files and folders ``job`` names (the bundled sample when none): an output
     may not be or hold one of them (:mod:`multiref.output.publish_target`)."""
-    given = [p for p in (args.dailydialog, args.multiref_references, args.ddpp) if p]
+    given = [p for p in (job.dailydialog, job.multiref_references, job.ddpp) if p]
     return given or [SAMPLE_DIR]
 
 
-def read_sources(args) -> dict:
-    """Raw lines of the inputs named in ``args`` (the bundled sample when none is given)."""
+def read_sources(job: DailyDialogJob) -> dict:
+    """Raw lines of the inputs named in ``job`` (the bundled sample when none is given)."""
     from dailydialog_pp import readers
 
-    given = any([args.dailydialog, args.multiref_references, args.ddpp])
-    if given and not args.dailydialog:
+    given = any([job.dailydialog, job.multiref_references, job.ddpp])
+    if given and not job.dailydialog:
         raise UserError("--multiref-references and --ddpp need --dailydialog (the dialogues they refer to)")
     if not given:
         dd_dir = SAMPLE_DIR
@@ -99,7 +99,7 @@ def read_sources(args) -> dict:
         ddpp_dir = os.path.join(SAMPLE_DIR, "ddpp")
         names = {"dailydialog": "bundled sample", "multiref_references": "bundled sample", "ddpp": "bundled sample"}
     else:
-        dd_dir, mr_path, ddpp_dir = args.dailydialog, args.multiref_references, args.ddpp
+        dd_dir, mr_path, ddpp_dir = job.dailydialog, job.multiref_references, job.ddpp
         names = {"dailydialog": os.path.basename(os.path.normpath(dd_dir)),
                  "multiref_references": os.path.basename(mr_path) if mr_path else None,
                  "ddpp": os.path.basename(os.path.normpath(ddpp_dir)) if ddpp_dir else None}
@@ -199,10 +199,11 @@ def _clear_previous(folder: str) -> None:
         FileSystems.delete(old)
 
 
-def build(args, beam_args=(), *, source=None, options=None, folder: str | None = None) -> dict:
-    """Run the whole job for parsed ``args`` (the CLI's namespace or the options view) and
-    Beam's flags (``beam_args``, or ready ``options``), writing into ``folder`` (default
-    ``args.output``) in place. Returns the summary of :func:`finalize`, or
+def build(job: DailyDialogJob, config: BuildOptions, beam_args=(), *, source=None, options=None,
+          folder: str | None = None) -> dict:
+    """Run the whole job: the inputs ``job`` names, the options ``config``, Beam's flags
+    (``beam_args``, or ready ``options``), writing into ``folder`` (default ``job.output``) in
+    place. Returns the summary of :func:`finalize`, or
     ``{"output", "dry_run": True, "counters": {}}`` for a runner that only builds or draws
     the graph. UserError for a bad option, input or output."""
     import apache_beam as beam
@@ -210,16 +211,15 @@ def build(args, beam_args=(), *, source=None, options=None, folder: str | None =
     from multiref.output.beam_utils import check_output_for_runner, pipeline_options, run_pipeline, runner_does_not_execute
 
     beam_options = options if options is not None else pipeline_options(list(beam_args))
-    options = options_from_args(args)
-    if options.corruptions:
+    if config.corruptions:
         from dailydialog_pp.corruptions import check_nltk_data
 
-        check_nltk_data(options.corruptions)
-    folder = _output_folder(folder or args.output)
+        check_nltk_data(config.corruptions)
+    folder = _output_folder(folder or job.output)
     check_output_for_runner(beam_options, folder)
     if source is None:
         _note("reading inputs")
-        source = read_sources(args)
+        source = read_sources(job)
     inputs = source.get("inputs", {"dailydialog": "injected records"})
     _note("inputs: " + ", ".join(f"{k} = {v}" for k, v in sorted(inputs.items()) if v))
     executes = not runner_does_not_execute(beam_options)  # a dry run or a drawing writes nothing
@@ -227,11 +227,11 @@ def build(args, beam_args=(), *, source=None, options=None, folder: str | None =
         if "://" not in folder:  # a direct call writes in place: only over this job's earlier output
             from multiref.output.publish_target import check_local
 
-            check_local(folder, input_paths(args))
+            check_local(folder, input_paths(job))
         _clear_previous(folder)
-    _note("running the Beam pipeline: " + " -> ".join(s for s in STEPS if options.corruptions or s != "Corrupt"))
+    _note("running the Beam pipeline: " + " -> ".join(s for s in STEPS if config.corruptions or s != "Corrupt"))
     p = beam.Pipeline(options=beam_options)
-    build_pipeline(p, source, options, folder)
+    build_pipeline(p, source, config, folder)
     run_pipeline(p)
     if not executes:
         return {"output": folder, "dry_run": True, "counters": {}}
@@ -264,10 +264,10 @@ def finalize(folder: str) -> dict:
     return dict(stats, output=folder, dead_letters=letters)
 
 
-def build_published(args, beam_args=(), *, options=None, source=None,
+def build_published(job: DailyDialogJob, config: BuildOptions, beam_args=(), *, options=None, source=None,
                     command: str = "multiref dailydialog build") -> dict:
     """The DailyDialog build (``multiref dailydialog build``, ``python -m pipelines.dailydialog``
-    and :func:`run`): check the inputs and ``args.output`` (a foreign folder or one holding an
+    and :func:`run`): check the inputs and ``job.output`` (a foreign folder or one holding an
     input is refused: :mod:`multiref.output.publish_target`), build into a staging folder
     beside it and publish that whole (:mod:`multiref.output.publish`: at every instant the
     output is the complete old dataset or the complete new one). ``source`` injects raw
@@ -276,14 +276,14 @@ def build_published(args, beam_args=(), *, options=None, source=None,
     from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
     from multiref.util.files import require_writable
 
-    check_inputs(args)
-    require_writable(args.output, "--output")
+    check_inputs(job)
+    require_writable(job.output, "--output")
     options = options if options is not None else pipeline_options(list(beam_args))
-    target = _output_folder(args.output)
+    target = _output_folder(job.output)
     if runner_does_not_execute(options):  # builds or draws the graph only: nothing to publish
-        return dict(build(args, options=options, source=source, folder=target), output=target)
-    with publish.publishing(target, command=command, inputs=input_paths(args)) as pub:
-        summary = build(args, options=options, source=source, folder=pub.staging)
+        return dict(build(job, config, options=options, source=source, folder=target), output=target)
+    with publish.publishing(target, command=command, inputs=input_paths(job)) as pub:
+        summary = build(job, config, options=options, source=source, folder=pub.staging)
         if "://" not in target:
             published.check_dataset(pub.staging)
     return dict(summary, output=target)
@@ -294,28 +294,29 @@ def run(argv=None, *, source=None) -> dict:
     of :func:`pipelines.dailydialog_options.dailydialog_pipeline_options` plus Beam's; ``source`` injects
     raw records (``{"dailydialog": [RawLine], "multiref": [...]|None, "ddpp": [...]|None}``).
     Returns :func:`build`'s summary."""
-    options, values = _parse(argv)
-    return build_published(values, options=options, source=source, command="python -m pipelines.dailydialog")
+    options, job, config = _parse(argv)
+    return build_published(job, config, options=options, source=source, command="python -m pipelines.dailydialog")
 
 
-def _parse(argv):
+def _parse(argv) -> tuple:
+    """``(Beam options, DailyDialogJob, BuildOptions)`` of the job's command line ``argv``."""
     from multiref.output.beam_utils import pipeline_options
-    from pipelines.dailydialog_options import dailydialog_pipeline_options
+    from pipelines.dailydialog_options import dailydialog_pipeline_options, job_from_args
 
     argv = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--"]
     options = pipeline_options(argv)
-    values = options.view_as(dailydialog_pipeline_options())
-    if not values.output:
+    job, config = job_from_args(options.view_as(dailydialog_pipeline_options()))
+    if not job.output:
         raise UserError("--output FOLDER is required")
-    return options, values
+    return options, job, config
 
 
 def main(argv=None) -> int:
     """``python -m pipelines.dailydialog``: build and publish like the CLI; print the rows
     per config and split as JSON."""
     try:
-        options, values = _parse(argv)
-        summary = build_published(values, options=options, command="python -m pipelines.dailydialog")
+        options, job, config = _parse(argv)
+        summary = build_published(job, config, options=options, command="python -m pipelines.dailydialog")
     except UserError as exc:
         print(f"multiref: error: {exc}", file=sys.stderr)
         return 1

@@ -5,7 +5,7 @@ that changes the data, recorded in the card; its groups are the option classes o
 :mod:`dailydialog_pp`) declare every option; from them come the ``multiref dailydialog
 build`` flags (:func:`add_build_arguments`), the job's Beam ``PipelineOptions`` class
 (:func:`dailydialog_pipeline_options`, made when the job runs: it needs Beam), the options
-of parsed flags (:func:`options_from_args`) and the card (:meth:`BuildOptions.card`).
+of parsed flags (:func:`job_from_args`, :func:`options_from_args`) and the card (:meth:`BuildOptions.card`).
 Light to import (no Beam).
 """
 
@@ -113,9 +113,15 @@ def dailydialog_pipeline_options() -> type:
                                   "The DailyDialog job's flags as Beam pipeline options.")
 
 
-def options_from_args(args) -> BuildOptions:
-    """BuildOptions from parsed arguments; bad values become a UserError."""
+def options_from_args(parsed) -> BuildOptions:
+    """BuildOptions of the parsed flags (the job's Beam options view, or the command line's);
+    bad values become a UserError."""
     try:
-        return from_args(BuildOptions, args)
+        return from_args(BuildOptions, parsed)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def job_from_args(parsed) -> tuple:
+    """``(DailyDialogJob, BuildOptions)`` of the parsed flags: the configs the job takes, built once."""
+    return from_args(DailyDialogJob, parsed), options_from_args(parsed)

@@ -51,8 +51,7 @@ import sys
 import time
 
 from lsdscc.corpus.config import CorpusConfig
-from multiref.util.options import from_args
-from pipelines.lsdscc_options import CorpusJob, config_from_values, resolve_num_shards, resolve_workers
+from pipelines.lsdscc_options import resolve_num_shards, resolve_workers
 
 #: The composites of the graph, in order: the steps of docs/algorithms.md#1-lsdscc-corpus.
 STEPS = ("Read", "Threads", "Clean", "Vocabulary", "Pairs", "Conversations", "Dedup", "Split", "Write")
@@ -150,23 +149,25 @@ def run(argv=None, *, source=None, quiet: bool = False, check: bool = False) -> 
     byte; ``False`` publishes whatever the job wrote, an empty corpus included. Returns
     :func:`build`'s summary."""
     from multiref.output.beam_utils import pipeline_options
-    from pipelines.lsdscc_options import corpus_pipeline_options
+    from pipelines.lsdscc_options import corpus_from_args, corpus_pipeline_options
 
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
-    return build(options.view_as(corpus_pipeline_options()), options=options, source=source, quiet=quiet,
-                 check=check)
+    job, corpus = corpus_from_args(options.view_as(corpus_pipeline_options()))
+    return build(job, corpus, options=options, source=source, quiet=quiet, check=check)
 
 
-def build(values, beam_args=(), *, options=None, testset=None, source=None, quiet: bool = False,
+def build(job, corpus, beam_args=(), *, options=None, testset=None, source=None, quiet: bool = False,
           check: bool = True, command: str = "python -m pipelines.lsdscc_corpus") -> dict:
     """The whole LSDSCC build (``multiref lsdscc build`` and ``python -m pipelines.lsdscc_corpus``):
-    the corpus (:func:`run_parsed`) into a staging folder beside ``values.output``, checked,
-    then the test set when ``testset`` holds its options (:func:`pipelines.lsdscc_publish.testset_into`),
-    the previous dataset's annotations carried over, and the folder published whole
-    (:mod:`multiref.output.publish`: a foreign folder or one holding an input is refused,
-    the old dataset kept on any failure). ``values``: our flags, parsed (the CLI's namespace
-    or the options view); Beam's as ``beam_args`` or ready ``options``. ``check=False`` skips
-    the checks of :func:`pipelines.lsdscc_publish.finish` (no test set then).
+    the corpus (:func:`run_parsed`) into a staging folder beside ``job.output``, checked,
+    then the test set when ``testset`` (a :class:`pipelines.testset_options.TestsetJob`) is
+    given (:func:`pipelines.lsdscc_publish.testset_into`), the previous dataset's annotations
+    carried over, and the folder published whole (:mod:`multiref.output.publish`: a foreign
+    folder or one holding an input is refused, the old dataset kept on any failure).
+    ``job``: a :class:`pipelines.lsdscc_options.CorpusJob`, ``corpus``: the
+    :class:`lsdscc.corpus.config.CorpusConfig` (:func:`pipelines.lsdscc_options.corpus_from_args`
+    builds both from parsed flags); Beam's flags as ``beam_args`` or ready ``options``.
+    ``check=False`` skips the checks of :func:`pipelines.lsdscc_publish.finish` (no test set then).
 
     Returns ``{"output", "counts", "splits", "stats"}`` plus ``"testset"`` (the stage's
     counts) when it ran; ``{"output", "dry_run": True, ...}`` when the runner only builds or
@@ -179,31 +180,28 @@ def build(values, beam_args=(), *, options=None, testset=None, source=None, quie
     from lsdscc.corpus.sources import default_inputs
 
     options = options if options is not None else pipeline_options(list(beam_args))
-    target = values.output
+    target = job.output
     if testset is not None and not check:
         raise ValueError("the test set is built over a checked corpus: check=False needs testset=None")
     if "://" in target and testset is not None:
         raise UserError(f"the test-set stage needs a local corpus folder, not {target}: build with --skip-testset, "
                         "copy the folder locally and run `multiref lsdscc testset --dataset FOLDER`")
-    if testset is not None:  # the stage's options are checked before the corpus is built
-        from pipelines.testset_options import configs_from_args
-
-        configs_from_args(testset)
-    inputs = [] if source is not None else list(values.input or default_inputs())
+    inputs = [] if source is not None else list(job.input or default_inputs())
     if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
         if "://" not in target:
             publish_target.check_local(target, inputs)
-        return run_parsed(values, None, source=source, quiet=quiet, options=options)
+        return run_parsed(job, corpus, None, source=source, quiet=quiet, options=options)
     with publish.publishing(target, command=command, inputs=inputs) as pub:
-        summary = _build_into(pub, values, options, testset, source, quiet, check)
+        summary = _build_into(pub, (job, corpus), options, testset, source, quiet, check)
     return dict(summary, output=target)
 
 
-def _build_into(pub, values, options, testset, source, quiet: bool, check: bool) -> dict:
-    """:func:`build` inside the publication ``pub``: the corpus, its checks, the test set."""
+def _build_into(pub, configs: tuple, options, testset, source, quiet: bool, check: bool) -> dict:
+    """:func:`build` inside the publication ``pub``: the corpus (``configs``: its job and
+    config), its checks, the test set."""
     from pipelines import lsdscc_publish
 
-    summary = run_parsed(values, None, source=source, quiet=quiet, options=options, folder=pub.staging)
+    summary = run_parsed(*configs, None, source=source, quiet=quiet, options=options, folder=pub.staging)
     if "://" in pub.target:  # a remote dataset: no test set, checked by its manifest
         return summary
     if check:  # before the stage starts
@@ -219,10 +217,12 @@ def _build_into(pub, values, options, testset, source, quiet: bool, check: bool)
     return summary
 
 
-def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=None, folder=None) -> dict:
-    """The corpus job, written in place into ``folder`` (default ``values.output``; no
-    publishing: :func:`build` publishes), for flags already parsed (the ``multiref`` CLI's
-    namespace, or the options view) and Beam's flags (``beam_args``, or ready ``options``)."""
+def run_parsed(job, corpus, beam_args, *, source=None, quiet: bool = False, options=None, folder=None) -> dict:
+    """The corpus job, written in place into ``folder`` (default ``job.output``; no
+    publishing: :func:`build` publishes), for the configs ``job`` and ``corpus`` (as
+    :func:`build` takes them) and Beam's flags (``beam_args``, or ready ``options``)."""
+    import dataclasses
+
     import logging
 
     import apache_beam as beam
@@ -236,7 +236,6 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
 
     logging.getLogger("apache_beam").setLevel(logging.WARNING)
     options = options if options is not None else pipeline_options(list(beam_args or []))
-    job = from_args(CorpusJob, values)
     folder = folder or job.output
     inputs = [] if source is not None else sources.resolve_inputs(list(job.input) or sources.default_inputs())
     verify = None
@@ -249,7 +248,8 @@ def run_parsed(values, beam_args, *, source=None, quiet: bool = False, options=N
         verify = (check_listed(inputs, job.verify_hashes), job.verify_hashes)
     executes = not runner_does_not_execute(options)
     # --num-shards auto sizes remote inputs by listing them, except in a dry run (no network)
-    config = config_from_values(values, resolve_num_shards(job.num_shards, inputs, source, list_remote=executes))
+    config = dataclasses.replace(corpus, num_shards=resolve_num_shards(job.num_shards, inputs, source,
+                                                                       list_remote=executes))
     check_output_for_runner(options, folder)
     workers = resolve_workers(job.workers, inputs, source, local=is_local_runner(options))
     if executes:

@@ -4,7 +4,7 @@
 (what the card records) declare every option; from them come the ``multiref lsdscc build``
 flags (:func:`add_corpus_arguments`), the job's Beam ``PipelineOptions`` class
 (:func:`corpus_pipeline_options`, made when a job runs: it needs Beam) and the config of
-parsed flags (:func:`config_from_values`). Importing this module stays light (no Beam).
+parsed flags (:func:`corpus_from_args`, built once by the command). Importing this module stays light (no Beam).
 """
 
 from __future__ import annotations
@@ -142,14 +142,20 @@ def available_memory() -> int | None:
     return None
 
 
-def config_from_values(values, num_shards: int = 1) -> CorpusConfig:
-    """The CorpusConfig of parsed flags (an argparse Namespace or the options view)."""
+def config_from_values(parsed, num_shards: int = 1) -> CorpusConfig:
+    """The CorpusConfig of parsed flags (the command line's, or the job's Beam options view)."""
     from multiref.util.errors import UserError
 
     try:
-        return from_args(CorpusConfig, values, num_shards=num_shards)
+        return from_args(CorpusConfig, parsed, num_shards=num_shards)
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def corpus_from_args(parsed) -> tuple:
+    """``(CorpusJob, CorpusConfig)`` of parsed flags: the configs the corpus job takes (the
+    config's ``num_shards`` is resolved from ``CorpusJob.num_shards`` when the job runs)."""
+    return from_args(CorpusJob, parsed), config_from_values(parsed)
 
 
 def estimated_input_bytes(inputs, list_remote: bool = True) -> int:

@@ -28,8 +28,8 @@ OLD_ARTIFACTS = "artifacts"  # where builds before the cache folder kept it, ins
 REQUIRED = (("single_turn", "train"),)
 
 
-def testset_into(pub, args) -> dict:
-    """Run the test-set stage (options ``args``) over the corpus in ``pub.staging``, with the
+def testset_into(pub, job) -> dict:
+    """Run the test-set stage (``job``: a :class:`pipelines.testset_options.TestsetJob`) over the corpus in ``pub.staging``, with the
     build cache of the target (beside it, not inside the dataset: :mod:`lsdscc.testset.build_cache`;
     an old dataset's ``artifacts/`` is left out of the new one). Returns the stage's counts."""
     import shutil
@@ -38,7 +38,7 @@ def testset_into(pub, args) -> dict:
     from pipelines.lsdscc_testset import run_testset_stage
 
     shutil.rmtree(os.path.join(pub.staging, OLD_ARTIFACTS), ignore_errors=True)  # not part of the dataset
-    return run_testset_stage(pub.staging, args, cache=cache_for(pub.target))
+    return run_testset_stage(pub.staging, job, cache=cache_for(pub.target))
 
 
 def finish(pub, *, check: bool = True) -> dict | None:
@@ -65,15 +65,15 @@ def existing_local_dataset(folder: str) -> None:
                         "`multiref lsdscc build`")
 
 
-def publish_testset(dataset: str, args, *, command: str = "multiref lsdscc testset") -> dict:
-    """Build the test set over the corpus folder ``dataset`` (options ``args``, as
-    :func:`pipelines.testset_options.add_testset_arguments` declares them) and publish the
+def publish_testset(dataset: str, job, *, command: str = "multiref lsdscc testset") -> dict:
+    """Build the test set over the corpus folder ``dataset`` (``job``: a
+    :class:`pipelines.testset_options.TestsetJob`) and publish the
     folder whole. Returns the stage's counts (without its timings)."""
     from multiref.output import publish
 
     existing_local_dataset(dataset)
     with publish.publishing(dataset, command=command, seed=True, copy=TESTSET_REWRITES) as pub:
-        counts = testset_into(pub, args)
+        counts = testset_into(pub, job)
         finish(pub)
     counts.pop("seconds", None)
     return counts

@@ -358,25 +358,23 @@ def check_corpus(folder: str) -> None:
                         "from (build the corpus from more input)")
 
 
-def run_testset_stage(dataset_folder: str, args, cache: str | None = None) -> dict:
-    """Run the test-set stage on a corpus folder (options ``args``); return its counts (also
+def run_testset_stage(dataset_folder: str, job, cache: str | None = None) -> dict:
+    """Run the test-set stage on a corpus folder (``job``: a
+    :class:`pipelines.testset_options.TestsetJob`); return its counts (also
     in the card). ``cache``: the build cache (default: beside ``dataset_folder``,
     :mod:`lsdscc.testset.build_cache`). UserError for a remote folder or a corpus without pairs."""
     from multiref.output.beam_utils import is_local
     from multiref.util.errors import UserError
-    from pipelines.testset_options import configs_from_args
-
     if "://" in dataset_folder:
         raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
         "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
     check_corpus(dataset_folder)
-    retrieval, d2v, sampling = configs_from_args(args)
-    beam_args = list(getattr(args, "beam_args", None) or [])
+    beam_args = list(job.beam_args)
     if not is_local(beam_args):
         print("[lsdscc testset] the test-set stage runs locally (the JVM and Doc2Vec run on this machine); "
         "ignoring the remote runner options", file=sys.stderr)
         beam_args = []
-    counts = run_stage(dataset_folder, retrieval, d2v, sampling, beam_args=beam_args, cache=cache)
+    counts = run_stage(dataset_folder, job.retrieval, job.doc2vec, job.sampling, beam_args=beam_args, cache=cache)
     counts.pop("beam_counters", None)
     return counts
 
@@ -388,18 +386,20 @@ def run(argv=None) -> dict:
     The stage reads its input from the dataset folder (tests write small folders with
     :mod:`multiref.output.hfdata`), so there is no in-memory ``source`` to inject."""
     from multiref.util.errors import UserError
-    from pipelines.testset_options import add_stage_arguments
+    from multiref.util.options import from_args
+    from pipelines.testset_options import StageInput, add_stage_arguments, testset_job
 
     parser = argparse.ArgumentParser(prog="python -m pipelines.lsdscc_testset", description=__doc__.splitlines()[0])
     add_stage_arguments(parser)
-    args, beam_args = parser.parse_known_args(argv)
-    if not args.dataset:
+    parsed, beam_args = parser.parse_known_args(argv)
+    dataset = from_args(StageInput, parsed).dataset
+    if not dataset:
         raise UserError("--dataset FOLDER is required (a corpus folder written by `multiref lsdscc build`)")
-    args.beam_args = beam_args
+    job = testset_job(parsed, beam_args)
     from multiref.output.publish_target import check_local
 
-    check_local(args.dataset)  # the stage rewrites the folder in place: only a dataset this tool wrote
-    return run_testset_stage(args.dataset, args)
+    check_local(dataset)  # the stage rewrites the folder in place: only a dataset this tool wrote
+    return run_testset_stage(dataset, job)
 
 
 if __name__ == "__main__":

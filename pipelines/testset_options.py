@@ -7,7 +7,8 @@ flag (:func:`multiref.util.options.option`): :class:`lsdscc.testset.retrieval.Re
 
 - :func:`add_testset_arguments` adds their flags (the ``multiref lsdscc build`` and
   ``multiref lsdscc testset`` commands call it on their parsers);
-- :func:`configs_from_args` turns parsed flags into the configs;
+- :func:`testset_job` turns parsed flags into the stage's config, a :class:`TestsetJob`
+  (:func:`configs_from_args`: its three configs);
 - the stage itself, and its entry point ``run_testset_stage``, are in
   :mod:`pipelines.lsdscc_testset`.
 """
@@ -15,11 +16,12 @@ flag (:func:`multiref.util.options.option`): :class:`lsdscc.testset.retrieval.Re
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
 from lsdscc.testset.assemble import SamplingConfig
-from multiref.util.options import add_arguments, from_args
+from multiref.util.options import add_arguments, from_args, option
 
 #: the stage's option classes, in the order --help shows their flags
 TESTSET_CONFIGS = (RetrievalConfig, Doc2VecConfig, SamplingConfig)
@@ -30,14 +32,39 @@ def add_testset_arguments(parser: argparse.ArgumentParser) -> None:
     add_arguments(parser.add_argument_group("test set (docs/algorithms.md#2-lsdscc-test-set)"), *TESTSET_CONFIGS)
 
 
-def configs_from_args(args) -> tuple:
-    """``(RetrievalConfig, Doc2VecConfig, SamplingConfig)`` from parsed arguments (UserError
+@dataclass(frozen=True)
+class TestsetJob:
+    """What the test-set stage runs with: its three configs and the Beam flags of the command
+    (the stage runs locally: a remote runner's flags are ignored with a note)."""
+
+    __test__ = False  # not a pytest class
+
+    retrieval: RetrievalConfig = RetrievalConfig()
+    doc2vec: Doc2VecConfig = Doc2VecConfig()
+    sampling: SamplingConfig = SamplingConfig()
+    beam_args: tuple = ()
+
+
+def configs_from_args(parsed) -> tuple:
+    """``(RetrievalConfig, Doc2VecConfig, SamplingConfig)`` from parsed flags (UserError
     for a bad value)."""
-    return tuple(from_args(cls, args) for cls in TESTSET_CONFIGS)
+    return tuple(from_args(cls, parsed) for cls in TESTSET_CONFIGS)
+
+
+def testset_job(parsed, beam_args=()) -> TestsetJob:
+    """The :class:`TestsetJob` of parsed flags and the command's Beam flags ``beam_args``."""
+    return TestsetJob(*configs_from_args(parsed), beam_args=tuple(beam_args or ()))
+
+
+@dataclass(frozen=True)
+class StageInput:
+    """The folder ``python -m pipelines.lsdscc_testset`` works on."""
+
+    dataset: str | None = option(None, flag="--dataset", metavar="FOLDER",
+                                 help="corpus folder written by `multiref lsdscc build`")
 
 
 def add_stage_arguments(parser: argparse.ArgumentParser) -> None:
     """``--dataset`` and the test-set options (``python -m pipelines.lsdscc_testset``)."""
-    parser.add_argument("--dataset", default=None, metavar="FOLDER",
-                        help="corpus folder written by `multiref lsdscc build`")
+    add_arguments(parser, StageInput)
     add_testset_arguments(parser)

@@ -312,8 +312,9 @@ def test_refcount_progress_and_max_references(capsys):
     assert limited[1]["spearman"] == pytest.approx(multi, abs=1e-12)
     assert len(json.loads(full)["bleu2"]) == 5
     from multiref.analysis import commands
-    from multiref_cli import build_parser
+    from multiref.analysis.config import RatingsOptions, RefcountConfig
 
-    args = build_parser().parse_args(argv + ["--max-references", "2", "-q"])
-    report = commands.refcount(args).report
+    config = RefcountConfig(ratings=RatingsOptions(ratings=RATINGS, multiref_test=MULTIREF, max_references=2),
+                            metrics=RefcountConfig().metrics.__class__(metric=("bleu2",)), orders=3, bootstrap=50)
+    report = commands.refcount(config).report
     assert report["options"]["max_references"] == 2 and report["signatures"]["bleu2"].endswith("|maxrefs:2")

@@ -108,7 +108,7 @@ def test_an_old_spelling_notes_the_new_one_and_sets_the_same_value(leaves, row, 
 
 def test_abbreviation_prefers_the_current_spelling(leaves):
     args, _ = leaves["analyze correlation"].parse_known_args(["--ratings", "r.csv", "--out", "folder"])
-    assert args.output_dir == "folder"
+    assert args.output == "folder"  # the dest of --output
 
 
 def test_every_command_takes_quiet_progress_and_version(leaves):

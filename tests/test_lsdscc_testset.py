@@ -157,7 +157,7 @@ def stage_args(*extra):
     testset_cli.add_testset_arguments(parser)
     base = ["--per-stratum", "2", "--retrieval-depth", "6", "--doc2vec-min-count", "1", "--doc2vec-epochs", "5",
             "--doc2vec-vector-size", "16", "--doc2vec-threshold", "-1", "--jvm-heap", "1g"]
-    return parser.parse_args(base + list(extra))
+    return testset_cli.testset_job(parser.parse_args(base + list(extra)))
 
 
 @pytest.fixture(scope="module")

@@ -167,12 +167,12 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.transforms.environments import ExternalEnvironment
 from pipelines.lsdscc_corpus import build
-from pipelines.lsdscc_options import corpus_pipeline_options
+from pipelines.lsdscc_options import corpus_from_args, corpus_pipeline_options
 
 address, folder, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
 runner = FnApiRunner(default_environment=ExternalEnvironment(address))
 options = PipelineOptions(["--output", folder, "--direct_num_workers", "2", *flags], runner=runner)
-build(options.view_as(corpus_pipeline_options()), options=options, quiet=True)
+build(*corpus_from_args(options.view_as(corpus_pipeline_options())), options=options, quiet=True)
 """
 
 

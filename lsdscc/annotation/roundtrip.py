@@ -270,12 +270,12 @@ def _pair_rand_index(queries: Sequence[Sequence[str]], first: Mapping, second: M
     """``(mean ARI over queries or None, queries compared)`` of two annotators' groups."""
     from multiref.analysis.agreement import adjusted_rand_index
 
-    values = []
+    indices = []
     for ids in queries:
         both = [rid for rid in ids if first[rid][0] and second[rid][0]]
         if len(both) >= 2:
-            values.append(adjusted_rand_index([first[r][1] for r in both], [second[r][1] for r in both]))
-    return (sum(values) / len(values) if values else None), len(values)
+            indices.append(adjusted_rand_index([first[r][1] for r in both], [second[r][1] for r in both]))
+    return (sum(indices) / len(indices) if indices else None), len(indices)
 
 
 def agreement(queries: Sequence[Sequence[str]], annotations: Sequence[Mapping], names: Sequence[str]) -> dict:

@@ -271,10 +271,10 @@ def _tombstone(record: dict, kind: str) -> Post | None:
     return Post(DELETED, post_id, link_id, "", 0, "")
 
 
-def _check_utf8(**values: str) -> None:
-    """Malformed ``not-utf8`` for the first of ``values`` holding a lone surrogate: the row coder
+def _check_utf8(**texts: str) -> None:
+    """Malformed ``not-utf8`` for the first of ``texts`` holding a lone surrogate: the row coder
     and the parquet writer need UTF-8."""
-    for name, value in values.items():
+    for name, value in texts.items():
         if not (value.isascii() or _is_unicode(value)):
             raise Malformed("not-utf8", f"the {name} holds a lone surrogate (an escape such as \\ud800), "
                             "not a character")

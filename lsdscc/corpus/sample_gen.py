@@ -397,12 +397,13 @@ def write_sample(folder: str, num_threads: int = 250, seed: int = 13) -> list[st
 
 
 def main(argv=None) -> int:
+    """``python -m lsdscc.corpus.sample_gen [--out DIR] [--threads N] [--seed S]``."""
     parser = argparse.ArgumentParser(description="Write the bundled r/movies-style sample dump.")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "sample"))
     parser.add_argument("--threads", type=int, default=250)
     parser.add_argument("--seed", type=int, default=13)
-    args = parser.parse_args(argv)
-    for path in write_sample(args.out, args.threads, args.seed):
+    out, threads, seed = (vars(parser.parse_args(argv))[k] for k in ("out", "threads", "seed"))
+    for path in write_sample(out, threads, seed):
         print(path, os.path.getsize(path), "bytes")
     return 0
 

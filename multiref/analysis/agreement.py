@@ -51,16 +51,16 @@ def fleiss_kappa(table) -> float | None:
 
 
 def _value_counts(ratings):
-    """``(values, counts)``: the distinct values and an ``(units x values)`` count matrix
+    """``(levels, counts)``: the distinct levels and an ``(units x levels)`` count matrix
     of the ``(coders x units)`` ratings (NaN = missing)."""
     import numpy as np
 
     r = np.asarray(ratings, dtype=float)
     if r.ndim != 2:
         raise ValueError(f"krippendorff_alpha: need a (coders x units) table, got shape {r.shape}")
-    values = np.unique(r[~np.isnan(r)])
-    counts = np.stack([(r == v).sum(axis=0) for v in values], axis=1) if values.size else np.zeros((r.shape[1], 0))
-    return values, counts.astype(float)
+    levels = np.unique(r[~np.isnan(r)])
+    counts = np.stack([(r == v).sum(axis=0) for v in levels], axis=1) if levels.size else np.zeros((r.shape[1], 0))
+    return levels, counts.astype(float)
 
 
 def krippendorff_alpha(ratings, level: str = "nominal") -> float | None:
@@ -78,20 +78,20 @@ def krippendorff_alpha(ratings, level: str = "nominal") -> float | None:
     if level not in ALPHA_LEVELS:
         raise ValueError(f"krippendorff_alpha: level must be one of {', '.join(ALPHA_LEVELS)}, got {level!r}")
     rows = [[np.nan if v is None else v for v in row] for row in ratings]
-    values, counts = _value_counts(rows)
+    levels, counts = _value_counts(rows)
     m = counts.sum(axis=1)
     counts, m = counts[m >= 2], m[m >= 2]
-    if values.size < 2 or counts.shape[0] == 0:
+    if levels.size < 2 or counts.shape[0] == 0:
         return None
     pairs = counts[:, :, None] * counts[:, None, :]
-    pairs[:, np.arange(values.size), np.arange(values.size)] -= counts
+    pairs[:, np.arange(levels.size), np.arange(levels.size)] -= counts
     coincidence = (pairs / (m - 1)[:, None, None]).sum(axis=0)
     n_c = coincidence.sum(axis=1)
     total = n_c.sum()
     if level == "nominal":
-        delta = 1.0 - np.eye(values.size)
+        delta = 1.0 - np.eye(levels.size)
     else:
-        delta = (values[:, None] - values[None, :]) ** 2
+        delta = (levels[:, None] - levels[None, :]) ** 2
     expected = float((np.outer(n_c, n_c) * delta).sum())
     if expected <= 0:
         return None

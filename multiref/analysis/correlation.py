@@ -23,7 +23,8 @@ from typing import Sequence
 from multiref.analysis import stats
 from multiref.analysis.ratings import RatedResponse
 from multiref.analysis.scoring import MetricScorer
-from multiref.metrics.defaults import DEFAULT_SEED
+from multiref.analysis.config import BOOTSTRAP, CONFIDENCE, PERMUTATIONS
+from multiref.util.defaults import SEED
 
 SETTINGS = ("single", "multi")
 
@@ -33,10 +34,10 @@ class CorrelationOptions:
     """Options that change the numbers (recorded in the report)."""
 
     aggregate: str = "auto"  # for "multi": auto (standard if the metric has it, else max) | max | mean | standard
-    bootstrap: int = 1000
-    seed: int = DEFAULT_SEED
-    confidence: float = 0.95
-    permutations: int = 1000
+    bootstrap: int = BOOTSTRAP
+    seed: int = SEED
+    confidence: float = CONFIDENCE
+    permutations: int = PERMUTATIONS
 
 
 MIN_SYSTEMS = 10  # below this, a system-level correlation gets a warning

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from multiref.analysis import stats
+from multiref.analysis.config import CONFIDENCE
 from multiref.analysis.scoring import AGGREGATIONS, MetricScorer
 from multiref.util.errors import UserError, where
 
@@ -171,7 +172,7 @@ class DiscriminationOptions:
     threshold_start: float = 0.0
     threshold_stop: float = 1.0
     threshold_step: float = 0.01
-    confidence: float = 0.95
+    confidence: float = CONFIDENCE
 
 
 def evaluate(test_scores: dict, validation_scores: dict | None,

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from multiref.util.defaults import TOKENIZER
+
 
 @dataclass(frozen=True)
 class PaperDefaults:
@@ -29,7 +31,7 @@ class PaperDefaults:
 
     paper: str  # short name, used in --help and in reports
     study: str = ""  # what the paper evaluated, and with which code
-    tokenizer: str = "whitespace"
+    tokenizer: str = TOKENIZER
     lowercase: bool = True
     bleu_smoothing: str = "none"  # for every BLEU-family metric without its own smoothing= option
     rouge_beta: float = 1.2  # ROUGE-L F beta, the same in every column (single, mean, max, standard)
@@ -38,7 +40,7 @@ class PaperDefaults:
 
 GUPTA_2019 = PaperDefaults(
     paper="Gupta et al. 2019", study="multi-reference DailyDialog, scored with their multirefeval",
-    tokenizer="whitespace", lowercase=True, bleu_smoothing="nltk1", rouge_beta=1.2,
+    tokenizer=TOKENIZER, lowercase=True, bleu_smoothing="nltk1", rouge_beta=1.2,
     metrics=("bleu1", "bleu2", "bleu3", "bleu4", "rouge_l"))
 
 #: deltaBLEU as Sai et al. 2020 must have scored it: unsmoothed sentence-level deltaBLEU-4 cannot
@@ -60,7 +62,7 @@ class RegressionDefaults:
     paper: str = "Sugiyama et al."
     study: str = "regression over large-scale scored multi-references"
     similarity: tuple = ("bleu",)  # sentence BLEU with NIST geometric smoothing (nltk3)
-    tokenizer: str = "whitespace"
+    tokenizer: str = TOKENIZER
     lowercase: bool = False
     top_m: int = 3
     svr_c: float = 5.0

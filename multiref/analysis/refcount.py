@@ -21,16 +21,17 @@ from typing import Sequence
 from multiref.analysis import stats
 from multiref.analysis.ratings import RatedResponse
 from multiref.analysis.scoring import MetricScorer
-from multiref.metrics.defaults import DEFAULT_SEED
+from multiref.analysis.config import BOOTSTRAP, CONFIDENCE, ORDERS
+from multiref.util.defaults import SEED
 
 
 @dataclass(frozen=True)
 class RefcountOptions:
-    orders: int = 10
-    seed: int = DEFAULT_SEED
+    orders: int = ORDERS
+    seed: int = SEED
     aggregate: str = "auto"
-    bootstrap: int = 1000
-    confidence: float = 0.95
+    bootstrap: int = BOOTSTRAP
+    confidence: float = CONFIDENCE
 
 
 def reference_orders(rows: Sequence[RatedResponse], orders: int, seed: int) -> list:
@@ -69,15 +70,15 @@ def refcount_curve(scorer: MetricScorer, rows: Sequence[RatedResponse],
         return cache[key]
 
     for k in range(1, most + 1):
-        values: dict = {kind: [] for kind in stats.CORRELATIONS}
+        by_kind: dict = {kind: [] for kind in stats.CORRELATIONS}
         matrix = []
         for order in permuted:
             scores = [score(i, refs[:k]) for i, refs in enumerate(order)]
             matrix.append(scores)
             for kind, result in stats.correlations(scores, ratings).items():
-                values[kind].append(np.nan if result["value"] is None else result["value"])
+                by_kind[kind].append(np.nan if result["value"] is None else result["value"])
         point = {"references": k, "responses_with_k": sum(1 for r in rows if len(r.references) >= k)}
-        for kind, vals in values.items():
+        for kind, vals in by_kind.items():
             arr = np.asarray(vals, dtype=float)
             ok = arr[~np.isnan(arr)]
             point[kind] = float(ok.mean()) if ok.size else None

@@ -37,6 +37,7 @@ from typing import Callable, Sequence
 
 from multiref.analysis import stats
 from multiref.util.errors import UserError, where
+from multiref.util.defaults import TOKENIZER
 
 SIMILARITIES = ("bleu", "ribes", "wer", "wer2")
 ESTIMATORS = ("AM", "WS", "SVR")
@@ -158,7 +159,7 @@ class RegressionConfig:
     """Options of the evaluators (recorded in reports)."""
 
     similarity: str = "bleu"
-    tokenizer: str = "whitespace"
+    tokenizer: str = TOKENIZER
     lowercase: bool = False
     top_m: int = 3
     svr_c: float = 5.0
@@ -198,7 +199,7 @@ class RegressionEvaluator:
     trains the SVR; ``score(response)`` is the SVR estimate, ``am``/``ws`` the other two.
     """
 
-    def __init__(self, similarity: str = "bleu", top_m: int = 3, C: float = 5.0, tokenizer: str = "whitespace",
+    def __init__(self, similarity: str = "bleu", top_m: int = 3, C: float = 5.0, tokenizer: str = TOKENIZER,
                  lowercase: bool = False):
         from multiref.metrics.tokenizers import get_tokenizer
 

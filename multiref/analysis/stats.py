@@ -252,14 +252,14 @@ def resample_indices(n_rows: int, resamples: int, seed: int, strata: Sequence | 
     return np.concatenate(blocks, axis=1), spans
 
 
-def _intervals(values: dict, confidence: float) -> dict:
+def _intervals(samples: dict, confidence: float) -> dict:
     import numpy as np
 
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     low_q, high_q = 50 * (1 - confidence), 50 * (1 + confidence)
     out = {}
-    for name, arr in values.items():
+    for name, arr in samples.items():
         arr = np.asarray(arr, dtype=float)
         arr = arr[~np.isnan(arr)]
         out[name] = None if arr.size == 0 else [float(np.percentile(arr, low_q)), float(np.percentile(arr, high_q))]

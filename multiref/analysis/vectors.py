@@ -14,6 +14,7 @@ import os
 from dataclasses import asdict, dataclass
 
 from multiref.util.errors import UserError
+from multiref.util.defaults import TOKENIZER
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class VectorConfig:
     epochs: int = 5
     sg: int = 0
     seed: int = 13
-    tokenizer: str = "whitespace"
+    tokenizer: str = TOKENIZER
     lowercase: bool = True
 
     def to_dict(self) -> dict:
@@ -38,7 +39,7 @@ def stable_hash(text: str) -> int:
     return int.from_bytes(hashlib.md5(text.encode("utf-8")).digest()[:4], "little")
 
 
-def read_dailydialog_utterances(path: str, tokenizer: str = "whitespace", lowercase: bool = True) -> list:
+def read_dailydialog_utterances(path: str, tokenizer: str = TOKENIZER, lowercase: bool = True) -> list:
     """Tokenized utterances of a DailyDialog dialogues file (``__eou__``-separated)."""
     from multiref.metrics.tokenizers import get_tokenizer
 

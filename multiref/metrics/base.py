@@ -28,6 +28,7 @@ from typing import ClassVar, Sequence
 
 from multiref import __version__
 from multiref.metrics.tokenizers import get_tokenizer
+from multiref.util.defaults import TOKENIZER
 
 AGGREGATES = ("max", "mean", "standard")
 #: the largest n-gram order any metric takes (BLEU family, Distinct-n): the papers use 1 to 4,
@@ -97,7 +98,7 @@ class Metric:
     #: (bootstrap) or ``jackknife`` (corpus Distinct-n)
     interval_method: ClassVar[str] = "percentile"
 
-    def __init__(self, tokenizer: str = "whitespace", lowercase: bool = False, aggregate: str | None = None):
+    def __init__(self, tokenizer: str = TOKENIZER, lowercase: bool = False, aggregate: str | None = None):
         self.tokenizer_name = tokenizer
         self.lowercase = bool(lowercase)
         self._tokenize = get_tokenizer(tokenizer, lowercase)  # ValueError on an unknown name

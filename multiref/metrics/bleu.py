@@ -54,6 +54,7 @@ from typing import NamedTuple, Sequence
 
 from multiref.metrics._ngrams import clipped_matches, closest_ref_length, max_ref_counts, ngram_counts
 from multiref.metrics.base import MAX_ORDER, Item, Metric, Score, check_order
+from multiref.util.defaults import TOKENIZER
 
 __all__ = [
     "BLEU", "BleuStats", "RefTable", "SMOOTHINGS", "ngram_counts", "max_ref_counts", "clipped_matches",
@@ -411,7 +412,7 @@ class BLEU(Metric):
     default_aggregate = "standard"
 
     def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "none",
-                 brevity_penalty: bool = True, tokenizer: str = "whitespace", lowercase: bool = False,
+                 brevity_penalty: bool = True, tokenizer: str = TOKENIZER, lowercase: bool = False,
                  aggregate: str | None = None, convention: str = DEFAULT_CONVENTION):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         set_bleu_options(self, order, weights, smoothing, brevity_penalty, convention)
@@ -526,14 +527,14 @@ class BLEU(Metric):
                 if len(table.lengths) < streams:
                     table = table._replace(lengths=table.lengths + (0,) * (streams - len(table.lengths)))
             tables[key] = table
-            values = []
+            scores = []
             start = len(segments)
             for h in item.hypotheses:
                 toks = self.tokenize(h)
                 st = bleu_stats(self.hyp_counts(toks), len(toks), table)
                 segments.append(st)
-                values.append(scorer(st.matches, st.hyp_len, st.ref_len))
-            per_item.append(sum(values) / len(values))
+                scores.append(scorer(st.matches, st.hyp_len, st.ref_len))
+            per_item.append(sum(scores) / len(scores))
             item_stats.append(segments[start] if len(segments) == start + 1 else sum_stats(segments[start:]))
         if not streams:
             self._tables = tables  # several systems on the same references count them once
@@ -581,7 +582,7 @@ def _batch_item_stats(metric: BLEU, items: Sequence[Item], scorer) -> tuple:
     ref_lengths, by_length = side[1], {}  # by_length: hyp_len -> (denominators, totals)
     segments, per_item, item_stats, row = [], [], [], 0
     for i, item in enumerate(items):
-        values, start = [], row
+        scores, start = [], row
         for _ in item.hypotheses:
             hyp_len, matches = len(hyps[row]), tuple(all_matches[row])
             counts = by_length.get(hyp_len)
@@ -591,8 +592,8 @@ def _batch_item_stats(metric: BLEU, items: Sequence[Item], scorer) -> tuple:
             st = BleuStats(matches, counts[0], counts[1], hyp_len, closest_ref_length(ref_lengths[i], hyp_len),
                            hyp_len, (matches[4], counts[0][4]) if k >= 5 else None)
             segments.append(st)
-            values.append(scorer(st.matches, st.hyp_len, st.ref_len))
+            scores.append(scorer(st.matches, st.hyp_len, st.ref_len))
             row += 1
-        per_item.append(sum(values) / len(values))
+        per_item.append(sum(scores) / len(scores))
         item_stats.append(segments[start] if row == start + 1 else sum_stats(segments[start:]))
     return segments, per_item, item_stats

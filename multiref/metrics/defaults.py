@@ -2,8 +2,7 @@
 not import numpy): :mod:`multiref.metrics.significance`, ``multiref score``, ``multiref analyze``,
 the analysis configs and the benchmarks all read them from here."""
 
-#: seed of numpy's ``default_rng`` for every resampling (sacrebleu's default)
-DEFAULT_SEED = 12345
+from multiref.util.defaults import SEED as DEFAULT_SEED  # noqa: E402,F401  (declared there, once)
 #: paired bootstrap resamples (and percentile-interval resamples), sacrebleu's default
 DEFAULT_BS = 1000
 #: approximate randomization trials, sacrebleu's default

@@ -31,6 +31,7 @@ from typing import Sequence
 
 from multiref.metrics.base import Item, Metric, Score
 from multiref.metrics.base import check_order as _check_order
+from multiref.util.defaults import TOKENIZER
 
 
 def ngrams(tokens: Sequence[str], n: int) -> list:
@@ -96,7 +97,7 @@ class Distinct(Metric):
     interval_method = "jackknife"
     paired_tests = ("ar",)
 
-    def __init__(self, order: int = 2, tokenizer: str = "whitespace", lowercase: bool = False):
+    def __init__(self, order: int = 2, tokenizer: str = TOKENIZER, lowercase: bool = False):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)
         self.order = _check_order(self.name, order)
 
@@ -153,7 +154,7 @@ class EAD(Distinct):
     name = "ead"
     version = "1"
 
-    def __init__(self, order: int = 1, vocab_size: int | None = None, tokenizer: str = "whitespace",
+    def __init__(self, order: int = 1, vocab_size: int | None = None, tokenizer: str = TOKENIZER,
                  lowercase: bool = False):
         super().__init__(order=order, tokenizer=tokenizer, lowercase=lowercase)
         if vocab_size is not None and (isinstance(vocab_size, bool) or not isinstance(vocab_size, int)
@@ -218,7 +219,7 @@ class DistinctPerUtterance(Metric):
     needs_references = False
     DENOMINATORS = ("tokens", "ngrams")
 
-    def __init__(self, order: int = 2, denominator: str = "tokens", tokenizer: str = "whitespace",
+    def __init__(self, order: int = 2, denominator: str = "tokens", tokenizer: str = TOKENIZER,
                  lowercase: bool = False):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)
         self.order = _check_order(self.name, order)
@@ -279,7 +280,7 @@ class SelfBLEU(Metric):
     needs_references = False
 
     def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "none",
-                 brevity_penalty: bool = True, tokenizer: str = "whitespace", lowercase: bool = False,
+                 brevity_penalty: bool = True, tokenizer: str = TOKENIZER, lowercase: bool = False,
                  convention: str = "nltk"):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)
         self.bleu = _bleu(order=order, weights=weights, smoothing=smoothing, brevity_penalty=brevity_penalty,
@@ -332,7 +333,7 @@ class RecallBLEU(Metric):
     aggregates = ("recall",)  # fixed form; not user-selectable (see the class docstring)
     default_aggregate = "recall"
 
-    def __init__(self, base: str = "bleu", tokenizer: str = "whitespace", lowercase: bool = False, **options):
+    def __init__(self, base: str = "bleu", tokenizer: str = TOKENIZER, lowercase: bool = False, **options):
         from multiref.metrics import metric_class
 
         super().__init__(tokenizer=tokenizer, lowercase=lowercase)

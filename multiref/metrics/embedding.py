@@ -34,6 +34,7 @@ from typing import Sequence
 
 from multiref.util.errors import UserError
 from multiref.metrics.base import Item, Metric, Score
+from multiref.util.defaults import TOKENIZER
 
 VECTOR_FORMATS = ("kv", "word2vec_text", "word2vec_binary", "glove_text")
 _EXTENSIONS = {".kv": "kv", ".txt": "word2vec_text", ".vec": "word2vec_text", ".bin": "word2vec_binary"}
@@ -194,7 +195,7 @@ class _EmbeddingMetric(Metric):
     aggregates = ("max", "mean")
     default_aggregate = "max"
 
-    def __init__(self, vectors=None, vectors_format: str | None = None, tokenizer: str = "whitespace",
+    def __init__(self, vectors=None, vectors_format: str | None = None, tokenizer: str = TOKENIZER,
                  lowercase: bool = False, aggregate: str | None = None):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         if vectors is None or (isinstance(vectors, str) and not vectors):

@@ -64,6 +64,7 @@ from multiref.metrics.bleu import brevity_penalty_factor, sentence_scorer, set_b
 from multiref.metrics.lsdscc_ties import (DEFAULT_TIES, EXACT_SMOOTHINGS, NEAR, TIES, auto_ties, check_public_bleu,
                                           exact_compare, near, public_group_order, public_scorer, sequential_mean)
 from multiref.metrics.tokenizers import get_tokenizer, tokenize_all
+from multiref.util.defaults import TOKENIZER
 
 
 def _codes(ids: list, base: int, k: int) -> list:
@@ -449,7 +450,7 @@ def _first_alignment(metric, items) -> list:
     (hypothesis, group) pairs from :func:`multiref.metrics._batch_matches.clipped_matches`, the
     BLEU of each distinct (length, matches) key from the same scorer and memo as
     :func:`align_tokenized`, times the brevity penalty when it is on (:func:`_batch_penalties`), the
-    first best group by ``numpy.argmax``. Same values, bit for bit."""
+    first best group by ``numpy.argmax``. Same scores, bit for bit."""
     import numpy as np
 
     k = stat_order(len(metric.weights), metric.smoothing)
@@ -459,16 +460,16 @@ def _first_alignment(metric, items) -> list:
     n_hyps, n_groups = matches.shape[:2]
     rows = np.concatenate([np.repeat(lengths, n_groups)[:, None], matches.reshape(-1, k)], axis=1)
     keys, inverse = unique_rows(rows)
-    values = np.array(_key_values(metric, keys.tolist()), dtype=np.float64)[inverse.ravel()].reshape(n_hyps, n_groups)
+    scores = np.array(_key_values(metric, keys.tolist()), dtype=np.float64)[inverse.ravel()].reshape(n_hyps, n_groups)
     if metric.brevity_penalty:  # the same product as align_tokenized's bp * value
-        values *= _batch_penalties(side, lengths, np.asarray(owner, dtype=np.int64))
+        scores *= _batch_penalties(side, lengths, np.asarray(owner, dtype=np.int64))
     sizes = np.repeat(np.fromiter((len(item.groups) for item in items), dtype=np.int64, count=len(items)),
                       [len(item.hypotheses) for item in items])
-    values[np.arange(n_groups)[None, :] >= sizes[:, None]] = -1.0  # groups the item lacks never win
-    best = values.argmax(axis=1)
+    scores[np.arange(n_groups)[None, :] >= sizes[:, None]] = -1.0  # groups the item lacks never win
+    best = scores.argmax(axis=1)
     if metric.ties == "first" and metric.smoothing in EXACT_SMOOTHINGS:  # near-equal groups ordered exactly
-        best = _exact_first(metric, items, values, best, matches, lengths, owner)
-    pairs = list(zip(best.tolist(), values[np.arange(n_hyps), best].tolist()))
+        best = _exact_first(metric, items, scores, best, matches, lengths, owner)
+    pairs = list(zip(best.tolist(), scores[np.arange(n_hyps), best].tolist()))
     out, row = [], 0
     for item in items:
         m = len(item.hypotheses)
@@ -587,7 +588,7 @@ class _LsdsccMetric(Metric):
     version = "1"
 
     def __init__(self, order: int = 4, weights: Sequence[float] | None = None, smoothing: str = "add1",
-                 brevity_penalty: bool = False, tokenizer: str = "whitespace", lowercase: bool = False,
+                 brevity_penalty: bool = False, tokenizer: str = TOKENIZER, lowercase: bool = False,
                  aggregate: str | None = None, ties: str = DEFAULT_TIES):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         set_bleu_options(self, order, weights, smoothing, brevity_penalty)

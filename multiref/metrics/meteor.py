@@ -40,6 +40,7 @@ import warnings
 
 from multiref.util.errors import UserError
 from multiref.metrics.base import Metric
+from multiref.util.defaults import TOKENIZER
 
 _READERS: dict = {}
 _LOCK = threading.Lock()
@@ -194,7 +195,7 @@ class Meteor(Metric):
     aggregates = ("max", "mean")
     default_aggregate = "max"
 
-    def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5, tokenizer: str = "whitespace",
+    def __init__(self, alpha: float = 0.9, beta: float = 3.0, gamma: float = 0.5, tokenizer: str = TOKENIZER,
                  lowercase: bool = False, aggregate: str | None = None, impl: str = "nltk"):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         if impl not in METEOR_IMPLS:

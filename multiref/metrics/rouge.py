@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from multiref.metrics.base import Metric
+from multiref.util.defaults import TOKENIZER
 
 #: default F-measure beta per aggregation: rouge-score's F1 for the per-reference forms,
 #: nlg-eval's 1.2 for its own multi-reference form.
@@ -97,7 +98,7 @@ class RougeL(Metric):
     aggregates = ("max", "mean", "standard")
     default_aggregate = "max"
 
-    def __init__(self, tokenizer: str = "whitespace", lowercase: bool = False, aggregate: str | None = None,
+    def __init__(self, tokenizer: str = TOKENIZER, lowercase: bool = False, aggregate: str | None = None,
                  beta: float | None = None):
         super().__init__(tokenizer=tokenizer, lowercase=lowercase, aggregate=aggregate)
         if beta is None:

@@ -167,20 +167,20 @@ def read_segments(segments: Iterable[Segment]):
 
 
 def grouped(segments: Iterable[Segment]) -> list:
-    """One bucket's segments -> ``[(encoded key, [encoded values])]``, keys and each key's
-    values sorted by their encoding (so the groups do not depend on the segments' order)."""
+    """One bucket's segments -> ``[(encoded key, [encoded members])]``, keys and each key's
+    members sorted by their encoding (so the groups do not depend on the segments' order)."""
     table: dict = {}
     for data in read_segments(segments):
         for key, value in read_records(data):
-            values = table.get(key)
-            if values is None:
+            members = table.get(key)
+            if members is None:
                 table[key] = [value]
             else:
-                values.append(value)
+                members.append(value)
     groups = sorted(table.items())
     table.clear()
-    for _, values in groups:
-        values.sort()
+    for _, members in groups:
+        members.sort()
     return groups
 
 

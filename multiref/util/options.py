@@ -7,8 +7,8 @@ another options dataclass is made with :func:`group`. Everything else is derived
 
 - :func:`add_arguments` adds the argparse flags (to the ``multiref`` command's parser, or to
   Beam's parser from a ``PipelineOptions`` subclass's ``_add_argparse_args``);
-- :func:`from_args` builds the dataclass from the parsed values (an argparse ``Namespace``
-  or a Beam options view);
+- :func:`from_args` builds the dataclass from the parsed flags (argparse's result or a Beam
+  options view): the command line calls it once, at the top, and hands the config down;
 - :func:`recorded` gives the options as the card records them, and :func:`to_argv` the
   flags that give recorded options back (rebuilding a release from its card);
 - :func:`declared` lists each flag with its default, help and the fields it sets, for the
@@ -40,8 +40,8 @@ class Option:
     """The command-line side of one field (see :func:`option`)."""
 
     flag: str
-    help: str
-    choices: tuple | None = None
+    help: str | None
+    choices: Any = None
     metavar: Any = None
     low: float | None = None
     high: float | None = None
@@ -54,6 +54,8 @@ class Option:
     group: type | None = None
     title: str = ""
     card: str = ""
+    required: bool = False
+    show_default: bool = True
 
     @property
     def dest(self) -> str:
@@ -61,22 +63,29 @@ class Option:
         return self.flag.lstrip("-").replace("-", "_")
 
 
-def option(default, *, flag: str, help: str, choices=None, metavar=None, low=None, high=None,  # noqa: A002
+def option(default, *, flag: str, help: str | None, choices=None, metavar=None, low=None, high=None,  # noqa: A002
            repeat: bool = False, negatable: bool = False, inverse: bool = False, index: int | None = None,
-           parse: Callable | None = None, convert: Callable | None = None, title: str = "", card: str = ""):
+           parse: Callable | None = None, convert: Callable | None = None, title: str = "", card: str = "",
+           required: bool = False, show_default: bool = True):
     """A dataclass field settable by ``flag``; ``default`` is the field's (and the flag's) default.
 
     ``help``: the ``--help`` text (``(default: ...)`` is appended unless it mentions the
-    default); ``choices``: allowed values; ``low``/``high``: bounds of a number, checked by
+    default; None: no help text at all); ``choices``: allowed values (a list, or a container
+    that lists its names only when iterated, as the plug-in tokenizers do); ``required``: the
+    flag must be given (the field's default is for Python callers that set it themselves);
+    ``show_default=False``: no ``(default: ...)`` appended to the help; ``low``/``high``: bounds of a number, checked by
     the parser (a usage error, exit 2); ``parse``: an argparse ``type`` replacing the one the
     default implies; ``convert``: applied to the parsed value (``None`` too) before it becomes
     the field's (its ValueError is the user's mistake: name the flag in it); ``title``: the
     ``--help`` section of the flag; ``card``: the field's name in :func:`recorded` (default:
     its own); ``repeat``, ``negatable``, ``inverse``, ``index``: see the module.
     """
-    meta = Option(flag=flag, help=help, choices=tuple(choices) if choices else None, metavar=metavar, low=low,
+    if isinstance(choices, (list, tuple, set, frozenset)):
+        choices = tuple(choices) or None
+    meta = Option(flag=flag, help=help, choices=choices, metavar=metavar, low=low,
                   high=high, repeat=repeat, negatable=negatable, inverse=inverse, index=index, parse=parse,
-                  convert=convert, title=title, card=card)
+                  convert=convert, title=title, card=card, required=required,
+                  show_default=show_default)
     if isinstance(default, (list, dict, set)):
         raise TypeError(f"{flag}: a mutable default; use a tuple")
     return dataclasses.field(default=default, metadata={_KEY: meta})
@@ -167,7 +176,8 @@ def _argument(opt: Option, default, shared: list) -> dict:
                   action="append" if opt.repeat else "store", type=_value_type(opt, (default or ("",))[0]))
     else:
         kw.update(default=default, type=_value_type(opt, default))
-    shown = not (kw["default"] in (None, []) or isinstance(default, bool)) and "default" not in opt.help
+    shown = opt.help is not None and opt.show_default and not (kw["default"] in (None, []) or isinstance(default, bool)) and \
+        "default" not in opt.help
     kw["help"] = f"{opt.help} (default: %(default)s)".strip() if shown else opt.help
     return {k: v for k, v in kw.items() if v is not None or k == "default"}
 
@@ -220,7 +230,7 @@ def add_arguments(parser, *classes, required: tuple = (), skip: tuple = ()) -> N
             kw["metavar"] = tuple(p.field.upper() for p in parts)
         if title and title not in groups:
             groups[title] = parser.add_argument_group(title)
-        groups.get(title, parser).add_argument(opt.flag, required=opt.flag in required, **kw)
+        groups.get(title, parser).add_argument(opt.flag, required=opt.required or opt.flag in required, **kw)
 
 
 def default_of(cls: type, name: str):
@@ -235,8 +245,8 @@ def type_of(cls: type, name: str):
     return _value_type(opt, field.default) or type(field.default)
 
 
-def from_args(cls: type, values, **given):
-    """The ``cls`` instance of parsed ``values`` (a Namespace or a Beam options view).
+def from_args(cls: type, parsed, **given):
+    """The ``cls`` instance of the ``parsed`` flags (argparse's result or a Beam options view).
 
     Fields without an option keep their default unless named in ``given``; a repeatable flag
     not given means the field's default. ValueError (the user's mistake) from the dataclass's
@@ -247,9 +257,9 @@ def from_args(cls: type, values, **given):
         if f.name in given:
             continue
         if opt.group is not None:
-            kwargs[f.name] = from_args(opt.group, values)
+            kwargs[f.name] = from_args(opt.group, parsed)
             continue
-        value = getattr(values, opt.dest)
+        value = getattr(parsed, opt.dest)
         if opt.index is not None:
             value = value[opt.index]
         elif value is None and opt.repeat:
@@ -310,8 +320,8 @@ def to_argv(cls: type, options: dict) -> tuple[list, set]:
             indexed.setdefault(opt.flag, {})[opt.index] = options[name]
         else:
             argv += _flag_tokens(opt, f.default, options[name])
-    for flag, values in indexed.items():
-        argv += [flag, *_tokens([v for _i, v in sorted(values.items())])]
+    for flag, parts in indexed.items():
+        argv += [flag, *_tokens([v for _i, v in sorted(parts.items())])]
     return argv, names
 
 
@@ -332,7 +342,7 @@ def declared(*classes) -> list:
     for opt, default, _title, owner, field in _declarations(classes):
         if opt.flag not in rows:
             off = isinstance(default, bool) and (default or opt.negatable) and not opt.inverse
-            text = f"{opt.help}; one of: {', '.join(map(str, opt.choices))}" if opt.choices else opt.help
+            text = f"{opt.help or ''}; one of: {', '.join(map(str, opt.choices))}" if opt.choices else opt.help or ""
             rows[opt.flag] = {"flag": f"{opt.flag}/--no-{opt.flag[2:]}" if off else opt.flag,
                               "help": text.lstrip("; "), "defaults": {}, "fields": []}
         rows[opt.flag]["defaults"][opt.index or 0] = (not default) if opt.inverse else default  # as the flag shows it

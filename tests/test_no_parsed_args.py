@@ -1,0 +1,48 @@
+"""Below the command line, no code reads a parsed command line (issue 33, part 1).
+
+Each command's options are frozen configs (``multiref.util.options.option``); ``multiref_cli``
+turns the parsed flags into them once and passes the config down. So in ``multiref/``,
+``lsdscc/``, ``dailydialog_pp/`` and ``pipelines/`` no line reads an attribute of ``args``,
+``values`` or ``namespace`` (a parameter is named for what it holds: ``config``, ``job``,
+``corpus``), and nothing names argparse's ``Namespace``. The check reads the source text, so
+comments and docstrings count too; it checks itself on synthetic lines.
+"""
+
+import re
+
+import pytest
+
+from tests.helpers import REPO_DIR
+
+PACKAGES = ("multiref", "lsdscc", "dailydialog_pp", "pipelines")
+ATTRIBUTE_READ = re.compile(r"\b(args|values|namespace)\.[a-z_]+")
+NAMESPACE = re.compile(r"Namespace")
+
+
+def offences(text: str) -> list:
+    """``[(line number, line)]`` of ``text`` that read a parsed command line's attribute or name ``Namespace``."""
+    return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)
+            if ATTRIBUTE_READ.search(line) or NAMESPACE.search(line)]
+
+
+@pytest.mark.parametrize("line, bad", [
+    ("    if args.top_k < 1:", True),
+    ("    target = values.output", True),
+    ("    return namespace.seed", True),
+    ("def build(values: argparse.Namespace):", True),
+    ("    job = SimpleNamespace(a=1)", True),
+    ("    for name, value in texts.items():", False),
+    ("    counts = {k: v for k, v in table.values()}", False),
+    ("    return from_args(CorpusJob, parsed)", False),
+    ("    config.output.output_dir", False),
+])
+def test_the_check_sees_what_it_should(line, bad):
+    assert bool(offences(line)) is bad
+
+
+def test_no_parsed_command_line_below_the_cli():
+    found = []
+    for package in PACKAGES:
+        for path in sorted((REPO_DIR / package).rglob("*.py")):
+            found += [f"{path.relative_to(REPO_DIR)}:{n}: {line}" for n, line in offences(path.read_text("utf-8"))]
+    assert not found, "a parsed command line below multiref_cli/:\n" + "\n".join(found)
