@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 from multiref.util.errors import UserError
+from multiref.util.location import is_remote
 
 # The files the stage rewrites in place are copied into the staging folder (the rest is
 # hard-linked from the dataset); its cache lives beside the dataset (lsdscc.testset.build_cache).
@@ -57,7 +58,7 @@ def finish(pub, *, check: bool = True) -> dict | None:
 
 def existing_local_dataset(folder: str) -> None:
     """UserError unless ``folder`` is a local folder (a dataset to add a config to)."""
-    if "://" in folder:
+    if is_remote(folder):
         raise UserError(f"the test-set stage needs a local corpus folder, not {folder}: copy it locally first")
     if not os.path.isdir(folder):
         raise UserError(f"{folder} has no 'single_turn' config: no such folder; build the corpus first with "

@@ -44,6 +44,7 @@ from typing import Mapping, Sequence
 from lsdscc.testset import assemble as ts
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
+from multiref.util.location import is_remote
 from pipelines.lsdscc_leaks import classify_leaks  # noqa: F401  (tests reach it here too)
 
 CARD_SECTION = """\
@@ -364,7 +365,7 @@ def run_testset_stage(dataset_folder: str, args, cache: str | None = None) -> di
     from multiref.util.errors import UserError
     from pipelines.testset_options import configs_from_args
 
-    if "://" in dataset_folder:
+    if is_remote(dataset_folder):
         raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
         "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
     check_corpus(dataset_folder)

@@ -16,6 +16,7 @@ import os
 import re
 
 from multiref.util.errors import UserError
+from multiref.util.location import Location
 
 _HASH_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *]?(.+?)\s*$")
 _BLOCK = 1 << 20
@@ -108,13 +109,7 @@ def read_hashes(path: str) -> dict:
 def file_sha256(path: str) -> str:
     """The SHA-256 hex digest of a local or remote (Beam FileSystems) file."""
     digest = hashlib.sha256()
-    if "://" in path:
-        from apache_beam.io.filesystems import CompressionTypes, FileSystems
-
-        opened = FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
-    else:
-        opened = open(path, "rb")
-    with opened as fh:
+    with Location(path).open("rb") as fh:
         while block := fh.read(_BLOCK):
             digest.update(block)
     return digest.hexdigest()

@@ -36,6 +36,7 @@ from typing import Iterator
 
 from lsdscc.corpus.records import redact_record
 from multiref.util.errors import UserError
+from multiref.util.location import is_remote
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -70,7 +71,7 @@ def default_inputs() -> list[str]:
 
 
 def _is_remote(path: str) -> bool:
-    return "://" in path
+    return is_remote(path)
 
 
 def _dump_files_in(folder: str) -> list[str]:
