@@ -26,7 +26,7 @@ def _add_metric_options(p: argparse.ArgumentParser, paper) -> None:
     gives every default, and the help names it."""
     from multiref.metrics.bleu import ALL_SMOOTHINGS, CONVENTIONS  # stdlib-only module
     from multiref.metrics.meteor import METEOR_IMPLS
-    from multiref_cli import tokenizer_choices
+    from multiref_cli.common import tokenizer_choices
 
     g = p.add_argument_group(f"metrics (defaults: {paper.paper}, {paper.study})")
     g.add_argument("--metric", action="append", metavar="SPEC",
@@ -90,7 +90,7 @@ def _add_ratings_options(p: argparse.ArgumentParser) -> None:
 
 def register(parser: argparse.ArgumentParser) -> None:
     """``multiref analyze correlation|refcount|discrimination|regression``."""
-    from multiref_cli import group
+    from multiref_cli.common import group
 
     sub = group(parser)
     _register_correlation(sub)
@@ -185,7 +185,7 @@ def _register_regression(sub) -> None:
     g.add_argument("--similarity", choices=("bleu", "ribes", "wer", "wer2"), action="append",
                    help="similarity feature(s): bleu (NIST geometric smoothing), ribes, wer (1-NL), wer2 (1-2NL); "
                         f"repeatable (default: {' '.join(SUGIYAMA.similarity)}, as {SUGIYAMA.paper})")
-    from multiref_cli import tokenizer_choices
+    from multiref_cli.common import tokenizer_choices
 
     g.add_argument("--tokenizer", default=SUGIYAMA.tokenizer, choices=tokenizer_choices(), metavar="NAME",
                    help=f"tokenizer: %(choices)s (default: {SUGIYAMA.tokenizer})")

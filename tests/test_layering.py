@@ -239,3 +239,36 @@ def test_no_test_imports_benchmarks():
     found = {path.name: lines for path in sorted((REPO_DIR / "tests").rglob("*.py"))
              if (lines := _imports_benchmarks(path.read_text(encoding="utf-8")))}
     assert found == {}
+
+
+def _names_from_package_init(package: str, module: str, source: str, submodules) -> list:
+    """Names ``module`` (inside ``package``) imports from ``package``'s ``__init__``: ``from
+    package import x`` (or ``from . import x`` at the top of the package) where ``x`` is not a submodule."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        absolute = node.level == 0 and node.module == package
+        relative = node.level == 1 and not node.module and module.count(".") == 1
+        if absolute or relative:
+            out += [alias.name for alias in node.names if f"{package}.{alias.name}" not in submodules]
+    return out
+
+
+def test_the_init_import_checker_sees_a_helper_import():
+    known = {"multiref_cli.flags", "multiref_cli.common"}
+    source = "from multiref_cli import group, flags\nfrom . import run\nfrom multiref_cli.common import group\n"
+    assert _names_from_package_init("multiref_cli", "multiref_cli.x", source, known) == ["group", "run"]
+
+
+def test_subcommand_modules_import_no_helper_back_from_the_package_init():
+    """A subcommand module gets shared helpers from a module below (``multiref_cli.common``,
+    ``multiref_cli.commands``); ``__init__`` only re-exports them for callers outside."""
+    found = {}
+    for module, path in MODULES.items():
+        if module.startswith("multiref_cli.") and not path.endswith("__init__.py"):
+            with open(path, encoding="utf-8") as fh:
+                names = _names_from_package_init("multiref_cli", module, fh.read(), MODULES)
+            if names and module != "multiref_cli.__main__":  # the entry point runs the package
+                found[module] = names
+    assert found == {}
