@@ -32,7 +32,10 @@ def test_paths_are_accepted_as_path_objects(tmp_path):
 
 
 def test_join_and_name():
-    assert Location("gs://b/out/").join("a", "/b.txt").text == "gs://b/out/a/b.txt"
+    from apache_beam.io.filesystems import FileSystems
+
+    for base, parts in (("gs://b/out/", ("a", "b.txt")), ("gs://b/out", ("a/", "b.txt")), ("gs://b", ("x",))):
+        assert Location(base).join(*parts).text == FileSystems.join(base, *parts)  # Beam's rule for gs://
     assert Location("out").join("a", "b.txt").text == "out/a/b.txt"
     assert Location("gs://b/out/lsdscc/").name == "lsdscc"
     assert Location("out/lsdscc/").name == "lsdscc" and Location(".").name  # a path's name is taken absolute

@@ -49,10 +49,15 @@ class Location:
         return is_remote(self.text)
 
     def join(self, *parts: str) -> "Location":
-        """A location inside this one: ``/``-joined for a URL, :func:`os.path.join` for a path."""
+        """A location inside this one: :func:`os.path.join` for a path; for a URL, each part
+        after a ``/`` (one added unless the text ends with one), as Beam's ``FileSystems.join``
+        joins ``gs://`` paths."""
         if not self.is_remote:
             return Location(os.path.join(self.text, *parts))
-        return Location("/".join([self.text.rstrip("/")] + [p.strip("/") for p in parts]))
+        text = self.text
+        for part in parts:
+            text += part if text.endswith("/") else "/" + part
+        return Location(text)
 
     @property
     def name(self) -> str:
