@@ -11,7 +11,7 @@ contractions, quotes and non-ASCII punctuation) and times, in this one process:
 - ``lsdscc-python``: the same with the C extension off (what runs where it was not built);
 - ``treebank``: today's ``convention="treebank"`` (the baseline's rules, periods split off).
 
-``--text realistic`` times bodies of ``benchmarks/realistic_text.py`` instead (real comment
+``--text realistic`` times bodies of ``lsdscc/synthetic/text.py`` instead (real comment
 lengths, markup, links, emoji: what ``bench_corpus.py --text realistic`` builds).
 
 Each is timed ``--repeat`` times, interleaved, and the best run counts. Prints comments/s,
@@ -30,7 +30,6 @@ import argparse
 import importlib.util
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
@@ -39,43 +38,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from lsdscc.synthetic.text import generate_comments  # noqa: E402
+
 BASELINE_COMMIT = "e46b6c5"
-
-#: Fragments with what sample_gen's templates lack or have rarely (each rule of the cleaning).
-FRAGMENTS = [
-    "I can't believe it's 2019 and they're still making these.",
-    "Saw it on 3/4/2019 at 9:30pm, paid $12.50 \u2014 worth it!!!",
-    'He literally said "I\'ll be back." and left.',
-    "Check out [this review](https://www.rottentomatoes.com/m/inception) and/or r/TrueFilm.",
-    "**Spoilers:** >!Bruce dies!< ... or does he???",
-    "It's the 90s' best 3D movie, 10/10 would watch again :D",
-    "Soooo goooood lmaooo hahahaha xD",
-    "We're gonna need a bigger boat. Gotta love it ;)",
-    "&gt; quoted text\n\nI don't agree tbh :(",
-    "1. Alien\n2. Aliens\n3. Alien 3",
-    "Edit: typo. Edit 2: thanks for the gold, kind stranger!",
-    "The 2nd and 3rd acts drag\u2026 it\u2019s \u201cfine\u201d I guess \U0001F937",
-    "u/someone said it's 2h 49m long -- that's ~170 minutes.",
-    "`code`? ~~strike~~ ^(tiny) text and a | table | row |",
-    "Mr. Nolan's films (e.g. Memento, Inception) are great... aren't they?",
-    "mail me at fan.club@example.com or see imdb.com/title/tt0816692/ <3",
-    "LOL!!!! I cannot even... wanna see it again tbh \U0001F602\U0001F602",
-    "# Ranking\n\n* Heat\n* Drive\n\n---\n\n*Edit:* forgot Zodiac (2007)",
-]
-
-
-def generate_comments(n: int, seed: int = 11) -> list[str]:
-    """``n`` Reddit-like comment bodies, the same for the same ``n`` and ``seed``."""
-    from lsdscc.corpus.sample_gen import iter_threads
-
-    bodies = [c["body"] for _, coms in iter_threads(max(200, n // 4), seed=seed) for c in coms]
-    rng = random.Random(seed)
-    out = []
-    for _ in range(n):
-        parts = [rng.choice(FRAGMENTS) if rng.random() < 0.35 else rng.choice(bodies)
-                 for _ in range(rng.randint(1, 6))]
-        out.append(rng.choice((" ", "\n\n", " ")).join(parts))
-    return out
 
 
 def _git_module(name: str, path: str, folder: str, replace=()):
@@ -132,7 +97,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each, best counts (default 3)")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--text", choices=("benchmark", "realistic"), default="benchmark",
-                        help="benchmark: sample bodies and fragments (default); realistic: benchmarks/realistic_text.py")
+                        help="benchmark: sample bodies and fragments (default); realistic: lsdscc/synthetic/text.py")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args(argv)
 
@@ -140,7 +105,7 @@ def main(argv=None) -> int:
     from lsdscc.corpus.cleaning import clean_and_tokenize
 
     if args.text == "realistic":
-        from benchmarks.realistic_text import RealisticText
+        from lsdscc.synthetic.text import RealisticText
 
         gen = RealisticText(args.seed)
         comments = [gen.body() for _ in range(args.comments)]

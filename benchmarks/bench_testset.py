@@ -40,7 +40,7 @@ full-corpus model's (docs/testset.md#doc2vec-on-a-sample)::
     .venv/bin/python benchmarks/bench_testset.py --pairs 200000 --overlap 130000,65000
 
 ``--overlap-processes P`` adds the full corpus trained twice by the deterministic data-parallel
-prototype (:mod:`benchmarks.doc2vec_parallel`, P processes, weights averaged after every
+prototype (:mod:`lsdscc.testset.doc2vec_parallel`, P processes, weights averaged after every
 epoch); ``--overlap ""`` leaves out the samples. Measured at 200,000 pairs: both runs
 byte-identical, recall@10 0.404 against the 0.464 noise floor (not used by the stage)::
 
@@ -350,7 +350,7 @@ def _parser():
                              "sentences vs the full-corpus model (benchmarks/testset_overlap.py)")
     parser.add_argument("--overlap-processes", metavar="P[,P...]", default="",
                         help="with --overlap: also the full corpus trained (twice) by the data-parallel prototype "
-                             "with P processes (benchmarks/doc2vec_parallel.py)")
+                             "with P processes (lsdscc/testset/doc2vec_parallel.py)")
     parser.add_argument("--overlap-parts", metavar="P[,P...]", default="",
                         help="with --overlap: also the full corpus in P independent parts trained in P processes "
                              "and in one: --doc2vec-parts P (lsdscc/testset/doc2vec_parts.py); P:dims or P:epochs: "

@@ -118,7 +118,7 @@ def _compare(reference: dict, other: dict, top: int) -> dict:
 
 def _variant(state: dict, d2v, needed, workdir: str, texts: list, processes: int = 0, parts=0):
     """Train one model (``processes``: 0 for the stage's training, else the data-parallel
-    prototype, :mod:`benchmarks.doc2vec_parallel`; ``parts``: the independent parts of
+    prototype, :mod:`lsdscc.testset.doc2vec_parallel`; ``parts``: the independent parts of
     :mod:`lsdscc.testset.doc2vec_parts` in ``processes`` processes) and read the vectors of ``texts``."""
     from lsdscc.testset import doc2vec
 
@@ -138,7 +138,7 @@ def _variant(state: dict, d2v, needed, workdir: str, texts: list, processes: int
 
 
 def _train_parallel(training, d2v, workdir: str, processes: int):
-    from benchmarks.doc2vec_parallel import train_file
+    from lsdscc.testset.doc2vec_parallel import train_file
     from lsdscc.testset import doc2vec
 
     with doc2vec.sentence_file(training, workdir) as sentences:
@@ -181,7 +181,7 @@ def _train_whole(training, configs, workdir: str, processes: int) -> list:
 def neighbour_overlap(folder: str, configs, samples, workdir: str, top: int = 10, processes=(), parts=()) -> dict:
     """The report (module docstring) for each sample size in ``samples`` and each number of
     training processes in ``processes`` (the full corpus trained twice with
-    the data-parallel prototype, :mod:`benchmarks.doc2vec_parallel`, with P processes: the
+    the data-parallel prototype, :mod:`lsdscc.testset.doc2vec_parallel`, with P processes: the
     second run's ``vectors_sha256`` must equal the first's) and each number of parts in
     ``parts`` (the full corpus split into P independent parts, :mod:`lsdscc.testset.doc2vec_parts`,
     trained in P processes, then in one: the same ``vectors_sha256``);

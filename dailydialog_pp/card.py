@@ -13,6 +13,7 @@ import json
 
 from dailydialog_pp.schema import CONTEXTS, CORRUPTED, DDPP, MULTIREF, schema
 from dailydialog_pp.steps import NS_CONTEXTS, NS_DDPP, NS_MULTIREF, NS_PARSE
+from multiref import citations
 
 #: Every config this job can write (a rerun replaces or removes each of them in the card).
 CONFIGS = (MULTIREF, DDPP, CORRUPTED, CONTEXTS)
@@ -38,36 +39,7 @@ CARD_DATA = {
 }
 
 #: BibTeX of the three papers: DailyDialog, its multi-reference test set, DailyDialog++.
-CITATIONS = (
-    """@inproceedings{li-etal-2017-dailydialog,
-    title = "{D}aily{D}ialog: A Manually Labelled Multi-turn Dialogue Dataset",
-    author = "Li, Yanran and Su, Hui and Shen, Xiaoyu and Li, Wenjie and Cao, Ziqiang and Niu, Shuzi",
-    booktitle = "Proceedings of the Eighth International Joint Conference on Natural Language Processing (Volume 1: Long Papers)",
-    year = "2017",
-    address = "Taipei, Taiwan",
-    publisher = "Asian Federation of Natural Language Processing",
-    pages = "986--995"
-}""",
-    """@inproceedings{gupta-etal-2019-investigating,
-    title = "Investigating Evaluation of Open-Domain Dialogue Systems With Human Generated Multiple References",
-    author = "Gupta, Prakhar and Mehri, Shikib and Zhao, Tiancheng and Pavel, Amy and Eskenazi, Maxine and Bigham, Jeffrey",
-    booktitle = "Proceedings of the 20th Annual SIGdial Meeting on Discourse and Dialogue",
-    year = "2019",
-    address = "Stockholm, Sweden",
-    publisher = "Association for Computational Linguistics",
-    pages = "379--391",
-    doi = "10.18653/v1/W19-5944"
-}""",
-    """@article{sai-etal-2020-improving,
-    title = "Improving Dialog Evaluation with a Multi-reference Adversarial Dataset and Large Scale Pretraining",
-    author = "Sai, Ananya B. and Mohankumar, Akash Kumar and Arora, Siddhartha and Khapra, Mitesh M.",
-    journal = "Transactions of the Association for Computational Linguistics",
-    volume = "8",
-    year = "2020",
-    pages = "810--827",
-    doi = "10.1162/tacl_a_00347"
-}""",
-)
+CITATIONS = (citations.LI_2017, citations.GUPTA_2019, citations.SAI_2020)
 
 DESCRIPTIONS = {
     "multiref": ("Multi-reference DailyDialog (Gupta et al. 2019): every test dialogue cut after each turn "

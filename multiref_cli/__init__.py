@@ -1,6 +1,7 @@
 """The ``multiref`` command line: one console script with subcommands.
 
-Each subcommand lives in its own module, named in ``SUBCOMMANDS``. A module exposes
+Each subcommand lives in its own module, named in ``SUBCOMMANDS`` (:mod:`multiref_cli.commands`,
+which builds the parser). The helpers they share are in :mod:`multiref_cli.common`. A module exposes
 ``register(parser)``, which adds its arguments (and nested subcommands) and sets
 ``parser.set_defaults(func=handler)``; ``handler(args) -> int`` does the work. Those modules
 import only the standard library at module level, so ``multiref --help`` stays fast: heavy
@@ -24,107 +25,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import sys
 
-from multiref import __version__
-
-EXIT_OK, EXIT_INPUT, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, sized without importing shutil (start-up time of every command)."""
-
-    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        if width is None:
-            import os
-
-            try:
-                width = int(os.environ["COLUMNS"])
-            except (KeyError, ValueError):
-                try:
-                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns
-                except (AttributeError, ValueError, OSError):
-                    width = 80
-            width -= 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line naming the command, and exit status 2."""
-
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str):
-        command = self.prog if self.prog.startswith("multiref") else "multiref"
-        sys.stderr.write(f"multiref: error: {one_line(message)} (see '{command} --help')\n")
-        sys.exit(EXIT_USAGE)
-
-    def _get_option_tuples(self, option_string):  # abbreviations: a hidden old spelling is no rival
-        from multiref_cli.flags import dedupe_option_tuples
-
-        return dedupe_option_tuples(super()._get_option_tuples(option_string))
-
-
-def one_line(message) -> str:
-    """The first non-blank line of ``message`` (a wrapped Beam or library error)."""
-    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
-    if not lines:
-        return "unknown error"
-    text = lines[0]
-    for line in lines[1:]:  # "Pipeline has validation errors:" says nothing without the next line
-        if not text.endswith(":"):
-            break
-        text = f"{text} {line}"
-    return text
-
-
-# (name, module, one-line help). Order is the order shown by --help.
-SUBCOMMANDS = [
-    ("score", "multiref_cli.score", "score system outputs against multi-reference test sets"),
-    ("lsdscc", "multiref_cli.lsdscc", "build the LSDSCC Reddit corpus and multi-reference test set"),
-    ("dailydialog", "multiref_cli.dailydialog", "build the multi-reference DailyDialog and DailyDialog++ datasets"),
-    ("augment", "multiref_cli.augment", "grow candidate references for a test set from a training corpus"),
-    ("analyze", "multiref_cli.analyze", "evaluate the evaluators: correlation, discrimination, regression"),
-    ("metrics", "multiref_cli.metrics_cmd", "list metrics and the paths of their Hugging Face evaluate modules"),
-]
-
-
-def tokenizer_choices():
-    """The names ``--tokenizer`` accepts: the built-in tokenizers and the plug-ins. The CLI sits
-    above the dataset packages, so it registers the ``lsdscc`` one itself (an installed package
-    also declares it as a ``multiref.metrics.tokenizers`` entry point). Give the flag a
-    ``metavar`` and ``%(choices)s`` in its help, so argparse lists them only when asked."""
-    from lsdscc.corpus.tokenizer import register
-    from multiref.metrics.tokenizers import TOKENIZER_CHOICES
-
-    register()
-    return TOKENIZER_CHOICES
-
-
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The ``multiref`` parser. With ``command`` (e.g. ``"score"``), only that command's
-    module is imported and registered; the others are listed by name (start-up stays short
-    for the command that runs). Without it, the whole tree (``--help``, the flag test)."""
-    from multiref_cli import flags
-
-    parser = Parser(
-        prog="multiref",
-        description="Build multi-reference dialogue-evaluation datasets and score systems against them.",
-    )
-    parser.add_argument("--version", action="version", version=f"multiref-dialog {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    names = [name for name, _module, _help in SUBCOMMANDS]
-    for name, module_name, help_text in SUBCOMMANDS:
-        p = sub.add_parser(name, help=help_text, description=help_text[0].upper() + help_text[1:] + ".")
-        if command not in names or command == name:
-            importlib.import_module(module_name).register(p)
-    flags.install_common(parser, f"multiref-dialog {__version__}")
-    flags.install_aliases(parser)
-    flags.annotate_defaults(parser)
-    return parser
+from multiref_cli.commands import SUBCOMMANDS, build_parser  # noqa: F401  (re-exported)
+from multiref_cli.common import (  # noqa: F401  (re-exported for callers outside the package)
+    EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, group, one_line,
+    tokenizer_choices,
+)
 
 
 def _fail(message, status: int = EXIT_INPUT) -> int:
@@ -347,15 +254,6 @@ def _one_line_warnings() -> None:
         return f"multiref: warning: {category.__name__}: {str(message).splitlines()[0] if str(message) else ''}\n"
 
     warnings.formatwarning = formatwarning
-
-
-def group(parser: argparse.ArgumentParser, title: str = "subcommands") -> argparse._SubParsersAction:
-    """Make ``parser`` a command group whose subcommands are added to the returned action.
-
-    Running the group without a subcommand is a one-line usage error naming them (exit 2).
-    """
-    parser.set_defaults(func=None, _group_parser=parser)
-    return parser.add_subparsers(dest=f"{parser.prog.replace(' ', '_')}_command", metavar="SUBCOMMAND", title=title)
 
 
 def run() -> None:  # console-script entry point

@@ -24,7 +24,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     """``multiref analyze correlation|refcount|discrimination|regression``."""
     from multiref.analysis import config
     from multiref.analysis.paper_defaults import GUPTA_2019, SAI_2020, SUGIYAMA  # stdlib-only modules
-    from multiref_cli import group, tokenizer_choices
+    from multiref_cli.common import group, tokenizer_choices
 
     tokenizer_choices()  # registers the lsdscc tokenizer that --tokenizer accepts
     sub = group(parser)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from multiref_cli import group
+from multiref_cli.common import group
 
 
 def add_build_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 
-from multiref_cli import group
+from multiref_cli.common import group
 
 _PARTS = [
     ("build", "multiref_cli.lsdscc_build", "register", "build the cleaned r/movies corpus (and its test set) with Apache Beam"),

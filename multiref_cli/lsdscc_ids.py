@@ -33,10 +33,11 @@ def handle_export(args) -> int:
     """Write the ids file (temporary name, then rename)."""
     from lsdscc.corpus import ids
     from multiref.output.file_output import check_output, write_atomically
+    from multiref.util.location import is_remote
 
     check_output(args.output, "--output", [args.dataset])  # never a file of the dataset it reads
     release = ids.export_ids(args.dataset)
-    if "://" in args.output:
+    if is_remote(args.output):
         from multiref.output.beam_writer import write_file
 
         write_file(args.output, ids.ids_text(release).encode("utf-8"))

@@ -15,7 +15,7 @@ import argparse
 import json
 import sys
 
-from multiref_cli import group
+from multiref_cli.common import group
 from pipelines.testset_options import add_testset_arguments, configs_from_args, testset_job  # noqa: F401  (re-exported)
 
 

@@ -11,7 +11,7 @@ import sys
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from multiref_cli import group
+    from multiref_cli.common import group
 
     sub = group(parser)
     p = sub.add_parser("list", help="list metric names with a one-line description",

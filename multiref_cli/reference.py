@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from multiref_cli import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, build_parser, flags
+from multiref_cli import flags
+from multiref_cli.commands import build_parser
+from multiref_cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 #: the docs page (relative to docs/) that explains each command
 PAGES = {

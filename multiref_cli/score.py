@@ -71,7 +71,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     from multiref.metrics.base import AGGREGATES, MAX_ORDER
     from multiref.util.options import add_arguments
     from multiref.util.tables import ColumnNames
-    from multiref_cli import tokenizer_choices
+    from multiref_cli.common import tokenizer_choices
 
     parser.add_argument("--references", "-r", required=True, metavar="PATH",
                         help="LSDSCC grouped JSON {query: {group_id: [refs]}}, JSON lines with id and "

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import dailydialog_pp  # a docstring only: cheap to import
 from dailydialog_pp.steps import natural_key  # noqa: F401  (the job's API)
 from multiref.util.errors import UserError
+from multiref.util.location import is_remote
 from pipelines.dailydialog_options import BuildOptions, DailyDialogJob, options_from_args  # noqa: F401  (job's API)
 
 SPLITS = ("train", "validation", "test")
@@ -176,7 +177,7 @@ def build_pipeline(p, source: dict, options: BuildOptions, folder: str):
 
 def _output_folder(path: str) -> str:
     """``path`` made absolute when local (a ``gs://`` path is kept as given)."""
-    if "://" in path:
+    if is_remote(path):
         return path.rstrip("/")
     folder = os.path.abspath(path)
     if os.path.exists(folder) and not os.path.isdir(folder):
@@ -224,7 +225,7 @@ def build(job: DailyDialogJob, config: BuildOptions, beam_args=(), *, source=Non
     _note("inputs: " + ", ".join(f"{k} = {v}" for k, v in sorted(inputs.items()) if v))
     executes = not runner_does_not_execute(beam_options)  # a dry run or a drawing writes nothing
     if executes:
-        if "://" not in folder:  # a direct call writes in place: only over this job's earlier output
+        if not is_remote(folder):  # a direct call writes in place: only over this job's earlier output
             from multiref.output.publish_target import check_local
 
             check_local(folder, input_paths(job))
@@ -284,7 +285,7 @@ def build_published(job: DailyDialogJob, config: BuildOptions, beam_args=(), *, 
         return dict(build(job, config, options=options, source=source, folder=target), output=target)
     with publish.publishing(target, command=command, inputs=input_paths(job)) as pub:
         summary = build(job, config, options=options, source=source, folder=pub.staging)
-        if "://" not in target:
+        if not is_remote(target):
             published.check_dataset(pub.staging)
     return dict(summary, output=target)
 

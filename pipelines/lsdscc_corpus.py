@@ -51,6 +51,7 @@ import sys
 import time
 
 from lsdscc.corpus.config import CorpusConfig
+from multiref.util.location import is_remote
 from pipelines.lsdscc_options import resolve_num_shards, resolve_workers
 
 #: The composites of the graph, in order: the steps of docs/algorithms.md#1-lsdscc-corpus.
@@ -183,12 +184,12 @@ def build(job, corpus, beam_args=(), *, options=None, testset=None, source=None,
     target = job.output
     if testset is not None and not check:
         raise ValueError("the test set is built over a checked corpus: check=False needs testset=None")
-    if "://" in target and testset is not None:
+    if is_remote(target) and testset is not None:
         raise UserError(f"the test-set stage needs a local corpus folder, not {target}: build with --skip-testset, "
                         "copy the folder locally and run `multiref lsdscc testset --dataset FOLDER`")
     inputs = [] if source is not None else list(job.input or default_inputs())
     if runner_does_not_execute(options):  # a dry run or a drawing writes nothing: no lock, no staging
-        if "://" not in target:
+        if not is_remote(target):
             publish_target.check_local(target, inputs)
         return run_parsed(job, corpus, None, source=source, quiet=quiet, options=options)
     with publish.publishing(target, command=command, inputs=inputs) as pub:
@@ -202,7 +203,7 @@ def _build_into(pub, configs: tuple, options, testset, source, quiet: bool, chec
     from pipelines import lsdscc_publish
 
     summary = run_parsed(*configs, None, source=source, quiet=quiet, options=options, folder=pub.staging)
-    if "://" in pub.target:  # a remote dataset: no test set, checked by its manifest
+    if is_remote(pub.target):  # a remote dataset: no test set, checked by its manifest
         return summary
     if check:  # before the stage starts
         from multiref.output import published

@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 
 from lsdscc.corpus.config import CorpusConfig
+from multiref.util.location import is_remote
 from multiref.util.options import add_arguments, from_args, option
 
 MAX_AUTO_SHARDS = 4096
@@ -36,7 +37,7 @@ WORKER_MEMORY_FACTOR = 0.25
 
 def hashes_file(text: str) -> str:
     """``--verify-hashes``'s argparse type: a folder is a usage error saying so (exit 2)."""
-    if "://" not in text and os.path.isdir(text):
+    if not is_remote(text) and os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text} is a directory; give the hashes file (hashes.txt)")
     return text
 
@@ -120,7 +121,7 @@ def resolve_workers(value, inputs, source=None, local: bool = True) -> int:
         return fixed
     if not local or source is not None:
         return 1
-    estimate = estimated_input_bytes([i for i in inputs if "://" not in i])
+    estimate = estimated_input_bytes([i for i in inputs if not is_remote(i)])
     if estimate < AUTO_WORKERS_MB * 2**20:
         return 1
     wanted = max(1, min(MAX_AUTO_WORKERS, os.cpu_count() or 1))
@@ -165,7 +166,7 @@ def estimated_input_bytes(inputs, list_remote: bool = True) -> int:
     (a dry run, which must not touch the network) they count as empty.
     """
     total = 0
-    remote = [i for i in inputs if "://" in i]
+    remote = [i for i in inputs if is_remote(i)]
     sizes = {}
     if remote and list_remote:
         from apache_beam.io.filesystems import FileSystems
@@ -173,8 +174,8 @@ def estimated_input_bytes(inputs, list_remote: bool = True) -> int:
         for result in FileSystems.match(remote):
             for m in result.metadata_list:
                 sizes[m.path] = m.size_in_bytes
-    for path in [i for i in inputs if "://" not in i] + sorted(sizes):
-        size = sizes[path] if "://" in path else os.path.getsize(path)
+    for path in [i for i in inputs if not is_remote(i)] + sorted(sizes):
+        size = sizes[path] if is_remote(path) else os.path.getsize(path)
         if path.endswith((".zst", ".gz", ".bz2", ".xz")):
             size *= COMPRESSION_RATIO
         total += size

@@ -19,6 +19,7 @@ import os
 import shutil
 
 from multiref.util.errors import UserError
+from multiref.util.location import is_remote
 
 # The files the stage rewrites in place are copied into the staging folder (the rest is
 # hard-linked from the dataset); its cache lives beside the dataset (lsdscc.testset.build_cache).
@@ -58,7 +59,7 @@ def finish(pub, *, check: bool = True) -> dict | None:
 
 def existing_local_dataset(folder: str) -> None:
     """UserError unless ``folder`` is a local folder (a dataset to add a config to)."""
-    if "://" in folder:
+    if is_remote(folder):
         raise UserError(f"the test-set stage needs a local corpus folder, not {folder}: copy it locally first")
     if not os.path.isdir(folder):
         raise UserError(f"{folder} has no 'single_turn' config: no such folder; build the corpus first with "

@@ -21,6 +21,7 @@ from lsdscc.corpus import provenance, sources
 from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post, dead_letter, normalize
 from multiref.output.beam_writer import COUNTS, CountingDoFn
+from multiref.util.location import is_remote
 from pipelines.lsdscc_releases import FILES, SCHEMA, SchemaTallying
 
 NAMESPACE = "lsdscc"
@@ -40,7 +41,7 @@ class FilePart:
 def file_parts(path: str, parts: int) -> list:
     """``path`` as ``parts`` :class:`FilePart` elements, in part order; a local file that is
     not a regular file (a FIFO, ``/dev/fd/N``) can be read only once: one part."""
-    if "://" not in path and not os.path.isfile(path):
+    if not is_remote(path) and not os.path.isfile(path):
         parts = 1
     return [FilePart(path, k, parts) for k in range(parts)]
 
@@ -183,8 +184,8 @@ class Read(beam.PTransform):
         """The input files: local ones as resolved before the job; remote paths and globs
         (``gs://...``) matched by the job itself (:func:`lsdscc.corpus.sources.match_remote`), so
         building the graph (``--dry_run``) never lists a bucket."""
-        local = [i for i in self.inputs if "://" not in i]
-        remote = [i for i in self.inputs if "://" in i]
+        local = [i for i in self.inputs if not is_remote(i)]
+        remote = [i for i in self.inputs if is_remote(i)]
         if not remote:
             return pbegin | "ListFiles" >> beam.Create(local)
         matched = (pbegin | "ListRemotePatterns" >> beam.Create(remote)

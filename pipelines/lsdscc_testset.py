@@ -45,6 +45,7 @@ from lsdscc.corpus.published import describe_published
 from lsdscc.testset import assemble as ts
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
+from multiref.util.location import is_remote
 from pipelines.lsdscc_leaks import classify_leaks  # noqa: F401  (tests reach it here too)
 
 CARD_SECTION = """\
@@ -365,7 +366,7 @@ def run_testset_stage(dataset_folder: str, job, cache: str | None = None) -> dic
     :mod:`lsdscc.testset.build_cache`). UserError for a remote folder or a corpus without pairs."""
     from multiref.output.beam_utils import is_local
     from multiref.util.errors import UserError
-    if "://" in dataset_folder:
+    if is_remote(dataset_folder):
         raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
         "`multiref lsdscc testset --dataset FOLDER` (or build with --skip-testset)")
     check_corpus(dataset_folder)

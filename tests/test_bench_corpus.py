@@ -1,5 +1,7 @@
-"""The corpus benchmark's own parts: the realistic comment bodies, the month writer and the
-per-child measurements (each build's CPU and peak RSS its own, output digests, memory slope)."""
+"""The corpus benchmark's parts, from where the benchmark and the tests share them: the realistic
+comment bodies and the month writer (:mod:`lsdscc.synthetic`), the per-child measurements
+(:mod:`multiref.util.measure`: each build's CPU and peak RSS its own, output digests, memory
+slope); and the benchmark's own flags, through its command line."""
 
 from __future__ import annotations
 
@@ -10,9 +12,10 @@ import sys
 
 import pytest
 
-from benchmarks import bench_corpus
-from benchmarks.corpus_build import differing_files, memory_slope_kb, output_digests
-from benchmarks.realistic_text import RealisticText
+from lsdscc.synthetic import dumps
+from lsdscc.synthetic.text import RealisticText
+from multiref.util.measure import differing_files, memory_slope_kb, output_digests
+from tests.helpers import REPO_DIR
 
 
 def _sha(path: str) -> str:
@@ -42,18 +45,18 @@ def test_long_bodies_reach_the_cap():
 
 
 def test_month_text_modes_share_threads_and_are_byte_reproducible(tmp_path):
-    bench = bench_corpus.write_month(str(tmp_path / "b"), 3000, seed=3, text="benchmark")
-    real = bench_corpus.write_month(str(tmp_path / "r"), 3000, seed=3, text="realistic")
-    again = bench_corpus.write_month(str(tmp_path / "r2"), 3000, seed=3, text="realistic")
+    bench = dumps.write_month(str(tmp_path / "b"), 3000, seed=3, text="benchmark")
+    real = dumps.write_month(str(tmp_path / "r"), 3000, seed=3, text="realistic")
+    again = dumps.write_month(str(tmp_path / "r2"), 3000, seed=3, text="realistic")
     assert [_sha(p) for p in real] == [_sha(p) for p in again]
     assert _sha(bench[0]) == _sha(real[0])  # same submissions
     assert _sha(bench[1]) != _sha(real[1])  # other bodies
-    assert bench_corpus.baseline_parse(bench[1:])[0] == bench_corpus.baseline_parse(real[1:])[0] == 3000
+    assert dumps.baseline_parse(bench[1:])[0] == dumps.baseline_parse(real[1:])[0] == 3000
 
 
 MEASURE_TWO_CHILDREN = """
 import json, sys
-from benchmarks.corpus_build import run_child
+from multiref.util.measure import run_child
 big = run_child([sys.executable, "-c", "x = bytearray(300 << 20); x[::4096] = b'1' * len(x[::4096])"], sys.argv[1])
 small = run_child([sys.executable, "-c", "sum(range(3_000_000))"], sys.argv[1])
 print(json.dumps([big, small]))
@@ -65,8 +68,6 @@ def test_each_child_is_measured_alone(tmp_path):
     # parent's size when it forks (a pytest worker can be 400+ MB), which no measure can undo
     import json
     import subprocess
-
-    from tests.helpers import REPO_DIR
 
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_DIR), os.environ.get("PYTHONPATH")]))}
     out = subprocess.run([sys.executable, "-c", MEASURE_TWO_CHILDREN, str(tmp_path)], capture_output=True, text=True,
@@ -97,19 +98,15 @@ def test_memory_slope():
         memory_slope_kb({"comments": 10, "peak_rss_mb": 1}, {"comments": 10, "peak_rss_mb": 2})
 
 
-@pytest.mark.parametrize("text", ["300000,1000000", "1_000"])
-def test_sizes_parse(text):
-    assert bench_corpus._sizes(text) == [int(p.replace("_", "")) for p in text.split(",")]
+def _bench_corpus(*argv):
+    """``benchmarks/bench_corpus.py argv...`` in a child process (tests do not import benchmarks)."""
+    import subprocess
+
+    return subprocess.run([sys.executable, str(REPO_DIR / "benchmarks" / "bench_corpus.py"), *argv],
+                          capture_output=True, text=True, timeout=120, cwd=REPO_DIR)
 
 
 @pytest.mark.parametrize("text", ["", "1000,300", "0", "10,10", "a,b"])
 def test_sizes_reject(text):
-    with pytest.raises(Exception, match="--sizes"):
-        bench_corpus._sizes(text)
-
-
-def test_the_jobs_flags_reach_the_child_build():
-    # --workers is a prefix of the benchmark's own --workers-compare: with argparse's
-    # abbreviations the child build took it for that and built in one process
-    args, extra = bench_corpus.parse_args(["--child-build", "in", "out", "--workers", "2"])
-    assert args.child_build == ["in", "out"] and extra == ["--workers", "2"] and args.workers_compare is None
+    proc = _bench_corpus("--sizes", text)
+    assert proc.returncode == 2 and "--sizes wants" in proc.stderr, proc.stderr

@@ -15,8 +15,10 @@ import pytest
 from apache_beam.io.filesystem import FileMetadata, FileSystem
 
 from dailydialog_pp.readers import RawLine
+from multiref import citations
 from pipelines.dailydialog import natural_key, run
 from tests.helpers import REPO_DIR, data_path
+from tests.test_citations import entries
 
 DATA = data_path("dailydialog")
 ARGS = ["--dailydialog", str(DATA / "dd"), "--multiref-references", str(DATA / "multiref.jsonl"),
@@ -135,7 +137,9 @@ def test_rejected_and_stats_and_card(built):
     meta = json.load(open(os.path.join(folder, "dataset_meta.json")))
     assert meta["configs"]["dailydialog_pp"]["options"]["random_negatives"]["min_words"] == 1
     assert meta["configs"]["dailydialog_pp_corrupted"]["options"]["corruptions"] == ["reverse", "drop_stopwords"]
-    assert "dailydialog_pp" in open(os.path.join(folder, "README.md")).read()
+    card = open(os.path.join(folder, "README.md")).read()
+    assert "dailydialog_pp" in card
+    assert entries(card) == [citations.LI_2017, citations.GUPTA_2019, citations.SAI_2020]  # from multiref.citations
 
 
 def test_load_dataset(built):

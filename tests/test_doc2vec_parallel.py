@@ -1,4 +1,4 @@
-"""The deterministic data-parallel Doc2Vec prototype (benchmarks/doc2vec_parallel.py): real
+"""The deterministic data-parallel Doc2Vec prototype (lsdscc/testset/doc2vec_parallel.py): real
 gensim, real worker processes, a small generated corpus."""
 
 import hashlib
@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from benchmarks import doc2vec_parallel
+from lsdscc.testset import doc2vec_parallel
 from lsdscc.testset.doc2vec import Doc2VecConfig
 
 CONFIG = Doc2VecConfig(vector_size=16, epochs=3, min_count=1)

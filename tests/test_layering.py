@@ -199,3 +199,76 @@ def test_every_layer_is_a_package_setup_installs():
     include = {v for c in calls for kw in c.keywords if kw.arg == "include" for v in _ast.literal_eval(kw.value)}
     for package in (p for layer in LAYERS for p in layer):
         assert {package, f"{package}.*"} <= include, package
+
+
+def _imports_benchmarks(source: str, package: str = "benchmarks") -> list:
+    """Line numbers where ``source`` imports ``package`` (or a module in it), also inside
+    string constants that parse as Python (code a test runs with ``python -c``)."""
+    def found(tree, offset=0):
+        out = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if not node.level else []
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "import" in node.value:
+                try:
+                    out += found(ast.parse(node.value), node.lineno - 1)
+                except SyntaxError:
+                    pass
+                continue
+            else:
+                continue
+            out += [node.lineno + offset for name in names if name.split(".")[0] == package]
+        return out
+
+    return sorted(set(found(ast.parse(source))))
+
+
+def test_the_benchmark_import_checker_sees_imports_and_snippets():
+    # on a made-up package name, so that these lines do not count against this file
+    assert _imports_benchmarks("import os\nfrom benchfake import bench_corpus\n", "benchfake") == [2]
+    assert _imports_benchmarks("def f():\n    import benchfake.corpus_build as c\n", "benchfake") == [2]
+    assert _imports_benchmarks('X = """\nimport json\nfrom benchfake.x import y\n"""\n', "benchfake") == [3]
+    assert _imports_benchmarks("from lsdscc.synthetic import text\nB = 'benchfake/bench_corpus.py'\n", "benchfake") == []
+
+
+def test_no_test_imports_benchmarks():
+    """Tests and benchmarks share their data generators through the packages
+    (:mod:`lsdscc.synthetic`, :mod:`multiref.util.measure`, ...); no test imports a benchmark."""
+    found = {path.name: lines for path in sorted((REPO_DIR / "tests").rglob("*.py"))
+             if (lines := _imports_benchmarks(path.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
+def _names_from_package_init(package: str, module: str, source: str, submodules) -> list:
+    """Names ``module`` (inside ``package``) imports from ``package``'s ``__init__``: ``from
+    package import x`` (or ``from . import x`` at the top of the package) where ``x`` is not a submodule."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        absolute = node.level == 0 and node.module == package
+        relative = node.level == 1 and not node.module and module.count(".") == 1
+        if absolute or relative:
+            out += [alias.name for alias in node.names if f"{package}.{alias.name}" not in submodules]
+    return out
+
+
+def test_the_init_import_checker_sees_a_helper_import():
+    known = {"multiref_cli.flags", "multiref_cli.common"}
+    source = "from multiref_cli import group, flags\nfrom . import run\nfrom multiref_cli.common import group\n"
+    assert _names_from_package_init("multiref_cli", "multiref_cli.x", source, known) == ["group", "run"]
+
+
+def test_subcommand_modules_import_no_helper_back_from_the_package_init():
+    """A subcommand module gets shared helpers from a module below (``multiref_cli.common``,
+    ``multiref_cli.commands``); ``__init__`` only re-exports them for callers outside."""
+    found = {}
+    for module, path in MODULES.items():
+        if module.startswith("multiref_cli.") and not path.endswith("__init__.py"):
+            with open(path, encoding="utf-8") as fh:
+                names = _names_from_package_init("multiref_cli", module, fh.read(), MODULES)
+            if names and module != "multiref_cli.__main__":  # the entry point runs the package
+                found[module] = names
+    assert found == {}

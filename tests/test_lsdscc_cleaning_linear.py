@@ -21,7 +21,7 @@ import time
 
 import pytest
 
-from benchmarks.bench_cleaning import generate_comments
+from lsdscc.synthetic.text import generate_comments
 from lsdscc.corpus import cleaning
 from lsdscc.corpus.cleaning import CONVENTIONS, clean_and_tokenize
 from lsdscc.corpus.emoticons import _SHRUG

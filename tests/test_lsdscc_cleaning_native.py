@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from benchmarks.realistic_text import RealisticText
+from lsdscc.synthetic.text import RealisticText
 from lsdscc.corpus import cleaning
 from lsdscc.corpus.emoticons import emoticon_table
 

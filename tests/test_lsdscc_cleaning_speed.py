@@ -1,6 +1,6 @@
 """The faster forms of cleaning rules give the output of the rules they replace (issue 22).
 
-Realistic comment bodies (``benchmarks/realistic_text.py``: real Reddit lengths, markdown,
+Realistic comment bodies (``lsdscc/synthetic/text.py``: real Reddit lengths, markdown,
 links, emoji) made cleaning a third of the corpus build; these passes were rewritten:
 
 - the whitespace pass at the end of ``strip_markup``: a split and join when the only whitespace
@@ -25,7 +25,7 @@ from types import MappingProxyType
 
 import pytest
 
-from benchmarks.realistic_text import RealisticText
+from lsdscc.synthetic.text import RealisticText
 from lsdscc.corpus import cleaning
 from lsdscc.corpus.emoticons import _SHRUG, _emoticon_regex, emoticon_table, substitute_emoticons
 from lsdscc.corpus.vocab import Vocabulary

@@ -20,7 +20,7 @@ from collections import Counter
 
 import pytest
 
-from benchmarks.realistic_text import RealisticText
+from lsdscc.synthetic.text import RealisticText
 from lsdscc.corpus import cleaning, emoticons
 from lsdscc.corpus.rule_tables import first_characters, re_case_folds
 
@@ -242,7 +242,7 @@ def test_removing_a_domain_ending_changes_both_paths(tmp_path):
 
 _BUILD = """
 import json, sys
-from benchmarks.corpus_build import output_digests
+from multiref.util.measure import output_digests
 from lsdscc.corpus import cleaning
 from pipelines.lsdscc_corpus import run
 folder, out = sys.argv[1], sys.argv[2]
@@ -263,14 +263,14 @@ def _build(folder: str, out: str, python_only: bool) -> dict:
 
 @pytest.mark.parametrize("month", ["sample", "realistic"])
 def test_builds_with_and_without_the_extension_are_byte_identical(tmp_path, month):
-    """The bundled sample, and a generated month of 3,000 realistic comments (benchmarks/bench_corpus.py
-    --text realistic), built with and without the C extension: the same parquet, card and stats bytes."""
+    """The bundled sample, and a generated month of 3,000 realistic comments (lsdscc/synthetic/dumps.py,
+    as benchmarks/bench_corpus.py --text realistic), built with and without the C extension: the same parquet, card and stats bytes."""
     folder = ""
     if month == "realistic":
-        from benchmarks import bench_corpus
+        from lsdscc.synthetic.dumps import write_month
 
         folder = str(tmp_path / "month")
-        bench_corpus.write_month(folder, 3000, seed=31, text="realistic")
+        write_month(folder, 3000, seed=31, text="realistic")
     with_c = _build(folder, str(tmp_path / "c"), python_only=False)
     without = _build(folder, str(tmp_path / "python"), python_only=True)
     assert with_c["native"] and not without["native"]

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from benchmarks.bench_cleaning import generate_comments
+from lsdscc.synthetic.text import generate_comments
 from lsdscc.corpus import cleaning
 from lsdscc.corpus.cleaning import CONVENTIONS, DEFAULT_CONVENTION, clean_and_tokenize, clean_text, tokenize
 from lsdscc.corpus.config import CorpusConfig

@@ -21,9 +21,11 @@ from lsdscc.corpus.config import CorpusConfig, parse_date
 from lsdscc.corpus.deletions import meta_drop_reason
 from lsdscc.corpus.outcomes import Dropped
 from lsdscc.corpus.records import normalize
+from multiref import citations
 from pipelines.lsdscc_corpus import run
 from tests import era_dumps
 from tests.helpers import REPO_DIR
+from tests.test_citations import entries
 from tests.hub_card import check_hub_card
 
 
@@ -317,6 +319,7 @@ def test_lsdscc_card_passes_the_hub_rules(era_build):
     assert data["license"] == "other" and data["license_name"] == "reddit-user-agreement"
     assert data["size_categories"] == ["n<1K"]
     assert "@inproceedings{xu-etal-2018-lsdscc" in text and "## Terms of use" in text
+    assert entries(text) == [citations.XU_2018]  # BibTeX once: from multiref.citations
 
 
 def test_lsdscc_card_fails_the_rules_without_its_fields(era_build):

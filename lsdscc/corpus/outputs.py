@@ -15,6 +15,8 @@ import shutil
 from collections import Counter
 from typing import Mapping
 
+from multiref.util.location import is_remote
+
 CONFIGS = ("single_turn", "multi_turn")
 SPLITS = ("train", "validation")
 WORK = "_work"  # an older build's spill folder, removed by prepare_folder
@@ -41,10 +43,6 @@ def schema(config: str):
             ]
         )
     raise ValueError(f"unknown corpus config {config!r}")
-
-
-def is_remote(path: str) -> bool:
-    return "://" in path
 
 
 def write_bytes(path: str, data: bytes) -> None:

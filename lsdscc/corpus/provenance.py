@@ -18,6 +18,7 @@ import os
 import re
 
 from multiref.util.errors import UserError
+from multiref.util.location import Location, is_remote
 
 _HASH_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *]?(.+?)\s*$")
 _BLOCK = 1 << 20
@@ -92,7 +93,7 @@ def merge_summaries(summaries) -> dict:
 
 def _components(path: str) -> tuple:
     """A local path's absolute components, or a remote path's (``gs://b/x/f`` -> ``gs:``, ``b``, ...)."""
-    if "://" not in path:
+    if not is_remote(path):
         path = os.path.abspath(path)
     return tuple(c for c in path.replace(os.sep, "/").split("/") if c)
 
@@ -155,7 +156,7 @@ def check_listed(files, hashes_path: str) -> dict:
     hashes (:func:`read_hashes`)."""
     hashes = read_hashes(hashes_path)
     for path in files:
-        if "://" not in path and listed_digest(path, hashes) is None:
+        if not is_remote(path) and listed_digest(path, hashes) is None:
             raise UserError(f"{path}: not listed in {hashes_path}")
     return hashes
 

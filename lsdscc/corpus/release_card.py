@@ -3,7 +3,7 @@
 - :data:`CARD_DATA`: the Hub fields of the card's YAML (license: Reddit's terms, since the
   text is Reddit users' posts; ``language: en``; task categories; ``size_categories`` is
   added from the rows by :func:`multiref.output.hfdata.card_front`).
-- :data:`CITATIONS`: the LSDSCC paper's BibTeX.
+- :data:`CITATIONS`: the LSDSCC paper's BibTeX (from :mod:`multiref.citations`).
 - :func:`sections`: Markdown sections built from ``stats.json``: the source dump files
   (names, sizes, SHA-256, records, first/last ``created_utc``), records by month with the
   months flagged as far below their neighbours, the fields seen per era, and what was
@@ -13,6 +13,8 @@
 from __future__ import annotations
 
 from typing import Mapping
+
+from multiref import citations
 
 CARD_DATA = {
     "pretty_name": "LSDSCC: r/movies conversations",
@@ -29,18 +31,7 @@ CARD_DATA = {
     "tags": ["reddit", "multi-reference", "dialogue-evaluation"],
 }
 
-CITATIONS = (
-    """@inproceedings{xu-etal-2018-lsdscc,
-    title = "{LSDSCC}: a Large Scale Domain-Specific Conversational Corpus for Response Generation with Diversity Oriented Evaluation Metrics",
-    author = "Xu, Zhen and Jiang, Nan and Liu, Bingquan and Rong, Wenge and Wu, Bowen and Wang, Baoxun and Wang, Zhuoran and Wang, Xiaolong",
-    booktitle = "Proceedings of the 2018 Conference of the North {A}merican Chapter of the Association for Computational Linguistics: Human Language Technologies, Volume 1 (Long Papers)",
-    year = "2018",
-    address = "New Orleans, Louisiana",
-    publisher = "Association for Computational Linguistics",
-    pages = "2070--2080",
-    doi = "10.18653/v1/N18-1188"
-}""",
-)
+CITATIONS = (citations.XU_2018,)
 
 TERMS = ("The text is Reddit users' posts: it is published under Reddit's User Agreement and Data API "
          "terms, not an open licence (`license: other`). Check that your use is allowed before you "

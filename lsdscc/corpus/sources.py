@@ -42,6 +42,7 @@ from typing import Iterator
 
 from lsdscc.corpus.records import MAX_TEXT_CHARS, redact_record
 from multiref.util.errors import UserError
+from multiref.util.location import is_remote
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -137,7 +138,7 @@ def default_inputs() -> list[str]:
 
 
 def _is_remote(path: str) -> bool:
-    return "://" in path
+    return is_remote(path)
 
 
 def _dump_files_in(folder: str) -> list[str]:

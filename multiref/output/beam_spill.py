@@ -43,6 +43,8 @@ from apache_beam.coders import coder_impl
 from apache_beam.io.filesystems import CompressionTypes, FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
+from multiref.util.location import is_remote
+
 #: Default number of buckets: a bucket is what the reading step holds in memory at once.
 BUCKETS = 64
 #: Default size of a bundle's buffers (encoded bytes) before they are written to a file.
@@ -71,7 +73,7 @@ def spill_folder(parent: str, *, remove: bool = True):
 
 def remove_folder(folder: str) -> None:
     """Delete the spill ``folder`` (local or remote) and the files in it; nothing when there is none."""
-    if "://" not in folder:
+    if not is_remote(folder):
         if FileSystems.exists(folder):
             FileSystems.delete([folder])
         return

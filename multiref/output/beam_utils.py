@@ -16,6 +16,8 @@ import functools
 import logging
 from typing import Sequence
 
+from multiref.util.location import is_remote
+
 LOCAL_RUNNER = "apache_beam.runners.portability.fn_api_runner.FnApiRunner"
 _LOCAL_ALIASES = {"directrunner", "direct", "fnapirunner", "local"}
 
@@ -100,7 +102,7 @@ def spill_parent(output: str, options) -> str:
     to a bucket would only add object writes and reads."""
     import tempfile
 
-    return tempfile.gettempdir() if "://" in output and is_local_runner(options) else output
+    return tempfile.gettempdir() if is_remote(output) and is_local_runner(options) else output
 
 
 def use_local_workers(options, workers: int) -> bool:
@@ -137,7 +139,7 @@ def check_output_for_runner(options, folder: str) -> None:
 
     runner = options.view_as(StandardOptions).runner
     name = runner if isinstance(runner, str) else type(runner).__name__
-    if "dataflow" in str(name or "").lower() and "://" not in folder:
+    if "dataflow" in str(name or "").lower() and not is_remote(folder):
         raise UserError(f"Dataflow workers cannot write to a local folder: give --output gs://BUCKET/..., got {folder}")
 
 

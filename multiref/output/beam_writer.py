@@ -41,6 +41,7 @@ from apache_beam.transforms.window import GlobalWindows
 
 from multiref.output import hfdata
 from multiref.output.beam_spill import SpillGroupByKey
+from multiref.util.location import Location
 
 COUNTS = "counts"
 
@@ -91,7 +92,7 @@ def parquet_data_bytes(paths) -> int:
 def write_card(folder: str, meta) -> None:
     """A dataset folder's ``dataset_meta.json`` and README card from ``meta``
     (:mod:`multiref.output.hfdata`'s format), written like every other file (:func:`write_file`)."""
-    title = folder.rstrip("/").rsplit("/", 1)[-1] if "://" in folder else os.path.basename(os.path.abspath(folder))
+    title = Location(folder).name
     write_file(join(folder, hfdata.META_FILE), hfdata.meta_text(meta).encode("utf-8"))
     write_file(join(folder, "README.md"), hfdata.card_text(meta, title).encode("utf-8"))
 

@@ -22,6 +22,7 @@ import os
 from typing import Callable, Iterable
 
 from multiref.util.errors import UserError
+from multiref.util.location import is_remote
 
 NAME_MAX = 255  # bytes in one file name on Linux filesystems (ext4, xfs, tmpfs, btrfs)
 
@@ -82,10 +83,10 @@ def check_output(path: str | None, flag: str, inputs: Iterable[str | None] = ())
     naming the output and the input or dataset. Call it before any work starts."""
     from multiref.util.files import require_writable
 
-    if not path or path == "-" or "://" in path:
+    if not path or path == "-" or is_remote(path):
         return path
     for given in inputs:
-        if given and given != "-" and "://" not in str(given) and _same_file(path, os.fspath(given)):
+        if given and given != "-" and not is_remote(str(given)) and _same_file(path, os.fspath(given)):
             raise OutputIsInput(f"refusing to write {flag} {path}: it is the input {given}; nothing was written "
                                 "(choose another output path)")
     check_inside_dataset(path, flag)
@@ -98,10 +99,10 @@ def check_output_folder(path: str | None, flag: str, inputs: Iterable[str | None
     """:func:`check_output` for a folder a command writes files into (``analyze --output DIR``,
     ``annotate import --output DIR``): it is none of ``inputs``, is not itself a dataset folder
     nor inside one, and is not a file."""
-    if not path or "://" in path:
+    if not path or is_remote(path):
         return path
     for given in inputs:
-        if given and given != "-" and "://" not in str(given) and _same_file(path, os.fspath(given)):
+        if given and given != "-" and not is_remote(str(given)) and _same_file(path, os.fspath(given)):
             raise OutputIsInput(f"refusing to write {flag} {path}: it is the input {given}; nothing was written "
                                 "(choose another output folder)")
     check_inside_dataset(os.path.join(path, "_"), flag)  # the folder itself or one above it

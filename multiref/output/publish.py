@@ -43,6 +43,7 @@ from multiref.output.file_output import check_inside_dataset, sidecar_name
 from multiref.util.errors import UserError
 from multiref.output.publish_guard import FolderLocked, Interrupted, SignalGuard as _SignalGuard  # noqa: F401
 from multiref.output.publish_guard import signals_blocked as _signals_blocked, warn as _warn
+from multiref.util.location import is_remote
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -320,7 +321,7 @@ def publishing(target: str, *, command: str, seed: bool = False, copy: Iterable[
     the staging folder removed.
     """
     inputs = [os.fspath(i) for i in inputs]
-    if "://" in target:
+    if is_remote(target):
         from multiref.output.publish_remote import publishing_remote
 
         with publishing_remote(target, command=command, inputs=inputs) as pub:

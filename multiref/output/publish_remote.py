@@ -33,6 +33,7 @@ import socket
 from typing import Iterator
 
 from multiref.util.errors import UserError
+from multiref.util.location import without_scheme
 
 MANIFEST = "_MANIFEST.json"
 SUCCESS = "_SUCCESS"
@@ -192,7 +193,7 @@ def publishing_remote(target: str, *, command: str, inputs=()) -> Iterator[Remot
     from multiref.output.publish_guard import Interrupted, SignalGuard as _SignalGuard, warn as _warn
 
     target = target.rstrip("/")
-    if "/" not in target.split("://", 1)[-1]:
+    if "/" not in without_scheme(target):
         raise UserError(f"a remote output needs a folder inside the bucket, e.g. gs://BUCKET/lsdscc, not {target}")
     staging = sidecar(target, "staging")
     publish_target.check_remote_inputs(target, inputs)

@@ -23,6 +23,7 @@ import re
 from typing import Iterable, Sequence
 
 from multiref.util.errors import UserError
+from multiref.util.location import is_remote
 
 META_FILE = "dataset_meta.json"  # multiref.output.hfdata.META_FILE (not imported: hfdata needs pyarrow)
 CARD_FILE = "README.md"
@@ -89,7 +90,7 @@ def _local_inputs(inputs: Iterable[str]) -> list:
     """``(as given, resolved path)`` for every local input and every file its glob matches."""
     out = []
     for given in inputs:
-        if not given or "://" in given:
+        if not given or is_remote(given):
             continue
         given = os.fspath(given)
         paths = glob.glob(given) if glob.has_magic(given) else [given]
@@ -105,7 +106,7 @@ def check_remote_inputs(target: str, inputs: Iterable[str]) -> None:
     remote ``inputs`` (paths or globs, compared up to their first wildcard). No request is made."""
     target = target.rstrip("/")
     for given in inputs:
-        if given and "://" in given:
+        if given and is_remote(given):
             fixed = re.split(r"[*?\[]", given, maxsplit=1)[0].rstrip("/")
             if fixed == target or fixed.startswith(target + "/"):
                 raise NotOurFolder(f"refusing to replace {target}: it {'is' if fixed == target else 'contains'} "

@@ -12,6 +12,7 @@ import re
 from typing import Iterator
 
 from multiref.util.errors import UserError, where
+from multiref.util.location import is_remote
 
 #: the deepest nesting of arrays and objects a JSON input may have (references need 3 or 4;
 #: deeper input raised RecursionError inside the parser, a crash instead of an error message)
@@ -184,7 +185,7 @@ def remote_endpoint(url: str):
     """
     from urllib.parse import urlsplit
 
-    if "://" not in url:
+    if not is_remote(url):
         return None
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
@@ -254,8 +255,8 @@ def check_remote_paths(args) -> None:
     if any(a == "--dry_run" or (a.startswith("--dry_run=") and a.split("=", 1)[1].lower() != "false") for a in beam):
         return
     urls = [s for name, value in sorted(vars(args).items()) if not name.startswith("_") and name != "func"
-            for s in _strings(value) if "://" in s]
-    urls += [a.split("=", 1)[-1] for a in beam if "://" in a]
+            for s in _strings(value) if is_remote(s)]
+    urls += [a.split("=", 1)[-1] for a in beam if is_remote(a)]
     check_reachable(urls)
 
 
@@ -265,7 +266,7 @@ def require_writable(path: str, what: str = "output") -> str:
     Checked before work starts: the nearest existing ancestor must be a writable folder.
     Remote paths (``gs://``...) are left to :func:`check_remote_paths`.
     """
-    if not path or "://" in path:
+    if not path or is_remote(path):
         return path
     target = os.path.abspath(path)
     existing = target

@@ -3,18 +3,11 @@
 import datasets
 import evaluate
 
+from multiref import citations
 from multiref.metrics import Item, get_metric
 from multiref.metrics.evaluate_modules import texts
 
-_CITATION = """\
-@inproceedings{xu-etal-2018-lsdscc,
-    title = "{LSDSCC}: a Large Scale Domain-Specific Conversational Corpus for Response Generation with Diversity Oriented Evaluation Metrics",
-    author = "Xu, Zhen and Jiang, Nan and Liu, Bingquan and Rong, Wenge and Wu, Bowen and Wang, Baoxun and Wang, Zhuoran and Wang, Xiaolong",
-    booktitle = "Proceedings of NAACL-HLT 2018",
-    year = "2018",
-    pages = "2070--2080",
-}
-"""
+_CITATION = citations.XU_2018
 
 _DESCRIPTION = """\
 Diversity-oriented metrics of the LSDSCC paper. Each query has several system outputs

@@ -3,18 +3,11 @@
 import datasets
 import evaluate
 
+from multiref import citations
 from multiref.metrics import Item, available_metrics, get_metric
 from multiref.metrics.evaluate_modules import texts
 
-_CITATION = """\
-@inproceedings{gupta-etal-2019-investigating,
-    title = "Investigating Evaluation of Open-Domain Dialogue Systems With Human Generated Multiple References",
-    author = "Gupta, Prakhar and Mehri, Shikib and Zhao, Tiancheng and Pavel, Amy and Eskenazi, Maxine and Bigham, Jeffrey",
-    booktitle = "Proceedings of SIGDIAL 2019",
-    year = "2019",
-    pages = "379--391",
-}
-"""
+_CITATION = citations.GUPTA_2019
 
 _DESCRIPTION = """\
 Multi-reference metrics for dialogue responses, computed by the multiref library: BLEU

@@ -1,4 +1,8 @@
-"""Seeded Reddit-like comment bodies for the corpus benchmark (``bench_corpus.py --text realistic``).
+"""Seeded Reddit-like comment bodies, for the benchmarks and the tests.
+
+:class:`RealisticText` draws bodies shaped like real r/movies comments (``bench_corpus.py
+--text realistic``, the cleaning's speed tests); :func:`generate_comments` mixes the sample
+generator's bodies with :data:`FRAGMENTS` that exercise every cleaning rule (``bench_cleaning.py``).
 
 The benchmark's own bodies (``--text benchmark``) are the sample generator's short templated
 sentences. Real r/movies comments are longer and messier, and cleaning them costs more, so
@@ -210,3 +214,40 @@ class RealisticText:
         if len(text) > self.max_chars:
             text = text[: text.rfind(" ", 0, self.max_chars)]
         return text
+
+
+#: Fragments with what sample_gen's templates lack or have rarely (each rule of the cleaning).
+FRAGMENTS = [
+    "I can't believe it's 2019 and they're still making these.",
+    "Saw it on 3/4/2019 at 9:30pm, paid $12.50 \u2014 worth it!!!",
+    'He literally said "I\'ll be back." and left.',
+    "Check out [this review](https://www.rottentomatoes.com/m/inception) and/or r/TrueFilm.",
+    "**Spoilers:** >!Bruce dies!< ... or does he???",
+    "It's the 90s' best 3D movie, 10/10 would watch again :D",
+    "Soooo goooood lmaooo hahahaha xD",
+    "We're gonna need a bigger boat. Gotta love it ;)",
+    "&gt; quoted text\n\nI don't agree tbh :(",
+    "1. Alien\n2. Aliens\n3. Alien 3",
+    "Edit: typo. Edit 2: thanks for the gold, kind stranger!",
+    "The 2nd and 3rd acts drag\u2026 it\u2019s \u201cfine\u201d I guess \U0001F937",
+    "u/someone said it's 2h 49m long -- that's ~170 minutes.",
+    "`code`? ~~strike~~ ^(tiny) text and a | table | row |",
+    "Mr. Nolan's films (e.g. Memento, Inception) are great... aren't they?",
+    "mail me at fan.club@example.com or see imdb.com/title/tt0816692/ <3",
+    "LOL!!!! I cannot even... wanna see it again tbh \U0001F602\U0001F602",
+    "# Ranking\n\n* Heat\n* Drive\n\n---\n\n*Edit:* forgot Zodiac (2007)",
+]
+
+
+def generate_comments(n: int, seed: int = 11) -> list[str]:
+    """``n`` Reddit-like comment bodies, the same for the same ``n`` and ``seed``."""
+    from lsdscc.corpus.sample_gen import iter_threads
+
+    bodies = [c["body"] for _, coms in iter_threads(max(200, n // 4), seed=seed) for c in coms]
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        parts = [rng.choice(FRAGMENTS) if rng.random() < 0.35 else rng.choice(bodies)
+                 for _ in range(rng.randint(1, 6))]
+        out.append(rng.choice((" ", "\n\n", " ")).join(parts))
+    return out

@@ -1,4 +1,4 @@
-"""The corpus build measured in a child process, for ``bench_corpus.py``.
+"""A build measured in a child process, for the benchmarks (``benchmarks/bench_corpus.py``) and their tests.
 
 Each build runs ``bench_corpus.py --child-build`` in its own process, reaped with
 ``os.wait4``: its CPU seconds (user + sys) and peak RSS are that child's alone (including the
