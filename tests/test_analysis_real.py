@@ -42,9 +42,9 @@ def test_real_correlation(ratings, tmp_path, capsys):
             "--output", str(tmp_path), "--format", "json"]
     for m in metrics:
         argv += ["--metric", m]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU: a loaded machine's wall clock says nothing of the code
     assert main(argv) == 0
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     printed = json.loads(capsys.readouterr().out)
     assert list(printed) == metrics
     report = json.loads((tmp_path / "correlation.json").read_text())
@@ -75,7 +75,7 @@ def test_real_correlation(ratings, tmp_path, capsys):
     assert bleu2["fisher_z"]["multi"]["response"] == pytest.approx([0.145, 0.311], abs=0.001)
     assert report["warnings"] and "5 systems" in report["warnings"][0]
     assert bleu2["multi_vs_single"]["system"]["spearman"]["n"] == 5
-    assert elapsed < 120, f"correlation took {elapsed:.0f}s"
+    assert elapsed < 120, f"correlation took {elapsed:.0f} s of CPU"
     assert len(os.listdir(tmp_path / "plots")) == len(metrics)
 
 
@@ -121,10 +121,10 @@ def test_real_refcount_with_the_defaults_is_fast(ratings, capsys):
 def test_real_discrimination(tmp_path, capsys):
     dev = str(real_data("dailydialog-plusplus", "dev.json"))
     test = str(real_data("dailydialog-plusplus", "test.json"))
-    start = time.perf_counter()
+    start = time.process_time()  # CPU: a loaded machine's wall clock says nothing of the code
     assert main(["analyze", "discrimination", "--validation", dev, "--test", test, "--output", str(tmp_path),
                  "--format", "json"]) == 0
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     printed = json.loads(capsys.readouterr().out)
     report = json.loads((tmp_path / "discrimination.json").read_text())
     assert report["data"]["validation"]["contexts"] == 1028 and report["data"]["test"]["contexts"] == 1142
@@ -143,4 +143,4 @@ def test_real_discrimination(tmp_path, capsys):
     delta = printed[DELTA]["random"]["delta"]
     assert delta["point_biserial"]["value"] == pytest.approx(0.259, abs=5e-4)
     assert delta["accuracy"] == pytest.approx(0.649, abs=0.005)
-    assert elapsed < 180, f"discrimination took {elapsed:.0f}s"
+    assert elapsed < 180, f"discrimination took {elapsed:.0f} s of CPU"

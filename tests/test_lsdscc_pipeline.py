@@ -300,7 +300,7 @@ def test_auto_shard_count(tmp_path, capsys):
     assert resolve_num_shards("auto", [str(plain)]) == 1
     assert resolve_num_shards("5", [str(plain)]) == 5
     assert resolve_num_shards("auto", default_inputs()) == 1  # the bundled sample: one shard
-    with pytest.raises(UserError, match="--num-shards must be 'auto' or a positive integer"):
+    with pytest.raises(UserError, match="--num-shards must be 'auto' or an integer from 1 to 10000"):
         resolve_num_shards("0", [])
 
 

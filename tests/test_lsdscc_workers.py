@@ -141,7 +141,7 @@ def test_bad_count_flag_is_one_line_and_leaves_nothing(tmp_path, flag, value):
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 1, done.stderr[-2000:]
     assert done.stderr.strip().splitlines() == [f"multiref: error: {flag} must be 'auto' or "
-                                                f"{'an integer from 1 to 64' if flag == '--workers' else 'a positive integer'}"
+                                                f"{'an integer from 1 to 64' if flag == '--workers' else 'an integer from 1 to 10000'}"
                                                 f", got {value!r}"]
     assert sorted(os.listdir(tmp_path)) == []  # no output, no staging folder, no lock
 
