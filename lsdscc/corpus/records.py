@@ -23,7 +23,6 @@ u/name mention, no e-mail, and of a line that does not parse only its shape.
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import NamedTuple
 
@@ -360,7 +359,9 @@ def dead_letter(path, line, reason, detail, raw, offset=None) -> dict:
     (:func:`lsdscc.corpus.records.redact`, :func:`~lsdscc.corpus.records.redact_record`)."""
     name = None
     if path is not None:
-        name = os.path.basename(str(path).rstrip("/")) or str(path)
+        from lsdscc.corpus.provenance import source_name
+
+        name = source_name(str(path)) or str(path)
         detail = detail.replace(str(path), name)
     text = redact(raw) if isinstance(raw, str) else redact_record(raw)
     return {"reason": reason, "file": name, "line": line, "offset": offset,

@@ -34,6 +34,7 @@ import re
 import zlib
 from typing import Iterator
 
+from lsdscc.corpus import parquet_source
 from lsdscc.corpus.records import redact_record
 from multiref.util.errors import UserError
 
@@ -94,14 +95,15 @@ def resolve_inputs(specs) -> list[str]:
         if _is_remote(spec):
             files.append(spec)
         elif any(ch in spec for ch in "*?["):
-            matches = sorted(p for p in glob.glob(spec) if os.path.isfile(p))
+            matches = sorted(p for p in glob.glob(spec, recursive=True) if os.path.isfile(p))
             if not matches:
                 raise UserError(f"no input files match the glob {spec}")
             files += matches
         elif os.path.isdir(spec):
-            found = _dump_files_in(spec)
+            found = _dump_files_in(spec) + parquet_source.parquet_files_in(spec)
             if not found:
-                raise UserError(f"input folder has no dump files (*.jsonl, *.zst, *.gz, *.json): {spec}")
+                raise UserError(f"input folder has no dump files (*.jsonl, *.zst, *.gz, *.json, or *.parquet "
+                                f"as in data/comments/YYYY/MM/): {spec}")
             files += found
         elif _is_readable_file(spec):
             files.append(spec)
@@ -122,6 +124,8 @@ def _is_readable_file(path: str) -> bool:
 def match_remote(pattern: str) -> list[str]:
     """The files a remote path or glob (``gs://B/reddit/R[CS]_2017-*.zst``) names, sorted, as
     matched by Beam's FileSystems when the job runs; UserError when nothing matches."""
+    if parquet_source.is_hf(pattern):  # hf://datasets/...: the Hub's file system (parquet_source)
+        return parquet_source.match_hf(pattern)
     from apache_beam.io.filesystems import FileSystems
 
     matches = sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
@@ -432,6 +436,9 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None, ta
         raise TypeError(f"subreddits should be an iterable of names, not one string: {subreddits!r}")
     if not (isinstance(part, int) and isinstance(parts, int) and 0 <= part < parts):
         raise ValueError(f"part {part!r} of {parts!r}: expected 0 <= part < parts")
+    if parquet_source.is_parquet(path):  # Parquet shards (open-index/arctic layout): their own reader
+        yield from parquet_source.read_items(path, subreddits, tap=tap, part=part, parts=parts)
+        return
     wanted = _wanted(subreddits)
     with _tapped(_open(path), tap) as stored, _metered(stored, path, progress_label) as fh:
         meter = fh if fh is not stored else None
