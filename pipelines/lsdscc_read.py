@@ -82,9 +82,9 @@ class ReadPosts(SchemaTallying, CountingDoFn):
         skipped before parsing; part 0's progress shows when progress is on
         (``--progress``); ``tap`` sees the stored bytes as they are read
         (:mod:`lsdscc.corpus.provenance`)."""
-        if parquet_source.is_parquet(path):  # projection, subreddit and time range pushed into the reader
-            return parquet_source.read_items(path, tuple(self.config.subreddits), self.config.since,
-                                             self.config.until, tap=tap, part=part, parts=parts)
+        if parquet_source.is_parquet(path):  # projection, subreddit and --until pushed into the reader
+            return parquet_source.read_items(path, tuple(self.config.subreddits), self.config.until, tap=tap,
+                                             part=part, parts=parts)
         label = f"reading {os.path.basename(path)}" if part == 0 else None
         shares = {"part": part, "parts": parts} if parts > 1 else {}  # a whole file: the plain call
         return sources.read_items(path, subreddits=tuple(self.config.subreddits), progress_label=label, tap=tap,

@@ -13,11 +13,12 @@ cannot tell a row from a JSON line: the same records give the same dataset bytes
   the other columns of the group are read only when a row is wanted. Rows of other subreddits
   are ``("skipped", n)``, counted as ``dropped-other-subreddit`` as the JSON prefilter counts
   them. A null or non-ASCII ``subreddit`` always takes the exact path (``normalize``).
-- **Time range** (``since`` / ``until``, epoch seconds, see :mod:`lsdscc.corpus.eras`: the range
-  selects threads by their submission's time): a row created before ``since`` cannot be in a
-  thread in range (a comment is never older than its submission), nor can a submission created
-  after ``until``; those rows are skipped before conversion as ``("skipped", n,
-  "out-of-range")``. Comments after ``until`` are kept (their thread may be in range).
+- **Time range**: the range selects threads by their submission's time, or by the earliest
+  comment's when the submission is missing (:mod:`lsdscc.corpus.eras`), so a post older than
+  ``--since`` must still be read: it is what puts its thread out of range. Only ``--until`` is
+  pushed down, for submissions: one created after ``until`` puts its thread out of range, and
+  so would its comments without it (a comment is never older than its submission). Those rows
+  are skipped before conversion as ``("skipped", n, "out-of-range")``.
 - **Values as JSON gives them**: a null is a missing key (as in a dump line without the field),
   a struct or map (``_meta``) a dict, a ``_meta`` stored as JSON text is parsed, a timestamp
   ``created_utc`` whole epoch seconds; integers stay ints.
@@ -34,7 +35,9 @@ cannot tell a row from a JSON line: the same records give the same dataset bytes
 
 from __future__ import annotations
 
+import functools
 import glob
+import inspect
 import json
 import os
 from typing import Iterator
@@ -205,26 +208,25 @@ def _seconds(column):
     return None
 
 
-def _range_mask(table, since, until):
-    """True for the rows the time range may keep (see the module's notes); None: keep all."""
+def _range_mask(table, until):
+    """True for the rows ``until`` may keep: False only for submissions created after it (see
+    the module's notes); None: keep all."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if (since is None and until is None) or "created_utc" not in table.column_names:
+    if until is None or "created_utc" not in table.column_names:
         return None
     seconds = _seconds(table.column("created_utc"))
     if seconds is None:
         return None
-    usable = pc.and_(pc.greater_equal(seconds, CREATED_RANGE[0]), pc.less(seconds, CREATED_RANGE[1]))
-    drop = pc.and_(usable, pc.less(seconds, since)) if since is not None else None
-    if until is not None:
-        def present(name):
-            return pc.is_valid(table.column(name)) if name in table.column_names else pa.array([False] * len(table))
-        comment = pc.or_(present("body"), present("parent_id"))
-        submission = pc.and_(pc.invert(comment), pc.or_(present("title"), present("selftext")))
-        late = pc.and_(pc.and_(usable, submission), pc.greater_equal(seconds, until + 1))
-        drop = late if drop is None else pc.or_(drop, late)
-    return pc.invert(pc.fill_null(drop, False))
+
+    def present(name):
+        return pc.is_valid(table.column(name)) if name in table.column_names else pa.array([False] * len(table))
+
+    comment = pc.or_(present("body"), present("parent_id"))
+    submission = pc.and_(pc.invert(comment), pc.or_(present("title"), present("selftext")))
+    late = pc.and_(pc.greater_equal(seconds, until + 1), pc.less(seconds, CREATED_RANGE[1]))  # int(t) > until
+    return pc.invert(pc.fill_null(pc.and_(submission, late), False))
 
 
 def _as_record(row: dict) -> dict:
@@ -253,6 +255,24 @@ def _to_python(table):
     return table.to_pylist()
 
 
+def reads_parquet_too(read_dump):
+    """``read_dump`` (:func:`lsdscc.corpus.sources.read_items`) reading a Parquet file
+    (:func:`is_parquet`) with :func:`read_items` instead, from the same arguments."""
+    signature = inspect.signature(read_dump)
+
+    @functools.wraps(read_dump)
+    def read(path, *args, **kwargs):
+        if not is_parquet(path):
+            return read_dump(path, *args, **kwargs)
+        given = signature.bind(path, *args, **kwargs)
+        given.apply_defaults()
+        options = given.arguments
+        return read_items(path, options["subreddits"], tap=options["tap"], part=options["part"],
+                          parts=options["parts"])
+
+    return read
+
+
 def _corrupt(path: str, rows: int, exc: Exception) -> tuple:
     detail = (f"{path}: not a readable Parquet file ({type(exc).__name__}: {str(exc)[:200]}), after {rows:,} rows; "
               "the rest of the file is lost")
@@ -260,26 +280,26 @@ def _corrupt(path: str, rows: int, exc: Exception) -> tuple:
 
 
 def _open_parquet(path: str):
-    """``(ParquetFile, None)`` or ``(None, the rejection item)`` for a file that cannot be used."""
+    """``(ParquetFile, None)`` or ``(None, the rejection item)`` for a file that cannot be used;
+    the ``subreddit`` column is read dictionary-encoded."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        source = _open(path) if is_hf(path) else path
-        parquet = pq.ParquetFile(source, read_dictionary=["subreddit"])
+        with _open(path) as fh:
+            problem = schema_problem(pq.read_schema(fh))
+        if problem is not None:
+            return None, ("rejected", 0, "bad-parquet-schema", f"{path}: {problem}", "", None)
+        return pq.ParquetFile(_open(path) if is_hf(path) else path, read_dictionary=["subreddit"]), None
     except (pa.ArrowException, OSError, ValueError) as exc:
         return None, _corrupt(path, 0, exc)
-    problem = schema_problem(parquet.schema_arrow)
-    if problem is not None:
-        return None, ("rejected", 0, "bad-parquet-schema", f"{path}: {problem}", "", None)
-    return parquet, None
 
 
-def read_items(path: str, subreddits=None, since: int | None = None, until: int | None = None, tap=None,
+def read_items(path: str, subreddits=None, until: int | None = None, tap=None,
                part: int = 0, parts: int = 1) -> Iterator[tuple]:
     """The items of one Parquet file as :func:`lsdscc.corpus.sources.read_items` gives them for
     a dump file (``line``: the row number in the file, from 1; ``offset``: None), plus
-    ``("skipped", n, "out-of-range")`` for rows the time range rules out (see the module's
+    ``("skipped", n, "out-of-range")`` for submissions after ``until`` (see the module's
     notes). ``part`` of ``parts``: row group ``g`` goes to part ``g % parts``; row numbers are
     the whole file's. ``tap``: see the module's notes (give it to one part only)."""
     if tap is not None:
@@ -299,14 +319,14 @@ def read_items(path: str, subreddits=None, since: int | None = None, until: int 
         rows = parquet.metadata.row_group(group).num_rows
         if group % parts == part:
             try:
-                yield from _group_items(parquet, group, columns, wanted, since, until, first)
+                yield from _group_items(parquet, group, columns, wanted, until, first)
             except Exception as exc:  # noqa: BLE001 - any decoder failure of a hostile file ends it as a dead letter
                 yield _corrupt(path, first, exc)
                 return
         first += rows
 
 
-def _group_items(parquet, group: int, columns: list, wanted, since, until, first: int) -> Iterator[tuple]:
+def _group_items(parquet, group: int, columns: list, wanted, until, first: int) -> Iterator[tuple]:
     """The items of one row group whose first row is row ``first`` (from 0) of the file."""
     import pyarrow.compute as pc
 
@@ -329,7 +349,7 @@ def _group_items(parquet, group: int, columns: list, wanted, since, until, first
     rows = pc.indices_nonzero(keep) if keep is not None else None
     if keep is not None:
         table = table.filter(keep)
-    in_range = _range_mask(table, since, until)
+    in_range = _range_mask(table, until)
     if in_range is not None:
         late = len(table) - (pc.sum(in_range).as_py() or 0)
         if late:

@@ -395,6 +395,7 @@ def _metered(fh, path: str, label: str | None):
         meter.bar.close()
 
 
+@parquet_source.reads_parquet_too  # a .parquet path: parquet_source.read_items, the same items
 def read_items(path: str, subreddits=None, progress_label: str | None = None, tap=None,
                part: int = 0, parts: int = 1) -> Iterator[tuple]:
     """Every record of one dump file, in file order, as items (line numbers count from 1):
@@ -436,9 +437,6 @@ def read_items(path: str, subreddits=None, progress_label: str | None = None, ta
         raise TypeError(f"subreddits should be an iterable of names, not one string: {subreddits!r}")
     if not (isinstance(part, int) and isinstance(parts, int) and 0 <= part < parts):
         raise ValueError(f"part {part!r} of {parts!r}: expected 0 <= part < parts")
-    if parquet_source.is_parquet(path):  # Parquet shards (open-index/arctic layout): their own reader
-        yield from parquet_source.read_items(path, subreddits, tap=tap, part=part, parts=parts)
-        return
     wanted = _wanted(subreddits)
     with _tapped(_open(path), tap) as stored, _metered(stored, path, progress_label) as fh:
         meter = fh if fh is not stored else None
