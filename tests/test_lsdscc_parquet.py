@@ -180,3 +180,21 @@ def test_parts_share_the_row_groups(inputs):
     assert all(parts)
     assert sorted(i[1] for p in parts for i in p if i[0] == "ok") == [i[1] for i in whole if i[0] == "ok"]
     assert sum(i[1] for p in parts for i in p if i[0] == "skipped") == sum(i[1] for i in whole if i[0] == "skipped")
+
+
+def test_remote_file_is_read_once_and_hashed(inputs, monkeypatch):
+    """The hf:// branch (no network here: the Hub's file system is replaced by local files): the
+    one front-to-back pass hashes the file and the rows are read from the bytes it kept."""
+    from lsdscc.corpus import provenance
+
+    _, _, _, paths = inputs
+    path = next(p for p in paths if "/comments/" in p)
+    local, opened = list(parquet_source.read_items(path, ("movies",))), []
+    monkeypatch.setattr(parquet_source, "is_hf", lambda p: True)
+    monkeypatch.setattr(parquet_source, "_open", lambda p: opened.append(p) or open(p, "rb"))
+    tally = provenance.FileTally("hf://datasets/open-index/arctic/data/comments/2014/05/000.parquet")
+    remote = list(parquet_source.read_items(path, ("movies",), tap=tally.tap))
+    assert remote == local and len(opened) == 1
+    with open(path, "rb") as fh:
+        assert tally.summary()["sha256"] == hashlib.sha256(fh.read()).hexdigest()
+    assert tally.summary()["name"] == "comments/2014/05/000.parquet"

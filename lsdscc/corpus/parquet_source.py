@@ -27,7 +27,9 @@ cannot tell a row from a JSON line: the same records give the same dataset bytes
   column of a type no dump field has is one ``bad-parquet-schema`` rejection. Never a traceback.
 - **Digests**: with ``tap`` (:meth:`lsdscc.corpus.provenance.FileTally.tap`) the stored file is
   read once front to back to hash it (Parquet is read by seeking, so the digest cannot ride on
-  the column reads); part 0 of a file does it.
+  the column reads); part 0 of a file does it. A local file is then read from disk again (the
+  page cache usually holds it); an ``hf://`` file is kept in memory from that pass, so it is
+  downloaded once (a shard of the mirror is some tens of MB).
 - ``hf://datasets/OWNER/NAME/...`` paths and globs are read through ``huggingface_hub``'s
   ``HfFileSystem`` (network; a token from ``HF_TOKEN`` or ``huggingface-cli login`` if the
   dataset is gated).
@@ -107,16 +109,30 @@ def match_hf(pattern: str) -> list[str]:
     return files
 
 
+def hf_sizes(patterns) -> dict:
+    """``{hf:// path: size in bytes}`` of the files ``patterns`` name (network; see :func:`match_hf`)."""
+    if not patterns:
+        return {}
+    fs = _hf_fs()
+    return {path: fs.info(path)["size"] for pattern in patterns for path in match_hf(pattern)}
+
+
 def _open(path: str):
     return _hf_fs().open(path, "rb") if is_hf(path) else open(path, "rb")
 
 
-def _hash_pass(path: str, tap) -> None:
-    """Read the stored file front to back through ``tap`` (digest and size)."""
+def _hash_pass(path: str, tap):
+    """Read the stored file front to back through ``tap`` (digest and size). A remote file is
+    kept in memory and returned (a pyarrow buffer), so it is downloaded once; a local one is not
+    (None: read it from disk)."""
+    import pyarrow as pa
+
     with _open(path) as fh:
-        tapped = tap(fh)
-        while tapped.read(_HASH_BLOCK):
-            pass
+        tapped, blocks = tap(fh), []
+        while block := tapped.read(_HASH_BLOCK):
+            if is_hf(path):
+                blocks.append(block)
+    return pa.py_buffer(b"".join(blocks)) if is_hf(path) else None
 
 
 def _is_text(kind) -> bool:
@@ -279,18 +295,20 @@ def _corrupt(path: str, rows: int, exc: Exception) -> tuple:
     return ("rejected", rows, "corrupt-file", detail, "", None)
 
 
-def _open_parquet(path: str):
+def _open_parquet(path: str, held=None):
     """``(ParquetFile, None)`` or ``(None, the rejection item)`` for a file that cannot be used;
-    the ``subreddit`` column is read dictionary-encoded."""
+    the ``subreddit`` column is read dictionary-encoded. ``held``: the file's bytes, when read."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    def source():
+        return pa.BufferReader(held) if held is not None else _open(path) if is_hf(path) else path
+
     try:
-        with _open(path) as fh:
-            problem = schema_problem(pq.read_schema(fh))
+        problem = schema_problem(pq.read_schema(source()))
         if problem is not None:
             return None, ("rejected", 0, "bad-parquet-schema", f"{path}: {problem}", "", None)
-        return pq.ParquetFile(_open(path) if is_hf(path) else path, read_dictionary=["subreddit"]), None
+        return pq.ParquetFile(source(), read_dictionary=["subreddit"]), None
     except (pa.ArrowException, OSError, ValueError) as exc:
         return None, _corrupt(path, 0, exc)
 
@@ -302,13 +320,14 @@ def read_items(path: str, subreddits=None, until: int | None = None, tap=None,
     ``("skipped", n, "out-of-range")`` for submissions after ``until`` (see the module's
     notes). ``part`` of ``parts``: row group ``g`` goes to part ``g % parts``; row numbers are
     the whole file's. ``tap``: see the module's notes (give it to one part only)."""
+    held = None
     if tap is not None:
         try:
-            _hash_pass(path, tap)
+            held = _hash_pass(path, tap)
         except OSError as exc:
             yield _corrupt(path, 0, exc)
             return
-    parquet, refused = _open_parquet(path)
+    parquet, refused = _open_parquet(path, held)
     if refused is not None:
         if part == 0:
             yield refused
