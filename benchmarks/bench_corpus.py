@@ -64,7 +64,7 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 from corpus_build import differing_files, load_average, measure_build, memory_slope_kb, output_digests  # noqa: E402
-from parquet_input import dataset_files_differ, timed_parquet_reader, to_arctic  # noqa: E402
+from parquet_input import dataset_files_differ, shard_count, timed_parquet_reader, to_arctic  # noqa: E402
 
 OTHER_SUBREDDITS = (
     "AskReddit", "pics", "funny", "gaming", "worldnews", "todayilearned", "nba", "politics", "aww",
@@ -362,9 +362,11 @@ def compare_parquet(month: list, folder: str, out: str, extra: list) -> dict:
     shards = [to_arctic(path, folder) for path in month]
     print(f"rewrote the month as Parquet in {time.perf_counter() - t0:.0f}s "
           f"({sum(os.path.getsize(p) for p in shards) / 2**20:,.1f} MB)", flush=True)
-    second_out = out + "-parquet"
+    second_out, first = out + "-parquet", output_digests(out)
+    if not any(a.split("=")[0] == "--num-shards" for a in extra):  # auto counts from the input's size: give
+        extra = extra + ["--num-shards", str(shard_count(first))]  # the JSON build's (it changes files, not rows)
     second = measure_build(SCRIPT, folder, second_out, extra, ROOT)
-    differing = dataset_files_differ(output_digests(out), output_digests(second_out))
+    differing = dataset_files_differ(first, output_digests(second_out))
     shutil.rmtree(second_out, ignore_errors=True)
     shutil.rmtree(folder, ignore_errors=True)
     print(f"build from Parquet: run() {second['seconds']:.1f}s, CPU {second['cpu_seconds']:.1f}s, peak RSS "

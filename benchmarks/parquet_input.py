@@ -78,6 +78,12 @@ def dataset_files_differ(first: dict, second: dict) -> list:
     return sorted(k for k in keys if first.get(k) != second.get(k))
 
 
+def shard_count(digests: dict) -> int:
+    """The shards per split of a build, from its ``output_digests`` (``single_turn/train-00000-of-00011.parquet``)."""
+    name = next(k for k in sorted(digests) if k.startswith("single_turn/train-"))
+    return int(name.rsplit("-of-", 1)[1].split(".")[0])
+
+
 def timed_parquet_reader(path: str, subreddits) -> tuple[dict, float]:
     """``lsdscc.corpus.sources.read_items`` on a Parquet file consumed to the end: counts, seconds."""
     from lsdscc.corpus.sources import read_items
