@@ -198,3 +198,14 @@ def test_remote_file_is_read_once_and_hashed(inputs, monkeypatch):
     with open(path, "rb") as fh:
         assert tally.summary()["sha256"] == hashlib.sha256(fh.read()).hexdigest()
     assert tally.summary()["name"] == "comments/2014/05/000.parquet"
+
+
+def test_batches_inside_a_row_group_give_the_same_items(inputs, monkeypatch):
+    _, _, _, paths = inputs
+    comments = next(p for p in paths if "/comments/" in p)
+    whole = list(parquet_source.read_items(comments, ("movies",), until=1_400_100_000))
+    monkeypatch.setattr(parquet_source, "BATCH_ROWS", 37)  # row groups of 300 rows: 9 batches each
+    batched = list(parquet_source.read_items(comments, ("movies",), until=1_400_100_000))
+    ok = [i for i in whole if i[0] == "ok"]
+    assert [i for i in batched if i[0] == "ok"] == ok and len(ok) > 1000
+    assert sum(i[1] for i in batched if i[0] == "skipped") == sum(i[1] for i in whole if i[0] == "skipped")

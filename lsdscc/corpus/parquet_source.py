@@ -57,6 +57,8 @@ _TEXT = frozenset(COLUMNS) - {"created_utc", "created", "_meta"}
 LAYOUT = ("*.parquet", "comments/**/*.parquet", "submissions/**/*.parquet", "data/comments/**/*.parquet",
           "data/submissions/**/*.parquet")
 _HASH_BLOCK = 1 << 20
+#: Rows decoded at a time (all projected columns) once a row group holds a wanted row.
+BATCH_ROWS = 65_536
 
 
 def is_hf(path: str) -> bool:
@@ -347,6 +349,7 @@ def read_items(path: str, subreddits=None, until: int | None = None, tap=None,
 
 def _group_items(parquet, group: int, columns: list, wanted, until, first: int) -> Iterator[tuple]:
     """The items of one row group whose first row is row ``first`` (from 0) of the file."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     meta = parquet.metadata.row_group(group)
@@ -364,9 +367,21 @@ def _group_items(parquet, group: int, columns: list, wanted, until, first: int) 
             return
     else:
         keep = None
-    table = parquet.read_row_group(group, columns=columns)
-    rows = pc.indices_nonzero(keep) if keep is not None else None
+    start = 0  # the group's columns are decoded a batch at a time: a row group of a month can be large
+    for batch in parquet.iter_batches(batch_size=BATCH_ROWS, row_groups=[group], columns=columns):
+        yield from _batch_items(pa.Table.from_batches([batch]), keep, until, first + start, start)
+        start += batch.num_rows
+
+
+def _batch_items(table, keep, until, first: int, start: int) -> Iterator[tuple]:
+    """The items of one batch of a row group: its first row is row ``first`` (from 0) of the
+    file and row ``start`` of the group (``keep``: the group's subreddit mask, or None)."""
+    import pyarrow.compute as pc
+
+    rows = None
     if keep is not None:
+        keep = keep.slice(start, len(table))
+        rows = pc.indices_nonzero(keep)
         table = table.filter(keep)
     in_range = _range_mask(table, until)
     if in_range is not None:
