@@ -209,3 +209,42 @@ def test_batches_inside_a_row_group_give_the_same_items(inputs, monkeypatch):
     ok = [i for i in whole if i[0] == "ok"]
     assert [i for i in batched if i[0] == "ok"] == ok and len(ok) > 1000
     assert sum(i[1] for i in batched if i[0] == "skipped") == sum(i[1] for i in whole if i[0] == "skipped")
+
+
+def test_column_types_a_converter_may_choose_normalise_as_json(tmp_path):
+    """Timestamps, dictionary and large strings, ``_meta`` as a struct, a map or JSON text: the
+    records normalise to the same outcomes as the JSON records they came from."""
+    from lsdscc.corpus.config import CorpusConfig
+    from lsdscc.corpus.records import normalize
+
+    records = [
+        {"id": "c1", "body": "a reply", "parent_id": "t3_abc", "link_id": "t3_abc", "subreddit": "movies",
+         "created_utc": 1_700_000_123, "author": "someone", "_meta": {"was_deleted_later": True}},
+        {"id": "c2", "body": "kept", "parent_id": "t1_c1", "link_id": "t3_abc", "subreddit": "Movies",
+         "created_utc": 1_700_000_456, "author": "other", "_meta": {"was_deleted_later": False}},
+        {"id": "c3", "body": "removed later", "parent_id": "t1_c1", "link_id": "t3_abc", "subreddit": "movies",
+         "created_utc": 1_700_000_789, "author": "x", "_meta": {"removal_type": "moderator"}},
+    ]
+    metas = {
+        "struct": pa.array([r["_meta"] for r in records]),
+        "map": pa.array([[(k, str(v)) for k, v in r["_meta"].items()] for r in records],
+                        pa.map_(pa.string(), pa.string())),
+        "json": pa.array([json.dumps(r["_meta"]) for r in records]),
+    }
+    config = CorpusConfig()
+    expected = [normalize(r, config) for r in records]
+    assert [type(e).__name__ for e in expected] == ["Dropped", "Kept", "Dropped"]
+    for name, meta in metas.items():
+        table = pa.table({
+            "id": pa.array([r["id"] for r in records], pa.large_string()),
+            "body": pa.array([r["body"] for r in records]).dictionary_encode(),
+            "parent_id": [r["parent_id"] for r in records], "link_id": [r["link_id"] for r in records],
+            "subreddit": [r["subreddit"] for r in records], "author": [r["author"] for r in records],
+            "created_utc": pa.array([r["created_utc"] * 1000 for r in records], pa.timestamp("ms", "UTC")),
+            "title": pa.array([None] * 3, pa.string()), "_meta": meta,
+        })
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(table, path)
+        got = [i[2] for i in parquet_source.read_items(str(path), ("movies",)) if i[0] == "ok"]
+        assert [normalize(r, config) for r in got] == expected, name
+        assert all("title" not in r and type(r["created_utc"]) is int for r in got)
