@@ -248,3 +248,18 @@ def test_column_types_a_converter_may_choose_normalise_as_json(tmp_path):
         got = [i[2] for i in parquet_source.read_items(str(path), ("movies",)) if i[0] == "ok"]
         assert [normalize(r, config) for r in got] == expected, name
         assert all("title" not in r and type(r["created_utc"]) is int for r in got)
+
+
+def test_unreachable_hub_is_one_line_error(monkeypatch):
+    from multiref.util.errors import UserError
+
+    class Offline:
+        def isdir(self, path):
+            raise ConnectionError("Name or service not known")
+
+        glob = isdir
+
+    monkeypatch.setattr(parquet_source, "_hf_fs", Offline)
+    with pytest.raises(UserError, match=r"cannot list hf://datasets/open-index/arctic/data on the Hugging Face Hub"):
+        parquet_source.hf_sizes(["hf://datasets/open-index/arctic/data"])
+    assert sources.resolve_inputs(["hf://datasets/open-index/arctic/data"]) == ["hf://datasets/open-index/arctic/data"]

@@ -103,8 +103,9 @@ def match_hf(pattern: str) -> list[str]:
             found = [p for layout in LAYOUT for p in fs.glob(pattern.rstrip("/") + "/" + layout)]
         else:
             found = [pattern]
-    except (OSError, ValueError) as exc:
-        raise UserError(f"cannot list {pattern} on the Hugging Face Hub: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - offline, unknown repo, gated: httpx / hub errors, not only OSError
+        raise UserError(f"cannot list {pattern} on the Hugging Face Hub: {type(exc).__name__}: {str(exc)[:200]}") \
+            from None
     files = sorted({"hf://" + p.removeprefix("hf://") for p in found if p.endswith(".parquet")})
     if not files:
         raise UserError(f"no Parquet files match {pattern}")
@@ -115,8 +116,12 @@ def hf_sizes(patterns) -> dict:
     """``{hf:// path: size in bytes}`` of the files ``patterns`` name (network; see :func:`match_hf`)."""
     if not patterns:
         return {}
-    fs = _hf_fs()
-    return {path: fs.info(path)["size"] for pattern in patterns for path in match_hf(pattern)}
+    files = [path for pattern in patterns for path in match_hf(pattern)]
+    try:
+        fs = _hf_fs()
+        return {path: fs.info(path)["size"] for path in files}
+    except Exception as exc:  # noqa: BLE001 - as in match_hf
+        raise UserError(f"cannot read the sizes of {patterns[0]} on the Hugging Face Hub: {exc}") from None
 
 
 def _open(path: str):
