@@ -126,7 +126,7 @@ class ReadPosts(SchemaTallying, CountingDoFn):
                 if out is not None:
                     yield out
                 continue
-            if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file"):
+            if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file", "bad-parquet-schema"):
                 tally.records += item[1] if item[0] == "skipped" else 1
             if item[0] == "skipped":  # lines of other subreddits (or Parquet rows out of range), before parsing
                 self.count("records-read", item[1])
