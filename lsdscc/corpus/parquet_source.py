@@ -58,7 +58,7 @@ LAYOUT = ("*.parquet", "comments/**/*.parquet", "submissions/**/*.parquet", "dat
           "data/submissions/**/*.parquet")
 _HASH_BLOCK = 1 << 20
 #: Rows decoded at a time (all projected columns) once a row group holds a wanted row.
-BATCH_ROWS = 65_536
+BATCH_ROWS = 8_192
 
 
 def is_hf(path: str) -> bool:
