@@ -16,6 +16,7 @@ CORE = [
     "nltk>=3.9",
     "gensim==4.4.0",
     "datasets>=4.0",
+    "huggingface_hub>=0.20",  # HfFileSystem: hf://datasets/... Parquet inputs (lsdscc.corpus.parquet_source)
     "evaluate==0.4.6",
     "praw>=7.7",
     "zstandard>=0.22",

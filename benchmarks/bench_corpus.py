@@ -23,6 +23,11 @@ d. with ``--workers-compare "FLAGS"`` (e.g. ``"--workers 2"``): the largest mont
    bytes. The first build is one process (``--workers 1``) unless the extra arguments say
    otherwise.
 
+e. with ``--parquet``: the reader's file and each month are rewritten as Parquet shards laid out
+   as the Hugging Face mirror open-index/arctic (``benchmarks/parquet_input.py``) and read /
+   built again: the Parquet reader's time on the same lines (same counts), and the build's
+   times and peak RSS against the JSON-lines build of the same records (same dataset bytes).
+
 The month's comment bodies (``--text``): ``benchmark`` (default), the thread generator's short
 templated sentences; ``realistic``, bodies with real Reddit lengths (median about 30 words, a
 long tail to 10,000 characters), markdown, links, mentions, numbers and emoji
@@ -57,6 +62,7 @@ sys.path.insert(0, ROOT)
 
 from lsdscc.synthetic.dumps import baseline_filter, baseline_parse, write_mixed, write_month  # noqa: E402
 from multiref.util.measure import differing_files, load_average, measure_build, memory_slope_kb, output_digests  # noqa: E402
+from parquet_input import dataset_files_differ, shard_count, timed_parquet_reader, to_arctic  # noqa: E402
 
 GOAL_READER, GOAL_BUILD, GOAL_RSS_MB, GOAL_WORKERS = 4.0, 8.0, 1536, 0.75
 GOAL_SLOPE_KB = {"benchmark": 0.3, "realistic": 1.0}  # peak RSS per extra comment (issue: a third of today's)
@@ -135,6 +141,11 @@ def report(args, reader: dict | None, builds: list) -> None:
     for build in builds:
         if "workers" in build:
             report_workers(build)
+        if "parquet" in build:
+            report_parquet(build)
+    if reader and "parquet_seconds" in reader:
+        print(_row(f"reader, the same {args.lines:,} lines as one Parquet file (vs decode + byte-filter of the .zst)",
+                   reader["parquet_seconds"], reader["baseline_seconds"]))
 
 
 def report_build(args, build: dict) -> None:
@@ -175,6 +186,39 @@ def compare_workers(folder: str, out: str, extra: list, flags: list) -> dict:
     return {"flags": flags, "identical": not differing, "differing": differing, "files": len(first_digests), **second}
 
 
+def compare_parquet(month: list, folder: str, out: str, extra: list) -> dict:
+    """``--parquet``: the same month as Parquet shards (open-index/arctic layout) built the same
+    way; its figures and whether the dataset files (single_turn, multi_turn) are the same bytes."""
+    t0 = time.perf_counter()
+    shards = [to_arctic(path, folder) for path in month]
+    print(f"rewrote the month as Parquet in {time.perf_counter() - t0:.0f}s "
+          f"({sum(os.path.getsize(p) for p in shards) / 2**20:,.1f} MB)", flush=True)
+    second_out, first = out + "-parquet", output_digests(out)
+    if not any(a.split("=")[0] == "--num-shards" for a in extra):  # auto counts from the input's size: give
+        extra = extra + ["--num-shards", str(shard_count(first))]  # the JSON build's (it changes files, not rows)
+    second = measure_build(SCRIPT, folder, second_out, extra, ROOT)
+    differing = dataset_files_differ(first, output_digests(second_out))
+    shutil.rmtree(second_out, ignore_errors=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"build from Parquet: run() {second['seconds']:.1f}s, CPU {second['cpu_seconds']:.1f}s, peak RSS "
+          f"{second['peak_rss_mb']:,.0f} MB, {'same dataset bytes' if not differing else f'{differing} differ'}",
+          flush=True)
+    return {"identical": not differing, "differing": differing, **second}
+
+
+def report_parquet(build: dict) -> None:
+    """Rows for the Parquet build of the same month: times against the JSON-lines build."""
+    second = build["parquet"]
+    what = f"build, {build['comments']:,} comments, Parquet input vs the same records as JSON lines"
+    print(_row(f"{what}: run()", second["seconds"], build["seconds"]))
+    print(_row(f"{what}: whole child process", second["process_seconds"], build["process_seconds"]))
+    print(_row(f"{what}: CPU of the child", second["cpu_seconds"], build["cpu_seconds"]))
+    print(f"| {what}: peak RSS | {second['peak_rss_mb']:,.0f} MB | {build['peak_rss_mb']:,.0f} MB | "
+          f"{second['peak_rss_mb'] / build['peak_rss_mb']:.2f}x | - |")
+    same = "yes" if second["identical"] else f"NO ({second['differing']})"
+    print(f"| {what}: identical single_turn / multi_turn bytes | {same} | - | - | same bytes |")
+
+
 def build_size(args, tmp: str, comments: int, extra: list, compare: bool) -> dict:
     """Generates a month of ``comments``, builds it in a child, times the baseline on the same files
     (and with ``compare``, builds it again with ``--workers-compare``'s flags)."""
@@ -191,6 +235,8 @@ def build_size(args, tmp: str, comments: int, extra: list, compare: bool) -> dic
           f"{build['baseline_seconds']:.1f}s", flush=True)
     if compare:
         build["workers"] = compare_workers(folder, out, extra, shlex.split(args.workers_compare))
+    if args.parquet:
+        build["parquet"] = compare_parquet(month, os.path.join(tmp, f"arctic-{comments}"), out, extra)
     shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     return build
@@ -209,6 +255,13 @@ def run_reader(args, tmp: str) -> dict:
         raise SystemExit(f"reader counts are wrong: {counts}, expected {movies:,} kept of {args.lines:,}")
     print(f"reader: {counts['ok']:,} kept, {counts['skipped']:,} skipped; "
           f"byte filter hits {reader['byte_filter_hits']:,}", flush=True)
+    if args.parquet:
+        shard = to_arctic(path, os.path.join(tmp, "arctic-mixed"))
+        pq_counts, reader["parquet_seconds"] = min((timed_parquet_reader(shard, ("movies",)) for _ in range(args.repeat)),
+                                                   key=lambda r: r[1])
+        if pq_counts != counts:
+            raise SystemExit(f"the Parquet reader's counts differ: {pq_counts} vs {counts}")
+        print(f"Parquet reader: {reader['parquet_seconds']:.2f}s ({os.path.getsize(shard) / 2**20:,.1f} MB)", flush=True)
     return reader
 
 
@@ -233,6 +286,9 @@ def parse_args(argv):
     parser.add_argument("--workers-compare", default=None, metavar="FLAGS",
                         help='build the largest month again with these job or Beam flags added (e.g. "--workers 2"; '
                              'the first build is one process): time ratio and identical bytes')
+    parser.add_argument("--parquet", action="store_true",
+                        help="also rewrite the reader's file and each month as Parquet shards (open-index/arctic "
+                             "layout) and time them: same counts, same dataset bytes")
     parser.add_argument("--quick", action="store_true", help="100,000 lines and 30,000 comments")
     parser.add_argument("--repeat", type=int, default=2, help="reader timings: best of N (default 2)")
     parser.add_argument("--no-exact", dest="exact", action="store_false", help="skip the exact-path reader timing")

@@ -15,6 +15,7 @@ import os
 import sys
 from dataclasses import dataclass
 
+from lsdscc.corpus import parquet_source
 from lsdscc.corpus.config import CorpusConfig
 from multiref.util.location import is_remote
 from multiref.util.options import add_arguments, from_args, option
@@ -48,7 +49,9 @@ class CorpusJob:
     :class:`CorpusConfig` with the number of shards resolved)."""
 
     input: tuple = option((), flag="--input", repeat=True, metavar="PATH_OR_GLOB",
-                          help="dump file, folder or glob (repeatable); default: the bundled sample")
+                          help="dump file, folder or glob (repeatable), or Parquet shards laid out as "
+                               "data/comments/YYYY/MM/*.parquet (local or hf://datasets/...); default: the bundled "
+                               "sample")
     output: str = option("out/lsdscc", flag="--output", metavar="FOLDER", help="dataset folder")
     num_shards: str = option("auto", flag="--num-shards", metavar="N|auto",
                              help=f"parquet files per split, 1 to {MAX_SHARDS:,} (does not change the rows); auto "
@@ -160,14 +163,14 @@ def corpus_from_args(parsed) -> tuple:
 
 
 def estimated_input_bytes(inputs, list_remote: bool = True) -> int:
-    """Uncompressed size estimate of the input files (.zst/.gz/.bz2/.xz count 6x their size).
+    """Uncompressed size estimate of the input files (.zst/.gz/.bz2/.xz/.parquet count 6x their size).
 
     Remote paths and globs are listed with Beam's FileSystems; with ``list_remote=False``
     (a dry run, which must not touch the network) they count as empty.
     """
     total = 0
-    remote = [i for i in inputs if is_remote(i)]
-    sizes = {}
+    remote = [i for i in inputs if is_remote(i) and not parquet_source.is_hf(i)]
+    sizes = parquet_source.hf_sizes([i for i in inputs if parquet_source.is_hf(i)]) if list_remote else {}
     if remote and list_remote:
         from apache_beam.io.filesystems import FileSystems
 
@@ -176,7 +179,7 @@ def estimated_input_bytes(inputs, list_remote: bool = True) -> int:
                 sizes[m.path] = m.size_in_bytes
     for path in [i for i in inputs if not is_remote(i)] + sorted(sizes):
         size = sizes[path] if is_remote(path) else os.path.getsize(path)
-        if path.endswith((".zst", ".gz", ".bz2", ".xz")):
+        if path.endswith((".zst", ".gz", ".bz2", ".xz", ".parquet")):
             size *= COMPRESSION_RATIO
         total += size
     return total

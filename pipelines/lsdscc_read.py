@@ -17,7 +17,7 @@ from typing import Tuple
 
 import apache_beam as beam
 
-from lsdscc.corpus import provenance, sources
+from lsdscc.corpus import parquet_source, provenance, sources
 from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post, dead_letter, normalize
 from multiref.output.beam_writer import COUNTS, CountingDoFn
@@ -84,6 +84,9 @@ class ReadPosts(SchemaTallying, CountingDoFn):
         skipped before parsing; part 0's progress shows when progress is on
         (``--progress``); ``tap`` sees the stored bytes as they are read
         (:mod:`lsdscc.corpus.provenance`)."""
+        if parquet_source.is_parquet(path):  # projection, subreddit and --until pushed into the reader
+            return parquet_source.read_items(path, tuple(self.config.subreddits), self.config.until, tap=tap,
+                                             part=part, parts=parts)
         label = f"reading {os.path.basename(path)}" if part == 0 else None
         shares = {"part": part, "parts": parts} if parts > 1 else {}  # a whole file: the plain call
         return sources.read_items(path, subreddits=tuple(self.config.subreddits), progress_label=label, tap=tap,
@@ -126,11 +129,12 @@ class ReadPosts(SchemaTallying, CountingDoFn):
                 if out is not None:
                     yield out
                 continue
-            if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file", "unsupported-compression"):
+            if item[0] != "rejected" or item[2] not in ("truncated-file", "corrupt-file", "unsupported-compression",
+                                                        "bad-parquet-schema"):
                 tally.records += item[1] if item[0] == "skipped" else 1
-            if item[0] == "skipped":  # lines of other subreddits, dropped before parsing
+            if item[0] == "skipped":  # lines of other subreddits (or Parquet rows out of range), before parsing
                 self.count("records-read", item[1])
-                self.count("dropped-other-subreddit", item[1])
+                self.count(f"dropped-{item[2] if len(item) > 2 else 'other-subreddit'}", item[1])
             else:
                 _, line, reason, detail, raw, *offset = item
                 offset = offset[0] if offset else None

@@ -42,6 +42,19 @@ class _HashingReader:
         return getattr(self._fh, name)
 
 
+def source_name(path: str) -> str:
+    """How the card and dead letters name an input: its file name, or for a Parquet shard in the
+    open-index/arctic layout (every month's first shard is ``000.parquet``) the path from
+    ``comments/`` or ``submissions/`` on (``comments/2024/01/000.parquet``)."""
+    parts = path.replace("\\", "/").rstrip("/").split("/")
+    if parts[-1].lower().endswith(".parquet"):
+        for kind in ("comments", "submissions"):
+            if kind in parts[:-1]:
+                at = len(parts) - 1 - parts[::-1].index(kind)
+                return "/".join(parts[at:])
+    return os.path.basename(path.rstrip("/"))
+
+
 class FileTally:
     """One input file's digest, size, record count and first/last ``created_utc``."""
 
@@ -66,7 +79,7 @@ class FileTally:
 
     def summary(self) -> dict:
         """``{"name", "bytes", "sha256", "records", "first_created_utc", "last_created_utc"}``."""
-        return {"name": os.path.basename(self.path.rstrip("/")), "bytes": self.bytes,
+        return {"name": source_name(self.path), "bytes": self.bytes,
                 "sha256": self.hasher.hexdigest(), "records": self.records,
                 "first_created_utc": self.first, "last_created_utc": self.last}
 

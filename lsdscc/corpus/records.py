@@ -25,7 +25,6 @@ post's text, no u/name mention, no e-mail, and of a line that does not parse onl
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import NamedTuple
 
@@ -428,7 +427,9 @@ def dead_letter(path, line, reason, detail, raw, offset=None) -> dict:
     (:func:`lsdscc.corpus.records.redact`, :func:`~lsdscc.corpus.records.redact_record`)."""
     name = None
     if path is not None:
-        name = os.path.basename(str(path).rstrip("/")) or str(path)
+        from lsdscc.corpus.provenance import source_name
+
+        name = source_name(str(path)) or str(path)
         detail = detail.replace(str(path), name)
     text = redact(raw) if isinstance(raw, str) else redact_record(raw)
     return {"reason": reason, "file": name, "line": line, "offset": offset,

@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import random
+import time
 from typing import Iterator
 
 MOVIES = [
@@ -378,6 +379,31 @@ def write_dump(folder: str, num_comments: int, seed: int = 13, level: int = 3, f
             f.close()
         rs.flush(zstandard.FLUSH_FRAME)
     return [rs_path] + rc_paths, submissions
+
+
+def write_arctic(folder: str, submissions, comments, row_group_size: int = 100_000) -> list[str]:
+    """Write records as the Parquet mirror ``open-index/arctic`` lays them out: one column per
+    dump field (a field missing from a record is null), ``data/submissions/YYYY/MM/000.parquet``
+    and ``data/comments/YYYY/MM/000.parquet`` by month of ``created_utc`` (an int64 column: a
+    string time of an old era becomes its number, as a typed mirror stores it). Rows keep their
+    order. Returns the paths written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    paths = []
+    for kind, records in (("submissions", submissions), ("comments", comments)):
+        months: dict = {}
+        for record in records:
+            row = dict(record, created_utc=int(float(record["created_utc"])))
+            months.setdefault(time.strftime("%Y/%m", time.gmtime(row["created_utc"])), []).append(row)
+        for month, rows in sorted(months.items()):
+            path = os.path.join(folder, "data", kind, month, "000.parquet")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            names = list(dict.fromkeys(key for row in rows for key in row))
+            table = pa.table({name: [row.get(name) for row in rows] for name in names})
+            pq.write_table(table, path, row_group_size=row_group_size)
+            paths.append(path)
+    return paths
 
 
 def write_sample(folder: str, num_threads: int = 250, seed: int = 13) -> list[str]:

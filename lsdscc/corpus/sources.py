@@ -40,6 +40,7 @@ import re
 import zlib
 from typing import Iterator
 
+from lsdscc.corpus import parquet_source
 from lsdscc.corpus.records import MAX_TEXT_CHARS, redact_record
 from multiref.util.errors import UserError
 from multiref.util.location import is_remote
@@ -162,14 +163,15 @@ def resolve_inputs(specs) -> list[str]:
         if _is_remote(spec):
             files.append(spec)
         elif any(ch in spec for ch in "*?["):
-            matches = sorted(p for p in glob.glob(spec) if os.path.isfile(p))
+            matches = sorted(p for p in glob.glob(spec, recursive=True) if os.path.isfile(p))
             if not matches:
                 raise UserError(f"no input files match the glob {spec}")
             files += matches
         elif os.path.isdir(spec):
-            found = _dump_files_in(spec)
+            found = _dump_files_in(spec) + parquet_source.parquet_files_in(spec)
             if not found:
-                raise UserError(f"input folder has no dump files (*.jsonl, *.zst, *.gz, *.json): {spec}")
+                raise UserError(f"input folder has no dump files (*.jsonl, *.zst, *.gz, *.json, or *.parquet "
+                                f"as in data/comments/YYYY/MM/): {spec}")
             files += found
         elif _is_readable_file(spec):
             files.append(spec)
@@ -193,6 +195,8 @@ def _is_readable_file(path: str) -> bool:
 def match_remote(pattern: str) -> list[str]:
     """The files a remote path or glob (``gs://B/reddit/R[CS]_2017-*.zst``) names, sorted, as
     matched by Beam's FileSystems when the job runs; UserError when nothing matches."""
+    if parquet_source.is_hf(pattern):  # hf://datasets/...: the Hub's file system (parquet_source)
+        return parquet_source.match_hf(pattern)
     from apache_beam.io.filesystems import FileSystems
 
     matches = sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
@@ -554,6 +558,7 @@ def _metered(fh, path: str, label: str | None):
         meter.bar.close()
 
 
+@parquet_source.reads_parquet_too  # a .parquet path: parquet_source.read_items, the same items
 def read_items(path: str, subreddits=None, progress_label: str | None = None, tap=None,
                part: int = 0, parts: int = 1) -> Iterator[tuple]:
     """Every record of one dump file, in file order, as items (line numbers count from 1):
