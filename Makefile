@@ -15,13 +15,14 @@ DEMO_OUT ?= out/lsdscc
 .PHONY: demo test test-fast install bench worker-check clean
 
 # The unit tier: metrics, statistics, cleaning, options, readers and the structure checks; no Beam
-# pipelines, subprocess commands, browsers or long fuzzing. About 1,300 tests in about a minute.
+# pipelines, subprocess commands, browsers or long fuzzing (README: about 1,400 tests).
 FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,\
   bleu delta_bleu rouge meteor embedding diversity lsdscc_metrics signatures significance batch_matches \
   analysis_stats analysis_correlation analysis_agreement analysis_significance \
   lsdscc_cleaning lsdscc_cleaning_native lsdscc_conventions options \
   lsdscc_sources lsdscc_sources_prefilter dailydialog_readers dailydialog_normalize dailydialog_contexts \
-  lsdscc_threads layering code_shape docs_links hfdata_features))
+  lsdscc_threads layering code_shape docs_links hfdata_features \
+  ead bleu_conventions location no_parsed_args analysis_config file_validation score_tables))
 
 $(STAMP): setup.py constraints.txt lsdscc/corpus/_cleaning_native.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
