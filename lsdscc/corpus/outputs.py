@@ -23,6 +23,20 @@ WORK = "_work"  # an older build's spill folder, removed by prepare_folder
 DELETION_REASONS = ("initially-deleted", "removed-later", "deleted-later")  # lsdscc.corpus.deletions.REASONS
 
 
+def responses_per_query(histogram: Mapping[str, int]) -> dict:
+    """The ``responses_per_query`` entry of ``stats.json`` for a histogram ``{k: queries}``."""
+    rpq = {int(k): int(v) for k, v in histogram.items()}
+    return {
+        "histogram": {str(k): v for k, v in sorted(rpq.items())},
+        "queries": sum(rpq.values()),
+        "strata": {
+            "lt3": sum(v for k, v in rpq.items() if k < 3),
+            "3to5": sum(v for k, v in rpq.items() if 3 <= k <= 5),
+            "gt5": sum(v for k, v in rpq.items() if k > 5),
+        },
+    }
+
+
 def schema(config: str):
     """The pyarrow schema of a corpus config (docs/corpus.md#output-folder-and-columns)."""
     import pyarrow as pa
@@ -151,15 +165,7 @@ def build_stats(options: Mapping, input_names, counts: Mapping, vocabulary: Mapp
             "query_coverage_at_limit": coverage(q_hist, options["max_query_tokens"]),
             "response_coverage_at_limit": coverage(r_hist, options["max_response_tokens"]),
         },
-        "responses_per_query": {
-            "histogram": {str(k): v for k, v in sorted(rpq.items())},
-            "queries": sum(rpq.values()),
-            "strata": {
-                "lt3": sum(v for k, v in rpq.items() if k < 3),
-                "3to5": sum(v for k, v in rpq.items() if 3 <= k <= 5),
-                "gt5": sum(v for k, v in rpq.items() if k > 5),
-            },
-        },
+        "responses_per_query": responses_per_query(rpq),
         "survival": [{"stage": s, "remaining": n} for s, n in survival(counts)],
         "files": list(files or []),
         "months": months,

@@ -20,6 +20,8 @@ import os
 from collections import Counter
 from typing import Mapping
 
+from lsdscc.corpus.outputs import responses_per_query
+
 LEAK_STAGE = "not used by the test set (leak removal)"
 STATS = "stats.json"
 
@@ -42,20 +44,6 @@ def published_single_turn(folder: str) -> dict:
     histogram = Counter(per_query.values())
     return {"splits": splits, "pairs": sum(splits.values()), "queries": len(per_query),
             "histogram": {str(k): histogram[k] for k in sorted(histogram)}, "multi_turn": multi}
-
-
-def responses_per_query(histogram: Mapping[str, int]) -> dict:
-    """The ``responses_per_query`` entry of ``stats.json`` for a histogram ``{k: queries}``."""
-    rpq = {int(k): int(v) for k, v in histogram.items()}
-    return {
-        "histogram": {str(k): v for k, v in sorted(rpq.items())},
-        "queries": sum(rpq.values()),
-        "strata": {
-            "lt3": sum(v for k, v in rpq.items() if k < 3),
-            "3to5": sum(v for k, v in rpq.items() if 3 <= k <= 5),
-            "gt5": sum(v for k, v in rpq.items() if k > 5),
-        },
-    }
 
 
 def after_leak_removal(stats: Mapping, published: Mapping, removed: Mapping[str, int]) -> dict:
