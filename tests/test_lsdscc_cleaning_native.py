@@ -199,9 +199,11 @@ def test_configure_checks_the_table():
     bad = {"tlds": ("COM",), "contractions": (("can", "not"),), "pad": "-", "wide": {"x": '"'},
            "undecided": ("(:)",), "triggers": (("&", 3),), "case_folds": {"K": "K"}, "face_followers": "é",
            "line_rules": (("#", False, False, None, 2),), "digits": "Digits", "stand_ins": ("a", "b"),
-           "open_quote_after": "a", "punct_runs": "x", "laugh_guards": ((("h",),), (), ())}
+           "open_quote_after": "a", "punct_runs": "x", "laugh_guards": ((("h",),), (), ()),
+           "laugh_words": ("haha", "Hehe", "lol")}
     for name, value in list(bad.items()) + [("laugh_guards", ((("kiki",),), (), ())), ("laugh_guards", ((),)),
-                                            ("stand_ins", ("\ue0fe",))]:
+                                            ("stand_ins", ("\ue0fe",)), ("laugh_words", ("haha", "hehe")),
+                                            ("laugh_words", ("haha", "", "lol")), ("laugh_words", ("hä", "he", "lol"))]:
         with pytest.raises((TypeError, ValueError)):
             configure(**{name: value})
     without = dict(tables)

@@ -91,6 +91,7 @@ def test_every_character_rule():
     chars = set(cleaning.TO_SPACE) | {c for c, _ in cleaning.WIDE} | set(cleaning.PAD) | set(emoticons.FACE_FOLLOWERS)
     chars |= set(re_case_folds()) | set(cleaning.PUNCT_RUNS) | set(cleaning.OPEN_QUOTE_AFTER) | {"''", "``"}
     chars |= {guard for groups in cleaning.LAUGH_GUARDS for group in groups for guard in group}
+    chars |= set(cleaning.LAUGH_WORDS)
     for char in sorted(chars):
         _same_in_both(_contexts(char) + [f"gim{char}me", f"can{char}not", f'{char}"q"', f"{char * 4}x", f"a{char}9b"])
     assert cleaning._lsdscc_fast('he said "no" (and "yes")!!!! at 9', True) == [
@@ -123,6 +124,50 @@ def test_a_new_trigger_is_refused_in_c():
     finally:
         NATIVE.configure(tables)
     assert isinstance(NATIVE.plain("hi u/someone", True), list)
+
+
+#: Laughter each pass replaces (and near misses), in either case, glued to words and punctuation.
+LAUGHTER = ["ahahaha", "HAHAHA", "ahah", "haaahaha", "ahahahx", "hehehe", "HeHeh", "heheh!", "lololol", "LOLOL",
+            "lolo", "a lolol, hehehe!", "(hahaha)", "hahaha hehe lolol"]
+
+
+def _laughter_tokens() -> list[list[str]]:
+    return [cleaning._lsdscc_fast(text, True) for text in LAUGHTER]
+
+
+def test_a_laughter_word_changed_in_python_changes_both_paths(monkeypatch):
+    """The words laughter becomes are cleaning.LAUGH_WORDS, in C too (configure()'s "laugh_words"):
+    new words, longer and shorter than the laughter they replace, give the same tokens in both paths."""
+    before = _laughter_tokens()
+    assert before[0] == ["haha"] and before[5] == ["hehe"] and before[8] == ["lol"]
+    words = ("laughing", "hee", "laughingoutloud")
+    monkeypatch.setattr(cleaning, "LAUGH_WORDS", words)
+    try:
+        NATIVE.configure(cleaning.native_tables())
+        assert NATIVE.tail("ahahaha hehehe lololol", True) == list(words)
+        assert _same_in_both(LAUGHTER + [" ".join(LAUGHTER * 200), "lolol " * 3000]) > 0
+        assert cleaning._lsdscc_fast("so ahahaha, LOLOL hehehe", True) == ["so", "laughing", ",", "laughingoutloud", "hee"]
+    finally:
+        monkeypatch.undo()
+        NATIVE.configure(cleaning.native_tables())
+    assert _laughter_tokens() == before
+
+
+def test_a_bad_laughter_word_keeps_the_tables():
+    """configure() takes three short words of lowercase ASCII letters (what the scan before the
+    laughter passes found stays true); a failing call leaves the words it had."""
+    tables = cleaning.native_tables()
+    try:
+        NATIVE.configure({**tables, "laugh_words": ("hoho", "hihi", "lul")})
+        for bad in (("haha", "hehe"), ("haha", "hehe", "lol", "xd"), ("haha", "", "lol"), ("haha", "hé", "lol"),
+                    ("haha", "Hehe", "lol"), ("haha", "he he", "lol"), ("haha", "he'", "lol"), ("haha", 1, "lol"),
+                    ("x" * 40, "hehe", "lol"), ["haha", "hehe", "lol"], "haha"):
+            with pytest.raises((TypeError, ValueError), match="laugh_words"):
+                NATIVE.configure({**tables, "laugh_words": bad})
+            assert NATIVE.tail("ahahaha hehehe lololol", True) == ["hoho", "hihi", "lul"], bad
+    finally:
+        NATIVE.configure(tables)
+    assert NATIVE.tail("ahahaha hehehe lololol", True) == ["haha", "hehe", "lol"]
 
 
 def _guards(functions) -> set:
@@ -196,6 +241,7 @@ def _table_heavy(n: int, seed: int) -> list[str]:
                + [a + b for a, b in cleaning.CONTRACTIONS + cleaning.CONTRACTIONS_BEFORE_SPACE]
                + list(cleaning.TO_SPACE + cleaning.PAD) + [c for c, _ in cleaning.WIDE] + list(re_case_folds())
                + [t for _, ts in cleaning.NATIVE_TRIGGERS for t in ts] + ["\n- ", "\n1. ", "\n# ", "\n---\n", "\n    "]
+               + list(cleaning.LAUGH_WORDS) + LAUGHTER
                + "the movie was great I think it's gonna win".split())
     return ["".join(rng.choice(entries) + rng.choice(("", " ", " ", "\n")) for _ in range(rng.randint(1, 30)))
             for _ in range(n)]

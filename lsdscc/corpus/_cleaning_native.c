@@ -12,7 +12,8 @@
  * tests/test_lsdscc_cleaning_native.py compares the two on Reddit-shaped, random and hostile
  * text and on every code point. configure(tables) takes, once before the first call, every
  * table and trigger the code uses (cleaning.native_tables: the emoticons, domain endings,
- * contractions, character classes, the triggers of strip_markup's rules and its line rules):
+ * contractions, character classes, the laughter guards and the words laughter becomes, the
+ * triggers of strip_markup's rules and its line rules):
  * it holds no copy of its own, and where it must decide a rule it asks the Python definition
  * (a line rule) or derives the decision from what it was given (issue 31).
  */
@@ -196,6 +197,7 @@ typedef struct {
     int n_laugh, laugh_groups[3];
     unsigned laugh_mask[3][4];    /* a pass runs where the text holds a string of each of its groups */
     unsigned short laugh_first[128], laugh_second[128];  /* the strings with that first, second letter */
+    Str laugh_word[3];            /* LAUGH_WORDS: what each pass writes for a match */
     unsigned short classes[128];  /* K_FACE, K_REFUSE, K_TO_SPACE, K_PAD, K_BANG, K_LAUGH */
     int ready;
 } Tables;
@@ -216,6 +218,7 @@ static void free_tables(Tables *t) {
     free_entries(t->faces, t->n_faces);
     free_entries(t->emoji, t->n_emoji);
     for (int k = 0; k < t->n_laugh; k++) PyMem_Free(t->laugh[k].p);
+    for (int p = 0; p < 3; p++) PyMem_Free(t->laugh_word[p].p);
     PyMem_Free(t->face_index);
     free_strs(t->undecided, t->n_undecided);
     PyMem_Free(t->anchor);
@@ -315,6 +318,20 @@ static int load_table(PyObject *dict, Entry **out, Py_ssize_t *count, const Tabl
     return 0;
 }
 
+/* LAUGH_WORDS: one short word of lowercase ASCII letters a pass (they change none of the scan's
+   findings: no quote, no character outside ASCII, no letter run that shorten_letters would see) */
+static int load_laugh_words(PyObject *tables, Tables *t) {
+    PyObject *words = table_item(tables, "laugh_words", &PyTuple_Type);
+    if (!words || PyTuple_GET_SIZE(words) != 3) return words ? bad_table("laugh_words", "three words, please") : -1;
+    for (int p = 0; p < 3; p++) {
+        char word[32];
+        if (to_letters(PyTuple_GET_ITEM(words, p), word, sizeof word, "laugh_words") < 0
+            || to_str(PyTuple_GET_ITEM(words, p), &t->laugh_word[p], "laugh_words") < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* LAUGH_GUARDS: three passes (_AH_WORD, _LAUGH_HE, _LAUGH_LOL), each groups of strings of
    lowercase ASCII letters that text.lower() cannot make out of other characters (not one that
    re.I folds a character outside ASCII into: tail() compares them with ASCII folding) */
@@ -345,7 +362,7 @@ static int load_laughter(PyObject *tables, Tables *t) {
             }
         }
     }
-    return 0;
+    return load_laugh_words(tables, t);
 }
 
 static int load_emoticons(PyObject *tables, Tables *t) {
@@ -703,7 +720,15 @@ static int laugh_ha(const Py_UCS4 *w, Py_ssize_t n) {
     return 0;
 }
 
-/* _AH_WORD.sub(_laugh_ha): a whole word of 4 or more a and h (re.I) that _LAUGH_HA matches -> haha */
+/* out gets word (a LAUGH_WORDS entry) with room left for the rest of the input (from i) */
+static int put_laugh(Buf *out, const Str *word, const Buf *in, Py_ssize_t i) {
+    if (buf_grow(out, word->n + in->n - i) < 0) return -1;
+    memcpy(out->p + out->n, word->p, sizeof(Py_UCS4) * word->n);
+    out->n += word->n;
+    return 0;
+}
+
+/* _AH_WORD.sub(_laugh_ha): a whole word of 4 or more a and h (re.I) that _LAUGH_HA matches -> LAUGH_WORDS[0] */
 static int laugh_words(const Buf *in, Buf *out) {
     if (buf_grow(out, in->n) < 0) return -1;
     for (Py_ssize_t i = 0; i < in->n;) {
@@ -713,7 +738,7 @@ static int laugh_words(const Buf *in, Buf *out) {
             while (j < in->n && (fold(in->p[j]) == 'a' || fold(in->p[j]) == 'h')) j++;
             int whole = j - i >= 4 && (j == in->n || !is_word(in->p[j]));
             if (whole && laugh_ha(in->p + i, j - i)) {
-                for (const char *h = "haha"; *h; h++) out->p[out->n++] = (unsigned char)*h;
+                if (put_laugh(out, &T.laugh_word[0], in, j) < 0) return -1;
             } else {
                 memcpy(out->p + out->n, in->p + i, sizeof(Py_UCS4) * (j - i));
                 out->n += j - i;
@@ -726,7 +751,7 @@ static int laugh_words(const Buf *in, Buf *out) {
     return 0;
 }
 
-/* _LAUGH_HE.sub("hehe") (\b(?:he){2,}h?\b) or _LAUGH_LOL.sub("lol") (\bl(?:ol){2,}\b), re.I:
+/* _LAUGH_HE.sub(LAUGH_WORDS[1]) (\b(?:he){2,}h?\b) or _LAUGH_LOL.sub(LAUGH_WORDS[2]) (\bl(?:ol){2,}\b), re.I:
    from a word start, the most pairs that leave a word end (re's backtracking order) */
 static Py_ssize_t laugh_at(const Buf *in, Py_ssize_t i, int lol) {
     if (fold(in->p[i]) != (lol ? 'l' : 'h') || (i > 0 && is_word(in->p[i - 1]))) return 0;
@@ -747,7 +772,7 @@ static int laugh_runs(const Buf *in, Buf *out, int lol) {
     for (Py_ssize_t i = 0; i < in->n;) {
         Py_ssize_t len = laugh_at(in, i, lol);
         if (len) {
-            for (const char *h = lol ? "lol" : "hehe"; *h; h++) out->p[out->n++] = (unsigned char)*h;
+            if (put_laugh(out, &T.laugh_word[1 + lol], in, i + len) < 0) return -1;
             i += len;
         } else {
             out->p[out->n++] = in->p[i++];
@@ -1255,7 +1280,7 @@ static PyObject *run_tail(Buf a, Buf b, int lowercase, const Scan *known, PyObje
         STEP(shorten_letters(&a, &b));
         laugh = may_laugh(&a);  /* ("haaah" is "haah" now) */
     }
-    if (laugh & 1) STEP(laugh_words(&a, &b));  /* (no replacement is longer than what it replaces) */
+    if (laugh & 1) STEP(laugh_words(&a, &b));
     if (laugh & 2) STEP(laugh_runs(&a, &b, 0));
     if (laugh & 4) STEP(laugh_runs(&a, &b, 1));
     if (lowercase && s.nonascii && lower(&a, &b) < 0) goto done;

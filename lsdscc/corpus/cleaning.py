@@ -784,6 +784,9 @@ _LETTER_RUN = {c: re.compile(c * 3 + "+") for c in "abcdefghijklmnopqrstuvwxyzAB
 #: match holds "hah" or "aha", and its ``(?:ha|ah){2,}`` one of the four of the second group;
 #: a _LAUGH_HE match "hehe", a _LAUGH_LOL match "lolol". (The C half takes them from here.)
 LAUGH_GUARDS = ((("hah", "aha"), ("haha", "ahah", "haah", "ahha")), (("hehe",),), (("lolol",),))
+#: What each laughter pass (_AH_WORD with _LAUGH_HA, _LAUGH_HE, _LAUGH_LOL) writes for a match:
+#: short lowercase ASCII words. (The C half takes them from here.)
+LAUGH_WORDS = ("haha", "hehe", "lol")
 
 
 def _laughs(lower: str, groups) -> bool:
@@ -798,7 +801,7 @@ def _may_laugh(lower: str) -> bool:
 
 
 def _laugh_ha(match: re.Match) -> str:
-    return "haha" if _LAUGH_HA.fullmatch(match.group(0)) else match.group(0)
+    return LAUGH_WORDS[0] if _LAUGH_HA.fullmatch(match.group(0)) else match.group(0)
 
 
 def _shorten_repeats(text: str, first: re.Match) -> str:
@@ -826,9 +829,9 @@ def shorten_elongated(text: str) -> str:
     if _laughs(lower, ha):
         text = _AH_WORD.sub(_laugh_ha, text)
     if _laughs(lower, he):
-        text = _LAUGH_HE.sub("hehe", text)
+        text = _LAUGH_HE.sub(LAUGH_WORDS[1], text)
     if _laughs(lower, lol):
-        text = _LAUGH_LOL.sub("lol", text)
+        text = _LAUGH_LOL.sub(LAUGH_WORDS[2], text)
     if "!!!!" in text or "????" in text or "...." in text:
         text = _REPEAT_PUNCT.sub(r"\1\1\1", text)
     return text
@@ -1047,6 +1050,7 @@ def native_tables() -> dict:
         + tuple((a, b, 1) for a, b in CONTRACTIONS_BEFORE_SPACE),
         "to_space": TO_SPACE, "wide": dict(WIDE), "pad": PAD, "punct_runs": PUNCT_RUNS, "digits": DIGITS,
         "stand_ins": (_OPEN, _CLOSE), "open_quote_after": OPEN_QUOTE_AFTER, "laugh_guards": LAUGH_GUARDS,
+        "laugh_words": LAUGH_WORDS,
         "triggers": tuple((t, cause) for cause, triggers in NATIVE_TRIGGERS for t in triggers),
         "line_rules": tuple(line_rules),
     }
