@@ -41,8 +41,10 @@ span.best{font-weight:700}
 code,.sig{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8rem}
 ul.sigs{padding-left:1.1rem}ul.sigs li{margin:.15rem 0;word-break:break-all}
 #controls{display:flex;gap:.8rem;flex-wrap:wrap;align-items:center;margin:.4rem 0 .6rem;font-size:.9rem}
-#items tr.item{cursor:pointer}#items tr.item:hover{background:#f7f9fc}
-#items td.text{max-width:34rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+#items{width:100%;table-layout:fixed}#items tr.item{cursor:pointer}#items tr.item:hover{background:#f7f9fc}
+#items>tr.item>td.text{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+#items>tr>th:first-child{width:3rem}#items>tr>th:nth-child(2){width:16%}#items>tr>th:last-child{width:6rem}
+.detail table{table-layout:auto;width:auto}.detail td.text{white-space:normal;min-width:20rem;max-width:60rem}
 tr.detail>td{background:#fbfcfe;text-align:left;white-space:normal}
 .detail h3{font-size:.9rem;margin:.5rem 0 .2rem}
 .detail ol,.detail ul{margin:.1rem 0 .4rem;padding-left:1.4rem}
