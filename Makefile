@@ -15,7 +15,7 @@ DEMO_OUT ?= out/lsdscc
 .PHONY: demo test test-fast install bench worker-check clean
 
 # The unit tier: metrics, statistics, cleaning, options, readers and the structure checks; no Beam
-# pipelines, subprocess commands, browsers or long fuzzing (README: about 1,400 tests).
+# pipelines, subprocess commands, browsers or long fuzzing (1,477 tests, 47 s on a quiet 2-core machine).
 FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,\
   bleu delta_bleu rouge meteor embedding diversity lsdscc_metrics signatures significance batch_matches \
   analysis_stats analysis_correlation analysis_agreement analysis_significance \
