@@ -62,7 +62,7 @@ sys.path.insert(0, ROOT)
 
 from lsdscc.synthetic.dumps import baseline_filter, baseline_parse, write_mixed, write_month  # noqa: E402
 from multiref.util.measure import differing_files, load_average, measure_build, memory_slope_kb, output_digests  # noqa: E402
-from parquet_input import dataset_files_differ, shard_count, timed_parquet_reader, to_arctic  # noqa: E402
+from parquet_input import dataset_files_differ, shard_count, to_arctic  # noqa: E402
 
 GOAL_READER, GOAL_BUILD, GOAL_RSS_MB, GOAL_WORKERS = 4.0, 8.0, 1536, 0.75
 GOAL_SLOPE_KB = {"benchmark": 0.3, "realistic": 1.0}  # peak RSS per extra comment (issue: a third of today's)
@@ -70,7 +70,7 @@ SCRIPT = os.path.abspath(__file__)
 
 
 def timed_reader(path: str, subreddits) -> tuple[dict, float]:
-    """``read_items`` consumed to the end: (counts by item kind, lines; seconds)."""
+    """``read_items`` (JSON lines or Parquet) consumed to the end: (counts by item kind, lines; seconds)."""
     from lsdscc.corpus.sources import read_items
 
     t0 = time.perf_counter()
@@ -257,7 +257,7 @@ def run_reader(args, tmp: str) -> dict:
           f"byte filter hits {reader['byte_filter_hits']:,}", flush=True)
     if args.parquet:
         shard = to_arctic(path, os.path.join(tmp, "arctic-mixed"))
-        pq_counts, reader["parquet_seconds"] = min((timed_parquet_reader(shard, ("movies",)) for _ in range(args.repeat)),
+        pq_counts, reader["parquet_seconds"] = min((timed_reader(shard, ("movies",)) for _ in range(args.repeat)),
                                                    key=lambda r: r[1])
         if pq_counts != counts:
             raise SystemExit(f"the Parquet reader's counts differ: {pq_counts} vs {counts}")

@@ -82,14 +82,3 @@ def shard_count(digests: dict) -> int:
     """The shards per split of a build, from its ``output_digests`` (``single_turn/train-00000-of-00011.parquet``)."""
     name = next(k for k in sorted(digests) if k.startswith("single_turn/train-"))
     return int(name.rsplit("-of-", 1)[1].split(".")[0])
-
-
-def timed_parquet_reader(path: str, subreddits) -> tuple[dict, float]:
-    """``lsdscc.corpus.sources.read_items`` on a Parquet file consumed to the end: counts, seconds."""
-    from lsdscc.corpus.sources import read_items
-
-    t0 = time.perf_counter()
-    counts = {"ok": 0, "rejected": 0, "skipped": 0}
-    for item in read_items(path, subreddits=subreddits):
-        counts[item[0]] += item[1] if item[0] == "skipped" else 1
-    return counts, time.perf_counter() - t0
