@@ -217,17 +217,9 @@ def _observed(base_score, sys_score) -> float:
     return abs(float(sys_score) - float(base_score))
 
 
-def paired_bootstrap(base: ItemStats, system: ItemStats, base_score, sys_score, counts: np.ndarray,
-                     base_scores: np.ndarray | None = None) -> tuple:
-    """``(p, system's bootstrap scores)``: sacrebleu's paired bootstrap on shared resamples ``counts``.
-    ``base_scores``: the baseline's scores on ``counts``, when already computed."""
-    sys_b = system.scores(counts)
-    base_b = base.scores(counts) if base_scores is None else base_scores
-    return bootstrap_p(base_b, sys_b, base_score, sys_score), sys_b
-
-
 def bootstrap_p(base_b: np.ndarray, sys_b: np.ndarray, base_score, sys_score) -> float | None:
-    """The paired bootstrap's p from both systems' scores on the same resamples."""
+    """The paired bootstrap's p (sacrebleu's) from both systems' scores on the same resamples
+    (:func:`bootstrap_scores`)."""
     diffs = np.abs(sys_b - base_b)
     return p_value(diffs - diffs.mean(), _observed(base_score, sys_score))
 
