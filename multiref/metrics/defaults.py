@@ -1,6 +1,6 @@
 """The resampling defaults, declared once (standard library only, so that building a parser does
-not import numpy): :mod:`multiref.metrics.significance`, ``multiref score``, ``multiref analyze``,
-the analysis configs and the benchmarks all read them from here."""
+not import numpy): :mod:`multiref.metrics.significance`, ``multiref score`` and the benchmarks read
+them from here. The seed is :data:`multiref.util.defaults.SEED`, re-exported."""
 
 from multiref.util.defaults import SEED as DEFAULT_SEED  # noqa: E402,F401  (declared there, once)
 #: paired bootstrap resamples (and percentile-interval resamples), sacrebleu's default
