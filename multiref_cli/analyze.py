@@ -76,12 +76,23 @@ def _run(name: str, cls: type, args) -> int:
     return 0
 
 
+def _input_paths(config) -> list:
+    """Every path the analysis reads: the fields of ``config`` (and of its groups) declared with
+    a ``FILE`` or ``PATH`` metavar."""
+    from multiref.util.options import options_of
+
+    paths = []
+    for field, opt in options_of(type(config)):
+        value = getattr(config, field.name)
+        if opt.group is not None:
+            paths += _input_paths(value)
+        elif opt.metavar in ("FILE", "PATH") and value:
+            paths.append(value)
+    return paths
+
+
 def _check_output(config) -> None:
     """The output folder is no input and lies in no dataset folder (multiref.output.file_output)."""
     from multiref.output.file_output import check_output_folder
 
-    inputs = [getattr(group, name, None) for group in (getattr(config, "ratings", None), getattr(config, "data", None),
-                                                      getattr(config, "metrics", None))
-              for name in ("ratings", "multiref_test", "data", "judgments", "test", "validation", "vectors",
-                           "train_vectors_from")]
-    check_output_folder(config.output.output_dir, "--output", inputs)
+    check_output_folder(config.output.output_dir, "--output", _input_paths(config))
