@@ -59,6 +59,10 @@ REFUSED = {
                              "inside the dataset folder"),
     "analyze-output-in-a-dataset": (["analyze", "regression", "--ratings", str(data_path("analysis",
                                      "regression_synthetic.jsonl")), "--output", "ds/plots"], "inside the dataset folder"),
+    "analyze-output-is-ratings": (["analyze", "correlation", "--ratings", "refs.json", "--output", "refs.json"],
+                                  "it is the input refs.json"),
+    "analyze-output-is-pairwise-ratings": (["analyze", "regression", "--ratings", "refs.json", "--pairwise-ratings",
+                                            "sys.jsonl", "--output", "sys.jsonl"], "it is the input sys.jsonl"),
 }
 
 
