@@ -136,14 +136,9 @@ def resolve_workers(value, inputs, source=None, local: bool = True) -> int:
 
 def available_memory() -> int | None:
     """Bytes of memory available to new processes (Linux ``MemAvailable``), None when unknown."""
-    try:
-        with open("/proc/meminfo", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+    from multiref.util.files import meminfo
+
+    return meminfo("MemAvailable")
 
 
 def config_from_values(parsed, num_shards: int = 1) -> CorpusConfig:

@@ -20,6 +20,7 @@ import logging
 import os
 
 from multiref.util.errors import UserError
+from multiref.util.files import meminfo
 
 _LOG = logging.getLogger(__name__)
 _STATE: dict = {}
@@ -114,21 +115,10 @@ def heap_error(heap: str) -> str | None:
     if not (2 <= len(text) <= 13 and text[:-1].isascii() and text[:-1].isdigit() and text[-1].lower() in _UNITS):
         return f"expected a number with k, m or g, e.g. 2g or 512m, got {text[:20]!r}"
     size = int(text[:-1]) * _UNITS[text[-1].lower()]
-    total = _memory_total()
+    total = meminfo("MemTotal")
     if size < MIN_HEAP or (total is not None and size > total):
         most = f" to this machine's memory, {total >> 20:,}m" if total is not None else ""
         return f"must be from 16m{most}, got {text}"
-    return None
-
-
-def _memory_total() -> int | None:
-    try:
-        with open("/proc/meminfo", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"MemTotal:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
     return None
 
 

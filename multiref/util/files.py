@@ -277,3 +277,17 @@ def require_writable(path: str, what: str = "output") -> str:
     if not os.access(existing, os.W_OK):
         raise UserError(f"{what} {path}: no permission to write {existing}")
     return path
+
+
+def meminfo(field: str) -> int | None:
+    """A field of Linux's ``/proc/meminfo`` in bytes (``MemTotal``, ``MemAvailable``), None when
+    the file or the field cannot be read (another system)."""
+    key = field.encode("ascii") + b":"
+    try:
+        with open("/proc/meminfo", "rb") as fh:
+            for line in fh:
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
