@@ -61,9 +61,9 @@ from multiref.util.errors import UserError
 
 log = logging.getLogger(__name__)
 
-LISTINGS = ("hot", "new", "top", "controversial", "rising")
-TIME_FILTERS = ("hour", "day", "week", "month", "year", "all")
-TIME_FILTER_LISTINGS = ("top", "controversial")
+from lsdscc.crawl.config import (BACKOFF, COMMENT_SORT, LIMIT, LISTING, LISTINGS, MAX_RETRIES, SUBREDDIT,  # noqa: F401
+                                  TIME_FILTER_LISTINGS, TIME_FILTERS)
+
 DEFAULT_SITE = "multiref"
 
 
@@ -80,8 +80,8 @@ class RetryPolicy:
     server's ``Retry-After`` or, when the rate-limit window is used up, its ``x-ratelimit-reset``.
     """
 
-    max_retries: int = 5
-    backoff: float = 2.0
+    max_retries: int = MAX_RETRIES
+    backoff: float = BACKOFF
     max_delay: float = 300.0
     jitter: float = 0.25
     seed: int = 0
@@ -103,12 +103,12 @@ class CrawlConfig:
     """What to crawl. Either ``ids`` (submission ids, no prefix) or a ``listing`` of ``subreddit``."""
 
     output: str
-    subreddit: str = "movies"
-    listing: str = "top"
+    subreddit: str = SUBREDDIT
+    listing: str = LISTING
     time_filter: str | None = None  # top/controversial only; None means Reddit's default, "all"
-    limit: int | None = 100  # None: as many as the listing gives (Reddit stops near 1000)
+    limit: int | None = LIMIT  # None: as many as the listing gives (Reddit stops near 1000)
     ids: tuple[str, ...] | None = None
-    comment_sort: str = "confidence"
+    comment_sort: str = COMMENT_SORT
 
     def __post_init__(self) -> None:
         if self.ids is None:
@@ -293,7 +293,7 @@ def select_ids(reddit, config: CrawlConfig) -> list[str]:
     return list(ids)
 
 
-def fetch_thread(reddit, sid: str, retrieved_on: int, comment_sort: str = "confidence") -> tuple[dict, list[dict]]:
+def fetch_thread(reddit, sid: str, retrieved_on: int, comment_sort: str = COMMENT_SORT) -> tuple[dict, list[dict]]:
     """Fetch one submission with its whole comment tree; return (submission record, comment records)."""
     submission = reddit.submission(id=sid)
     submission.comment_sort = comment_sort
@@ -348,6 +348,18 @@ def crawl(config: CrawlConfig, *, reddit=None, site: str | None = None, retry_po
         f"{stats.threads_skipped} skipped{skipped_note}, {stats.retries} retries; folder holds "
         f"{state.threads} threads, {state.comments} comments")
     return stats
+
+
+def run(config, *, progress: Callable[[str], None] | None = _stderr_progress) -> CrawlStats:
+    """``multiref lsdscc crawl``: crawl what the :class:`lsdscc.crawl.config.CrawlOptions`
+    ``config`` selects (:func:`lsdscc.crawl.config.selection`), with its retries and request
+    limit; ``progress``: where the counts go (None: nowhere)."""
+    from lsdscc.crawl.config import selection
+
+    what = selection(config)
+    return crawl(what, site=config.site, retry_policy=RetryPolicy(max_retries=config.max_retries, backoff=config.backoff),
+                 reddit_url=config.reddit_url, oauth_url=config.oauth_url,
+                 pacer=RequestPacer(config.requests_per_minute), progress=progress)
 
 
 def _source_label(config: CrawlConfig) -> str:

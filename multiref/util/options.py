@@ -56,6 +56,8 @@ class Option:
     card: str = ""
     required: bool = False
     show_default: bool = True
+    short: str = ""
+    exclusive: str = ""
 
     @property
     def dest(self) -> str:
@@ -66,7 +68,7 @@ class Option:
 def option(default, *, flag: str, help: str | None, choices=None, metavar=None, low=None, high=None,  # noqa: A002
            repeat: bool = False, negatable: bool = False, inverse: bool = False, index: int | None = None,
            parse: Callable | None = None, convert: Callable | None = None, title: str = "", card: str = "",
-           required: bool = False, show_default: bool = True):
+           required: bool = False, show_default: bool = True, short: str = "", exclusive: str = ""):
     """A dataclass field settable by ``flag``; ``default`` is the field's (and the flag's) default.
 
     ``help``: the ``--help`` text (``(default: ...)`` is appended unless it mentions the
@@ -78,14 +80,16 @@ def option(default, *, flag: str, help: str | None, choices=None, metavar=None, 
     default implies; ``convert``: applied to the parsed value (``None`` too) before it becomes
     the field's (its ValueError is the user's mistake: name the flag in it); ``title``: the
     ``--help`` section of the flag; ``card``: the field's name in :func:`recorded` (default:
-    its own); ``repeat``, ``negatable``, ``inverse``, ``index``: see the module.
+    its own); ``short``: a one-letter spelling too (``-H``); ``exclusive``: the name of a group of
+    flags of which at most one may be given (exactly one when every one of them is ``required``);
+    ``repeat``, ``negatable``, ``inverse``, ``index``: see the module.
     """
     if isinstance(choices, (list, tuple, set, frozenset)):
         choices = tuple(choices) or None
     meta = Option(flag=flag, help=help, choices=choices, metavar=metavar, low=low,
                   high=high, repeat=repeat, negatable=negatable, inverse=inverse, index=index, parse=parse,
                   convert=convert, title=title, card=card, required=required,
-                  show_default=show_default)
+                  show_default=show_default, short=short, exclusive=exclusive)
     if isinstance(default, (list, dict, set)):
         raise TypeError(f"{flag}: a mutable default; use a tuple")
     return dataclasses.field(default=default, metadata={_KEY: meta})
@@ -169,9 +173,9 @@ def _argument(opt: Option, default, shared: list) -> dict:
         kw.update(default=default, action=argparse.BooleanOptionalAction if positive else "store_true", metavar=None)
     elif opt.index is not None:
         kw.update(nargs=len(shared), default=list(shared), type=_value_type(opt, shared[0]))
-    elif isinstance(default, tuple) and not opt.repeat and not opt.choices:
+    elif isinstance(default, tuple) and default and not opt.repeat and not opt.choices:
         kw.update(nargs=len(default), default=list(default), type=_value_type(opt, default[0]))
-    elif isinstance(default, tuple):  # a list of choices, or a repeatable flag
+    elif isinstance(default, tuple):  # a list of choices, one or more values (default ()), or a repeatable flag
         kw.update(nargs=None if opt.repeat else "+", default=None if opt.repeat else list(default),
                   action="append" if opt.repeat else "store", type=_value_type(opt, (default or ("",))[0]))
     else:
@@ -230,7 +234,23 @@ def add_arguments(parser, *classes, required: tuple = (), skip: tuple = ()) -> N
             kw["metavar"] = tuple(p.field.upper() for p in parts)
         if title and title not in groups:
             groups[title] = parser.add_argument_group(title)
-        groups.get(title, parser).add_argument(opt.flag, required=opt.required or opt.flag in required, **kw)
+        where, must = groups.get(title, parser), opt.required or opt.flag in required
+        if opt.exclusive:
+            where, must = _exclusive(where, opt.exclusive, [d.opt for d in decls], required), False
+        where.add_argument(*filter(None, (opt.flag, opt.short)), required=must, **kw)
+
+
+def _exclusive(where, name: str, opts: list, required: tuple):
+    """The mutually exclusive group ``name`` of ``where`` (made on first use): one of its flags
+    must be given when each of them is required."""
+    made = getattr(where, "_multiref_exclusive", None)
+    if made is None:
+        made = where._multiref_exclusive = {}
+    if name not in made:
+        members = [o for o in opts if o.exclusive == name]
+        made[name] = where.add_mutually_exclusive_group(
+            required=all(o.required or o.flag in required for o in members))
+    return made[name]
 
 
 def default_of(cls: type, name: str):
