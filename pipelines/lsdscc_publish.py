@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import shutil
 
+from lsdscc.annotation.config import TIE
 from multiref.util.errors import UserError
 from multiref.util.location import is_remote
 
@@ -80,7 +81,7 @@ def publish_testset(dataset: str, job, *, command: str = "multiref lsdscc testse
     return counts
 
 
-def publish_annotations(dataset: str, annotations, output: str, *, tie: str = "irrelevant", partial: bool = False,
+def publish_annotations(dataset: str, annotations, output: str, *, tie: str = TIE, partial: bool = False,
                         command: str = "multiref lsdscc annotate import") -> dict:
     """Merge the annotators' CSV files ``annotations`` into the test set of ``dataset``
     (:func:`lsdscc.annotation.roundtrip.import_round`) and publish the folder whole;

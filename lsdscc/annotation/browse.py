@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 
+from lsdscc.annotation.config import OVERLAP_THRESHOLD
 from multiref.util.errors import UserError
 
 
@@ -69,7 +70,7 @@ def _add_hypotheses(items: list, refset, path: str) -> dict:
 
 
 def browse_document(dataset: str | None = None, references: str | None = None, config: str | None = None,
-                    hypotheses: str | None = None, overlap_threshold: float = 0.2) -> dict:
+                    hypotheses: str | None = None, overlap_threshold: float = OVERLAP_THRESHOLD) -> dict:
     """The page's document: ``{"mode": "browse", "source", "kind", "items": [...], "maxbleu"}``.
 
     Give exactly one of ``dataset`` (a folder; ``config`` default ``test_grouped`` when

@@ -54,6 +54,7 @@ import re
 import shutil
 from typing import Iterable, Mapping, Sequence
 
+from lsdscc.annotation.config import OVERLAP_THRESHOLD, TIE, TIES
 from multiref.util.errors import UserError, where
 
 COLUMNS = ("row_id", "query_id", "stratum", "query", "candidate_index", "reference", "own", "source_pair_id",
@@ -131,7 +132,7 @@ def row_id(query_id: str, index: int) -> str:
     return f"{query_id}#{index}"
 
 
-def export_rows(candidate_rows: Iterable[Mapping], overlap_threshold: float = 0.2) -> list:
+def export_rows(candidate_rows: Iterable[Mapping], overlap_threshold: float = OVERLAP_THRESHOLD) -> list:
     """Annotation rows (dicts keyed by COLUMNS) for ``test_candidates`` rows."""
     out = []
     for row in candidate_rows:
@@ -157,7 +158,7 @@ def write_rows(fh, rows: Iterable[Mapping]) -> None:
         writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
 
 
-def export(dataset: str, output: str, overlap_threshold: float = 0.2) -> int:
+def export(dataset: str, output: str, overlap_threshold: float = OVERLAP_THRESHOLD) -> int:
     """Write the annotation CSV ``output`` and its JSON lines twin; return the row count."""
     from lsdscc.testset.assemble import read_candidates
     from multiref.output.file_output import check_output, write_atomically
@@ -245,7 +246,7 @@ def read_annotator_file(path: str, candidates: Mapping[str, str], partial: bool 
     return labels
 
 
-def reconcile(row_ids: Sequence[str], annotations: Sequence[Mapping], tie: str = "irrelevant") -> list:
+def reconcile(row_ids: Sequence[str], annotations: Sequence[Mapping], tie: str = TIE) -> list:
     """Final groups of one query's candidates: lists of row ids (module docstring rule)."""
     n = len(annotations)
     relevant = []
@@ -321,7 +322,7 @@ def dumps_public(public: Mapping) -> str:
     return json.dumps(public, indent=2)
 
 
-def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str = "irrelevant",
+def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str = TIE,
                        partial: bool = False) -> dict:
     """Merge annotator files into ``test_grouped`` (in ``dataset``) and the public JSON (in
     ``output``). Returns counts (also written to the card); :func:`import_round` returns the
@@ -330,7 +331,7 @@ def import_annotations(dataset: str, files: Sequence[str], output: str, tie: str
     return import_round(dataset, files, output, tie, partial)[0]
 
 
-def import_round(dataset: str, files: Sequence[str], output: str, tie: str = "irrelevant",
+def import_round(dataset: str, files: Sequence[str], output: str, tie: str = TIE,
                  partial: bool = False) -> tuple:
     """:func:`import_annotations`, returning ``(counts, agreement)`` (:func:`agreement`); both
     are written to the card.
@@ -343,7 +344,7 @@ def import_round(dataset: str, files: Sequence[str], output: str, tie: str = "ir
 
     from lsdscc.testset import assemble as ts
 
-    if tie not in ("relevant", "irrelevant"):
+    if tie not in TIES:
         raise UserError(f"--tie must be relevant or irrelevant, got {tie!r}")
     rows = ts.read_candidates(dataset)
     texts = {row_id(r["id"], k): c["text"] for r in rows for k, c in enumerate(r["candidates"], start=1)}

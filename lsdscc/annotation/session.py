@@ -34,6 +34,7 @@ from typing import Mapping, Sequence
 from multiref.util.errors import UserError
 
 from lsdscc.annotation import roundtrip as annotation
+from lsdscc.annotation.config import OVERLAP_THRESHOLD
 
 GROUP_LABEL = re.compile(r"^[^\s,;|/]{1,40}$")  # one word: what annotate import accepts as one group
 
@@ -117,7 +118,7 @@ class AnnotationSession:
         self._lock_file = None
 
     @classmethod
-    def open(cls, dataset: str, output: str, annotator: str = "", overlap_threshold: float = 0.2) -> "AnnotationSession":
+    def open(cls, dataset: str, output: str, annotator: str = "", overlap_threshold: float = OVERLAP_THRESHOLD) -> "AnnotationSession":
         """The session of ``output`` on the ``test_candidates`` of ``dataset``, resumed from
         ``output`` when it exists; takes the one-server lock and writes the CSV once."""
         from lsdscc.testset.assemble import read_candidates
