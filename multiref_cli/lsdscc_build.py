@@ -23,11 +23,12 @@ import sys
 def register(parser: argparse.ArgumentParser) -> None:
     """Add the build options and the test-set stage's."""
     from pipelines.lsdscc_options import add_corpus_arguments
-    from pipelines.testset_options import add_testset_arguments
+    from multiref.util.options import add_arguments
+    from pipelines.testset_options import BuildStages, add_testset_arguments
 
     parser.epilog = "Any other --flag is passed to Apache Beam (e.g. --runner DataflowRunner --project P ...)."
     add_corpus_arguments(parser)
-    parser.add_argument("--skip-testset", action="store_true", help="build only the corpus, not the test set")
+    add_arguments(parser, BuildStages)
     add_testset_arguments(parser)
     parser.add_argument("beam_args", nargs="*", metavar="-- BEAM_ARGS",
                         help="Apache Beam options: any option this command does not know, or everything after -- (e.g. --runner DataflowRunner --project P)")
@@ -91,13 +92,14 @@ def handle(args) -> int:
     from multiref.util.errors import UserError
     from pipelines.lsdscc_corpus import build
     from pipelines.lsdscc_options import corpus_from_args
-    from pipelines.testset_options import testset_job
+    from multiref.util.options import from_args
+    from pipelines.testset_options import BuildStages, testset_job
 
     beam_args = list(args.beam_args or [])
     if beam_args and not beam_args[0].startswith("-"):
         raise UserError(f"unexpected argument {beam_args[0]!r} (Beam options start with --)")
     job, corpus = corpus_from_args(args)  # the configs, built once from the parsed flags
-    testset = None if args.skip_testset else testset_job(args, beam_args)
+    testset = None if from_args(BuildStages, args).skip_testset else testset_job(args, beam_args)
     summary = build(job, corpus, beam_args, testset=testset, command="multiref lsdscc build")
     if summary.get("dry_run"):
         print("dry run: the pipeline was built, nothing was run")

@@ -10,41 +10,34 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 
 
 def register_export(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dataset", required=True, metavar="FOLDER", help="an LSDSCC corpus folder (lsdscc build)")
-    parser.add_argument("--output", required=True, metavar="IDS",
-                        help="the ids file to write (JSON: ids, build options and dump digests; no text)")
+    from lsdscc.corpus.ids import ExportIdsConfig
+    from multiref.util.options import add_arguments
+
+    add_arguments(parser, ExportIdsConfig)
     parser.set_defaults(func=handle_export)
 
 
 def register_rehydrate(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--ids", required=True, metavar="IDS", help="an ids file written by export-ids")
-    parser.add_argument("--input", action="append", required=True, metavar="PATH_OR_GLOB",
-                        help="your dump files, folders or globs (repeatable)")
-    parser.add_argument("--output", required=True, metavar="FOLDER", help="the dataset folder to build")
+    from lsdscc.corpus.ids import RehydrateConfig
+    from multiref.util.options import add_arguments
+
+    add_arguments(parser, RehydrateConfig)
     parser.set_defaults(func=handle_rehydrate)
 
 
 def handle_export(args) -> int:
-    """Write the ids file (temporary name, then rename)."""
+    """Write the ids file (:func:`lsdscc.corpus.ids.write_ids`), print what it holds."""
     from lsdscc.corpus import ids
-    from multiref.output.file_output import check_output, write_atomically
-    from multiref.util.location import is_remote
+    from multiref.util.options import from_args
 
-    check_output(args.output, "--output", [args.dataset])  # never a file of the dataset it reads
-    release = ids.export_ids(args.dataset)
-    if is_remote(args.output):
-        from multiref.output.beam_writer import write_file
-
-        write_file(args.output, ids.ids_text(release).encode("utf-8"))
-    else:
-        write_atomically(args.output, ids.ids_text(release).encode("utf-8"))
+    config = from_args(ids.ExportIdsConfig, args)
+    release = ids.write_ids(config)
     rows = sum(len(f["rows"]) for f in release["files"].values())
-    print(f"ids of {rows:,} rows in {len(release['files'])} parquet file(s) written to {args.output} (no text)")
+    print(f"ids of {rows:,} rows in {len(release['files'])} parquet file(s) written to {config.output} (no text)")
     return 0
 
 
@@ -84,13 +77,15 @@ def handle_rehydrate(args) -> int:
     from lsdscc.corpus import ids
     from multiref.output import publish, published
     from pipelines.lsdscc_corpus import finalize, run_parsed
+    from multiref.util.options import from_args
     from pipelines.lsdscc_options import corpus_from_args
 
-    release = ids.read_ids(args.ids)
-    job, corpus = corpus_from_args(_release_options(args.ids, release))
-    target = args.output
-    with publish.publishing(target, command="multiref lsdscc rehydrate", inputs=[*args.input, args.ids]) as pub:
-        job = dataclasses.replace(job, input=tuple(args.input), output=pub.staging)
+    config = from_args(ids.RehydrateConfig, args)
+    release = ids.read_ids(config.ids)
+    job, corpus = corpus_from_args(_release_options(config.ids, release))
+    target = config.output
+    with publish.publishing(target, command="multiref lsdscc rehydrate", inputs=[*config.input, config.ids]) as pub:
+        job = dataclasses.replace(job, input=config.input, output=pub.staging)
         summary = run_parsed(job, corpus, [], quiet=True)
         if summary["stats"]["options"] != release["options"]:
             raise RuntimeError("rehydrate: the rebuilt options differ from the release's")  # our bug: exit 3
@@ -107,5 +102,5 @@ def handle_rehydrate(args) -> int:
         what = "a file the release does not hold, removed" if n < 0 else f"{n:,} row(s) not in the release, removed"
         print(f"note: {rel}: {what}", file=sys.stderr)
     parts = "; ".join(f"{c}: " + ", ".join(f"{s} {n:,}" for s, n in sorted(v.items())) for c, v in sorted(splits.items()))
-    print(f"LSDSCC dataset rebuilt from the ids in {args.ids} into {target} ({parts})")
+    print(f"LSDSCC dataset rebuilt from the ids in {config.ids} into {target} ({parts})")
     return 0

@@ -57,6 +57,13 @@ def testset_job(parsed, beam_args=()) -> TestsetJob:
 
 
 @dataclass(frozen=True)
+class BuildStages:
+    """Which stages ``multiref lsdscc build`` runs after the corpus."""
+
+    skip_testset: bool = option(False, flag="--skip-testset", help="build only the corpus, not the test set")
+
+
+@dataclass(frozen=True)
 class StageInput:
     """The folder ``python -m pipelines.lsdscc_testset`` works on."""
 

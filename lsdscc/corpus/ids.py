@@ -24,7 +24,10 @@ import json
 import os
 import re
 
+from dataclasses import dataclass
+
 from multiref.util.errors import UserError
+from multiref.util.options import option
 
 FORMAT = "multiref-lsdscc-ids/1"
 CONFIGS = ("single_turn", "multi_turn")
@@ -79,6 +82,44 @@ def export_ids(folder: str) -> dict:
         table = pq.read_table(os.path.join(folder, rel))
         out["files"][rel] = {"config": config, "split": split, "rows": _row_ids(config, table)}
     return out
+
+
+@dataclass(frozen=True)
+class ExportIdsConfig:
+    """``multiref lsdscc export-ids``: the ids file of a corpus folder (:func:`write_ids`)."""
+
+    dataset: str | None = option(None, flag="--dataset", required=True, metavar="FOLDER",
+                                 help="an LSDSCC corpus folder (lsdscc build)")
+    output: str | None = option(None, flag="--output", required=True, metavar="IDS",
+                                help="the ids file to write (JSON: ids, build options and dump digests; no text)")
+
+
+@dataclass(frozen=True)
+class RehydrateConfig:
+    """``multiref lsdscc rehydrate``: a corpus folder rebuilt from an ids file and the user's dumps."""
+
+    ids: str | None = option(None, flag="--ids", required=True, metavar="IDS", help="an ids file written by export-ids")
+    input: tuple = option((), flag="--input", repeat=True, required=True, metavar="PATH_OR_GLOB",
+                          help="your dump files, folders or globs (repeatable)")
+    output: str | None = option(None, flag="--output", required=True, metavar="FOLDER",
+                                help="the dataset folder to build")
+
+
+def write_ids(config: ExportIdsConfig) -> dict:
+    """Write the ids release of ``config.dataset`` to ``config.output`` (local: a temporary
+    name, then a rename; never a file of the dataset it reads); return the release."""
+    from multiref.output.file_output import check_output, write_atomically
+    from multiref.util.location import is_remote
+
+    check_output(config.output, "--output", [config.dataset])  # never a file of the dataset it reads
+    release = export_ids(config.dataset)
+    if is_remote(config.output):
+        from multiref.output.beam_writer import write_file
+
+        write_file(config.output, ids_text(release).encode("utf-8"))
+    else:
+        write_atomically(config.output, ids_text(release).encode("utf-8"))
+    return release
 
 
 def ids_text(release: dict) -> str:
