@@ -1,26 +1,28 @@
 """The flag vocabulary of the ``multiref`` command line: one flag and one default per concept.
 
-``TABLE`` is the single, machine-readable statement of which flag names which concept, its
-default, the commands that take it and the old spellings still accepted. The flag table of
-``docs/cli.md`` is this table (rendered by :mod:`multiref_cli.reference`);
-``tests/test_cli_flags.py`` builds the real parser and checks every command against it, so a
-command that spells a concept differently, or gives it another default without naming the
-paper that demands it, fails the test.
+``TABLE`` is the single, machine-readable statement of which flag names which concept, the
+commands that take it, the paper or release that demands another default on a command, and
+the old spellings still accepted. It states no default: each default lives where the option
+is declared (:func:`multiref.util.options.option`, read back through
+:func:`multiref.util.options.declared`), or, for a flag a command adds by hand, on its parser;
+:func:`command_defaults` derives them. The flag table of ``docs/cli.md`` is this table with
+those defaults (rendered by :mod:`multiref_cli.reference`); ``tests/test_cli_flags.py`` builds
+the real parser and checks the invariant, so a command that spells a concept differently, or
+gives it another default without naming the paper that demands it, fails the test.
 
 Old spellings are hidden aliases (not shown by ``--help``) installed by
 :func:`install_aliases` for the commands named in ``Flag.old``; using one prints
 ``multiref: note: --old is deprecated; use --new`` on stderr and then acts exactly as the
 new flag. :func:`install_common` adds ``--quiet``, ``--progress`` and ``--version`` to every
-command. Standard library only (and the stdlib-only :mod:`multiref.metrics.defaults`).
+command. Standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
-
-from multiref.util.defaults import SEED, TOKENIZER
 
 REQUIRED = "(required)"  # the default of a flag the command cannot do without
 
@@ -38,108 +40,106 @@ RATED = ("analyze correlation", "analyze refcount")
 class Flag:
     """One concept of the vocabulary.
 
-    ``default`` holds for every command in ``commands`` except those in ``exceptions``,
-    which map a command to ``(default, why)``; ``why`` names the paper or release the
-    other default reproduces. ``old`` maps an old spelling to the commands that accept it.
+    The commands in ``commands`` take it as ``flag``. Those not in ``reasons`` share one
+    default (the concept's); ``reasons`` maps each command whose default differs to why: the
+    paper or release that default reproduces, or what the command cannot do without
+    (:data:`REQUIRED`). ``old`` maps an old spelling to the commands that accept it.
     """
 
     concept: str
     flag: str
     commands: tuple
-    default: object = None
-    exceptions: dict = field(default_factory=dict)
+    reasons: dict = field(default_factory=dict)
     old: dict = field(default_factory=dict)
     doc: str = ""
-
-    def default_for(self, command: str):
-        return self.exceptions.get(command, (self.default, ""))[0]
 
 
 TABLE = (
     Flag("where results go", "--output", ("score", "lsdscc build", "lsdscc crawl", "lsdscc annotate export",
                                           "lsdscc annotate import", "lsdscc annotate serve",
                                           "lsdscc export-ids", "lsdscc rehydrate", "dailydialog build", "augment") + ANALYZE,
-         default=None,
-         exceptions={"lsdscc build": ("out/lsdscc", "the quick start's folder"),
-                     "lsdscc crawl": (REQUIRED, "the crawl resumes there"),
-                     "lsdscc annotate export": (REQUIRED, "a CSV for annotators"),
-                     "lsdscc annotate import": (REQUIRED, "a folder for test.group.json"),
-                     "lsdscc annotate serve": (REQUIRED, "the annotator's CSV, saved on every change"),
-                     "lsdscc export-ids": (REQUIRED, "the ids file"),
-                     "lsdscc rehydrate": (REQUIRED, "a dataset folder"),
-                     "dailydialog build": (REQUIRED, "a dataset folder"),
-                     "augment": (REQUIRED, "a dataset folder")},
+         reasons={"lsdscc build": "the quick start's folder",
+                  "lsdscc crawl": "the crawl resumes there",
+                  "lsdscc annotate export": "a CSV for annotators",
+                  "lsdscc annotate import": "a folder for test.group.json",
+                  "lsdscc annotate serve": "the annotator's CSV, saved on every change",
+                  "lsdscc export-ids": "the ids file",
+                  "lsdscc rehydrate": "a dataset folder",
+                  "dailydialog build": "a dataset folder",
+                  "augment": "a dataset folder"},
          old={"--output-dir": ANALYZE},
          doc="score: a file (default: standard output); analyze: a folder for the JSON and Markdown "
              "reports and PNG plots (default: print only)"),
-    Flag("print nothing but results and errors", "--quiet", ALL, default=False,
+    Flag("print nothing but results and errors", "--quiet", ALL,
          doc="no progress or notes on standard error"),
-    Flag("progress on stderr", "--progress", ALL, default=False,
+    Flag("progress on stderr", "--progress", ALL,
          doc="show progress of long steps even when standard error is not a terminal"),
-    Flag("output format", "--format", ("score",) + ANALYZE, default="table"),
+    Flag("output format", "--format", ("score",) + ANALYZE),
     Flag("metrics to compute", "--metric", ("score", "analyze correlation", "analyze refcount",
-                                            "analyze discrimination"), default=None,
+                                            "analyze discrimination"),
+         reasons={"analyze correlation": "Gupta et al. 2019 (multi-reference DailyDialog)",
+                  "analyze refcount": "Gupta et al. 2019 (multi-reference DailyDialog)",
+                  "analyze discrimination": "Sai et al. 2020 (DailyDialog++)"},
          doc="repeatable; each command documents its default set"),
-    Flag("tokenizer", "--tokenizer", ("score", "lsdscc build") + ANALYZE, default=TOKENIZER,
-         exceptions={"analyze discrimination": ("nltk", "the DailyDialog++ release (Sai et al. 2020) mixes tokenization "
-                                                             "conventions; NLTK splits punctuation either way"),
-                     "lsdscc build": ("treebank", "LSDSCC (Xu et al. 2018, docs/algorithms.md#1-lsdscc-corpus) tokenizes with "
-                                                  "NLTK's Treebank tokenizer")}),
-    Flag("lowercase text", "--lowercase", ("score", "lsdscc build", "dailydialog build") + ANALYZE, default=False,
-         exceptions={"lsdscc build": (True, "the public LSDSCC set (Xu et al. 2018) is lowercased"),
-                     "analyze correlation": (True, "the multi-reference DailyDialog references (Gupta et al. 2019) "
-                                                   "are lowercased"),
-                     "analyze refcount": (True, "the multi-reference DailyDialog references (Gupta et al. 2019) "
-                                                "are lowercased"),
-                     "analyze discrimination": (True, "the DailyDialog++ release (Sai et al. 2020) mixes case "
-                                                      "conventions")},
+    Flag("tokenizer", "--tokenizer", ("score", "lsdscc build") + ANALYZE,
+         reasons={"analyze discrimination": "the DailyDialog++ release (Sai et al. 2020) mixes tokenization "
+                                            "conventions; NLTK splits punctuation either way",
+                  "lsdscc build": "LSDSCC (Xu et al. 2018, docs/algorithms.md#1-lsdscc-corpus) tokenizes with "
+                                  "NLTK's Treebank tokenizer"}),
+    Flag("lowercase text", "--lowercase", ("score", "lsdscc build", "dailydialog build") + ANALYZE,
+         reasons={"lsdscc build": "the public LSDSCC set (Xu et al. 2018) is lowercased",
+                  "analyze correlation": "the multi-reference DailyDialog references (Gupta et al. 2019) "
+                                         "are lowercased",
+                  "analyze refcount": "the multi-reference DailyDialog references (Gupta et al. 2019) "
+                                      "are lowercased",
+                  "analyze discrimination": "the DailyDialog++ release (Sai et al. 2020) mixes case "
+                                            "conventions"},
          doc="--lowercase / --no-lowercase"),
     Flag("whose BLEU formulas", "--bleu-convention", ("score", "analyze correlation", "analyze refcount",
-                                                      "analyze discrimination"), default="nltk",
+                                                      "analyze discrimination"),
          doc="nltk, sacrebleu (corpus_bleu), nlgeval (pycocoevalcap's Bleu); bleu, delta_bleu, self_bleu; "
              "conv: in the signature"),
     Flag("METEOR implementation", "--meteor-impl", ("score", "analyze correlation", "analyze refcount",
-                                                    "analyze discrimination"), default="nltk",
+                                                    "analyze discrimination"),
          doc="nltk or 1.5 (the METEOR 1.5 jar, as nlg-eval); impl: in the signature"),
     Flag("word vectors", "--vectors", ("score", "analyze correlation", "analyze refcount", "analyze discrimination"),
-         default=None, doc="gensim .kv, word2vec .txt/.vec/.bin; needed by the embedding metrics"),
+         doc="gensim .kv, word2vec .txt/.vec/.bin; needed by the embedding metrics"),
     Flag("multi-reference aggregation", "--aggregate", ("score", "analyze correlation", "analyze refcount",
-                                                        "analyze discrimination"), default=None,
-         exceptions={"analyze correlation": ("auto", "multirefeval (Gupta et al. 2019): each metric's standard "
-                                                     "multi-reference form, else max"),
-                     "analyze refcount": ("auto", "multirefeval (Gupta et al. 2019): each metric's standard "
-                                                  "multi-reference form, else max")},
+                                                        "analyze discrimination"),
+         reasons={"analyze correlation": "multirefeval (Gupta et al. 2019): each metric's standard "
+                                         "multi-reference form, else max",
+                  "analyze refcount": "multirefeval (Gupta et al. 2019): each metric's standard "
+                                      "multi-reference form, else max"},
          old={"--aggregation": ("analyze discrimination",)},
          doc="score: each metric's own default; discrimination: repeatable, default all four"),
     Flag("human ratings file", "--ratings", ("analyze correlation", "analyze refcount", "analyze regression"),
-         default=REQUIRED, old={"--data": ("analyze regression",)}),
-    Flag("pairwise human judgments", "--pairwise-ratings", ("analyze regression",), default=None,
+         old={"--data": ("analyze regression",)}),
+    Flag("pairwise human judgments", "--pairwise-ratings", ("analyze regression",),
          old={"--judgments": ("analyze regression",)},
          doc="winning rates replace the scores (Sugiyama et al. 2019)"),
     Flag("multi-reference DailyDialog test file", "--multiref-references",
-         ("dailydialog build", "analyze correlation", "analyze refcount"), default=None,
+         ("dailydialog build", "analyze correlation", "analyze refcount"),
          old={"--multiref-test": RATED}, doc="multireftest.json (JSON lines)"),
     Flag("column of the single reference", "--reference-column", ("analyze correlation", "analyze refcount",
-                                                                  "analyze regression"), default="prevgt",
-         exceptions={"analyze regression": ("reference", "the scored-references layout of Sugiyama et al. 2019")},
+                                                                  "analyze regression"),
+         reasons={"analyze regression": "the scored-references layout of Sugiyama et al. 2019"},
          doc="prevgt: multirefeval's mturk_rating_processed_output.csv"),
-    Flag("references per item at most", "--max-references", ("score",) + RATED, default=None,
+    Flag("references per item at most", "--max-references", ("score",) + RATED,
          doc="each item's first N references in their stored order; signatures record maxrefs:N"),
-    Flag("dataset config", "--config", ("score", "lsdscc annotate browse", "analyze discrimination"), default=None,
-         exceptions={"analyze discrimination": ("dailydialog_pp", "DailyDialog++ (Sai et al. 2020)")}),
+    Flag("dataset config", "--config", ("score", "lsdscc annotate browse", "analyze discrimination"),
+         reasons={"analyze discrimination": "DailyDialog++ (Sai et al. 2020)"}),
     Flag("dataset folder to read", "--dataset", ("lsdscc testset", "lsdscc export-ids", "lsdscc annotate export",
                                                  "lsdscc annotate import", "lsdscc annotate serve",
-                                                 "lsdscc annotate browse"), default=REQUIRED,
-         exceptions={"lsdscc annotate browse": (None, "browse shows --dataset or a --references file")}),
-    Flag("seed of the analysis resampling", "--seed", RATED + ("score",), default=SEED,
+                                                 "lsdscc annotate browse"),
+         reasons={"lsdscc annotate browse": "browse shows --dataset or a --references file"}),
+    Flag("seed of the analysis resampling", "--seed", RATED + ("score",),
          doc="bootstrap resamples (correlation; score --confidence/--paired-bs/--paired-ar), reference orders (refcount)"),
-    Flag("seed of the DailyDialog++ sampling", "--seed", ("dailydialog build",), default=0,
-         doc="random negatives and shuffles"),
-    Flag("seed of the augmentation", "--seed", ("augment",), default=1, doc="Doc2Vec's seed"),
-    Flag("Lucene similarity", "--similarity", ("lsdscc build", "lsdscc testset", "augment"), default="tfidf",
+    Flag("seed of the DailyDialog++ sampling", "--seed", ("dailydialog build",), doc="random negatives and shuffles"),
+    Flag("seed of the augmentation", "--seed", ("augment",), doc="Doc2Vec's seed"),
+    Flag("Lucene similarity", "--similarity", ("lsdscc build", "lsdscc testset", "augment"),
          doc="tfidf = Lucene ClassicSimilarity, the LSDSCC paper's; bm25"),
-    Flag("similarity feature", "--similarity", ("analyze regression",), default=None,
-         doc="repeatable; default bleu (Sugiyama et al. 2019)"),
+    Flag("similarity feature", "--similarity", ("analyze regression",),
+         doc="repeatable (Sugiyama et al. 2019)"),
 )
 
 CONCEPTS = {f.concept: f for f in TABLE}
@@ -172,6 +172,51 @@ def leaf_parsers(parser: argparse.ArgumentParser, path: str = ""):
 def visible_options(parser: argparse.ArgumentParser) -> dict:
     """``{option string: action}`` of the options ``--help`` shows."""
     return {s: a for a in parser._actions if a.help is not argparse.SUPPRESS for s in a.option_strings}
+
+
+# -- defaults, derived ------------------------------------------------------------------------
+
+def command_defaults(parser: argparse.ArgumentParser) -> dict:
+    """``{flag: default as the docs show it}`` of a leaf command's visible ``--`` options: from
+    the declaration the flag comes from (:func:`multiref.util.options.declared` of the class that
+    declares it), or from the parser for a flag added by hand; :data:`REQUIRED` for a flag the
+    command must be given."""
+    from multiref.util.options import declared, shown
+
+    out = {}
+    for action in set(visible_options(parser).values()):
+        if action.default == argparse.SUPPRESS:  # --help
+            continue
+        flag = action.option_strings[0] if action.option_strings[0].startswith("--") else action.option_strings[-1]
+        owner = getattr(action, "declared_by", None)
+        if action.required:
+            out[flag] = REQUIRED
+        elif owner is not None:
+            out[flag] = next(default for spelled, default, _help, _fields in declared(owner)
+                             if spelled.split("/")[0] == flag)
+        else:
+            out[flag] = shown(action.default)
+    return out
+
+
+def disagreements(leaves: dict, row: Flag) -> list:
+    """What breaks "one default per concept" for ``row`` over ``leaves``: commands without a
+    reason that do not share one default, and reasons given for a default that is not another."""
+    default, each = concept_defaults(leaves, row)
+    plain = {command: value for command, value in each.items() if command not in row.reasons}
+    if plain and default is None:
+        return [f"{row.flag} ({row.concept}): defaults differ without a reason: {plain}"]
+    return [f"{row.flag} ({row.concept}): {command} has a reason for its default, but it is {value!r} as on the others"
+            for command, value in each.items() if command in row.reasons and value == default]
+
+
+def concept_defaults(leaves: dict, row: Flag) -> tuple:
+    """``(default, {command: default})`` of the concept ``row`` over the leaf commands
+    ``leaves`` (``{command: parser}``): the default the commands without a reason share (None
+    when they do not share one, or every command has a reason), and each command's."""
+    each = {command: command_defaults(leaves[command]).get(row.flag) for command in row.commands}
+    plain = Counter(value for command, value in each.items() if command not in row.reasons)
+    return (next(iter(plain)) if len(plain) == 1 else None), each
 
 
 # -- old spellings ---------------------------------------------------------------------------
@@ -241,7 +286,7 @@ def annotate_defaults(root: argparse.ArgumentParser) -> None:
     for command, parser in leaf_parsers(root):
         shown = visible_options(parser)
         for flag in flags_of(command):
-            why = flag.exceptions.get(command, (None, ""))[1]
+            why = flag.reasons.get(command, "")
             action = shown.get(flag.flag)
             if why and action is not None and why not in (action.help or ""):
                 action.help = f"{action.help or ''} [this default: {why.replace('%', '%%')}]".strip()
@@ -261,12 +306,6 @@ def install_common(root: argparse.ArgumentParser, version: str) -> None:
             parser.add_argument("--version", action="version", version=version, help=argparse.SUPPRESS)
 
 
-def _value(value) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return "-" if value is None else str(value)
-
-
 def _commands(commands) -> str:
     if tuple(commands) == ALL:
         return "all"
@@ -276,13 +315,16 @@ def _commands(commands) -> str:
     return ", ".join(n for n in names if n)
 
 
-def markdown_table() -> str:
-    """The table as Markdown (the flag table of ``docs/cli.md``)."""
+def markdown_table(root: argparse.ArgumentParser) -> str:
+    """The table as Markdown (the flag table of ``docs/cli.md``), with the defaults of the
+    commands of the parser ``root`` (:func:`concept_defaults`)."""
+    leaves = dict(leaf_parsers(root))
     lines = ["| concept | flag | default | commands | old spellings (hidden, deprecated) |", "|---|---|---|---|---|"]
     for f in TABLE:
-        default = _value(f.default)
-        for command, (value, why) in f.exceptions.items():
-            default += f"; {command}: {_value(value)} ({why})"
+        default, each = concept_defaults(leaves, f)
+        default = "-" if default is None else default
+        for command, why in f.reasons.items():
+            default += f"; {command}: {each[command]} ({why})"
         old = ", ".join(f"`{o}` ({_commands(c)})" for o, c in f.old.items()) or "-"
         concept = f"{f.concept}: {f.doc}" if f.doc else f.concept
         lines.append(f"| {concept} | `{f.flag}` | {default} | {_commands(f.commands)} | {old} |")

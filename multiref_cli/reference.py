@@ -67,8 +67,9 @@ FLAGS_INTRO = """\
 ## Flags: one flag and one default per concept
 
 One flag and one default per concept, on every command that takes it. The table below is
-`multiref_cli/flags.py`; `tests/test_cli_flags.py` checks the real parser against it, so a
-command cannot drift from it. Where a command's default differs, the table names the paper
+`multiref_cli/flags.py`'s vocabulary with the defaults the options declare (each default lives
+where its option is declared); `tests/test_cli_flags.py` checks the real parser against it, so
+a command cannot drift from it. Where a command's default differs, the table names the paper
 or release that default reproduces. Old spellings still work, hidden from `--help`, and print
 `multiref: note: --old is deprecated; use --new` on stderr.
 """
@@ -179,7 +180,7 @@ def exit_table() -> str:
 def render() -> str:
     """The whole text of ``docs/cli.md``."""
     parser = build_parser()
-    parts = [HEADER, "## Commands\n", commands_table(parser), FLAGS_INTRO, flags.markdown_table(), RENAMED,
+    parts = [HEADER, "## Commands\n", commands_table(parser), FLAGS_INTRO, flags.markdown_table(parser), RENAMED,
              *jobs_section(),
              "## Exit statuses and conventions\n", "Exit statuses, for every command:\n", exit_table(), CONVENTIONS]
     return "\n".join(parts)

@@ -1,8 +1,11 @@
-"""The real ``multiref`` parser against the flag table (multiref_cli/flags.py).
+"""The real ``multiref`` parser against the flag vocabulary (multiref_cli/flags.py).
 
-Each check names the command and the flag that drifted, so after a merge the failures list
-what to reconcile: a concept spelled differently, another default without a paper named,
-an old spelling that is no longer a hidden alias, a new command missing from the table.
+The table states which flag names which concept and why a command's default differs; the
+defaults themselves are derived from the option declarations (``multiref.util.options``), or
+from the parser for a flag a command adds by hand. Each check names the command and the flag
+that drifted, so after a merge the failures list what to reconcile: a concept spelled
+differently, another default without a paper named, an old spelling that is no longer a
+hidden alias, a new command missing from the table.
 """
 
 from __future__ import annotations
@@ -38,24 +41,63 @@ def test_each_concept_has_one_flag_and_a_flag_one_concept_per_command():
             key = (command, row.flag)
             assert key not in seen, f"{command} {row.flag}: both {seen[key]!r} and {row.concept!r}"
             seen[key] = row.concept
-        for command, (_default, why) in row.exceptions.items():
-            assert command in row.commands, f"{row.concept}: exception for {command}, which does not take it"
+        for command, why in row.reasons.items():
+            assert command in row.commands, f"{row.concept}: a reason for {command}, which does not take it"
             assert why.strip(), f"{row.concept}: {command} has another default without saying why"
 
 
 @pytest.mark.parametrize("row", flags.TABLE, ids=lambda r: f"{r.flag}:{r.concept}")
-def test_flag_spelling_and_default(leaves, row):
+def test_flag_spelling(leaves, row):
     for command in row.commands:
-        shown = flags.visible_options(leaves[command])
-        assert row.flag in shown, f"{command}: {row.concept} is not spelled {row.flag}"
-        action = shown[row.flag]
-        expected = row.default_for(command)
-        if expected == flags.REQUIRED:
-            assert action.required, f"{command} {row.flag}: the table says required"
-        else:
-            assert not action.required, f"{command} {row.flag}: required, the table says default {expected!r}"
-            same = action.default == expected and type(action.default) is type(expected)  # 0 is not False
-            assert same, f"{command} {row.flag}: default {action.default!r}, table {expected!r}"
+        assert row.flag in flags.visible_options(leaves[command]), f"{command}: {row.concept} is not spelled {row.flag}"
+
+
+@pytest.mark.parametrize("row", flags.TABLE, ids=lambda r: f"{r.flag}:{r.concept}")
+def test_one_default_per_concept_unless_a_paper_demands_another(leaves, row):
+    assert flags.disagreements(leaves, row) == []
+
+
+def test_defaults_come_from_the_declarations_else_the_parser():
+    from dataclasses import dataclass
+
+    from multiref.util.options import add_arguments, option
+
+    @dataclass(frozen=True)
+    class Probe:
+        features: tuple = option(("bleu",), flag="--features", repeat=True, help="repeatable")
+        lowercase: bool = option(True, flag="--lowercase", help="lowercase")
+        ratings: str | None = option(None, flag="--ratings", required=True, help="file")
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, Probe)
+    parser.add_argument("--by-hand", type=int, default=3)
+    assert parser.get_default("features") is None  # the parser's; the declaration says bleu
+    assert flags.command_defaults(parser) == {"--features": "bleu", "--lowercase": "yes", "--ratings": flags.REQUIRED,
+                                              "--by-hand": "3"}
+
+
+def test_the_check_sees_a_default_without_a_reason_and_a_stale_reason():
+    def leaf(default):
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--seed", type=int, default=default)
+        return parser
+
+    leaves = {"a": leaf(1), "b": leaf(1), "c": leaf(2)}
+    assert flags.disagreements(leaves, flags.Flag("seed", "--seed", ("a", "b", "c"), reasons={"c": "a paper"})) == []
+    found = flags.disagreements(leaves, flags.Flag("seed", "--seed", ("a", "b", "c")))
+    assert len(found) == 1 and "defaults differ without a reason" in found[0] and "'c': '2'" in found[0]
+    found = flags.disagreements(leaves, flags.Flag("seed", "--seed", ("a", "b", "c"), reasons={"b": "x", "c": "y"}))
+    assert len(found) == 1 and "b has a reason for its default, but it is '1'" in found[0]
+
+
+def test_the_derived_defaults_are_the_ones_the_commands_use(leaves):
+    from multiref.util.defaults import SEED
+
+    defaults = flags.command_defaults
+    assert defaults(leaves["lsdscc crawl"])["--requests-per-minute"] == "100"
+    assert defaults(leaves["lsdscc annotate import"])["--tie"] == "irrelevant"
+    assert defaults(leaves["analyze regression"])["--similarity"] == "bleu"
+    assert {defaults(leaves[c])["--seed"] for c in ("score", "analyze correlation", "analyze refcount")} == {str(SEED)}
 
 
 def test_table_flags_are_used_only_where_the_table_says(leaves):
@@ -133,7 +175,7 @@ def test_docs_cli_is_what_the_code_renders():
 
     with open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8") as fh:
         page = fh.read()
-    assert flags.markdown_table() in page, "docs/cli.md's flag table differs from flags.markdown_table()"
+    assert flags.markdown_table(build_parser()) in page, "docs/cli.md's flag table differs from flags.markdown_table()"
     assert page == reference.render(), "docs/cli.md is stale: run python -m multiref_cli.reference docs/cli.md"
 
 

@@ -225,7 +225,7 @@ def add_arguments(parser, *classes, required: tuple = (), skip: tuple = ()) -> N
             defaults.setdefault(d.opt.flag, {})[d.opt.index] = d
         elif defaults.setdefault(d.opt.flag, d.default) != d.default:
             raise TypeError(f"{d.opt.flag}: two fields give it different defaults")
-    for opt, default, title, _owner, _field in decls:
+    for opt, default, title, owner, _field in decls:
         if opt.flag in getattr(parser, "_option_string_actions", {}):
             continue
         parts = [p for _i, p in sorted(defaults[opt.flag].items())] if opt.index is not None else []
@@ -237,7 +237,8 @@ def add_arguments(parser, *classes, required: tuple = (), skip: tuple = ()) -> N
         where, must = groups.get(title, parser), opt.required or opt.flag in required
         if opt.exclusive:
             where, must = _exclusive(where, opt.exclusive, [d.opt for d in decls], required), False
-        where.add_argument(*filter(None, (opt.flag, opt.short)), required=must, **kw)
+        action = where.add_argument(*filter(None, (opt.flag, opt.short)), required=must, **kw)
+        action.declared_by = owner  # the class whose field declares the flag (multiref_cli.flags reads its default)
 
 
 def _exclusive(where, name: str, opts: list, required: tuple):
@@ -345,8 +346,8 @@ def to_argv(cls: type, options: dict) -> tuple[list, set]:
     return argv, names
 
 
-def _shown(default) -> str:
-    """A default as the docs show it."""
+def shown(default) -> str:
+    """A default as the docs show it (``yes``/``no``, ``-`` for none, a tuple's values)."""
     if isinstance(default, bool):
         return "yes" if default else "no"
     if isinstance(default, (tuple, list)):
@@ -370,5 +371,5 @@ def declared(*classes) -> list:
     out = []
     for row in rows.values():
         values = [v for _i, v in sorted(row["defaults"].items())]
-        out.append((row["flag"], _shown(tuple(values) if len(values) > 1 else values[0]), row["help"], row["fields"]))
+        out.append((row["flag"], shown(tuple(values) if len(values) > 1 else values[0]), row["help"], row["fields"]))
     return out
