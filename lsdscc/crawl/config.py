@@ -2,9 +2,9 @@
 
 :class:`CrawlOptions` is the command's config: the flags, their defaults and help in one
 place. The command line builds it from the parsed flags once; a Python caller builds it
-directly and passes it to :func:`lsdscc.crawl.crawler.run`. :func:`selection` turns it into
-the :class:`lsdscc.crawl.crawler.CrawlConfig` of what to crawl, checking that the options
-agree. Credentials are no options: praw reads them from praw.ini (section ``--site``) or the
+directly and passes it to :func:`lsdscc.crawl.crawler.run`
+(:func:`lsdscc.crawl.crawler.selection` turns it into the
+:class:`lsdscc.crawl.crawler.CrawlConfig` of what to crawl, checking that the options agree). Credentials are no options: praw reads them from praw.ini (section ``--site``) or the
 ``praw_*`` environment variables, and neither the site nor the API addresses are recorded in
 the crawl folder. Standard library only (the command line imports this for ``--help``).
 """
@@ -66,28 +66,3 @@ class CrawlOptions:
     reddit_url: str | None = option(None, flag="--reddit-url", help=argparse.SUPPRESS)
     oauth_url: str | None = option(None, flag="--oauth-url", help=argparse.SUPPRESS)
 
-
-def selection(config: CrawlOptions):
-    """The :class:`lsdscc.crawl.crawler.CrawlConfig` of ``config``: the ids file read, or the
-    listing with its defaults. UserError for an output folder that is a dataset's or the ids
-    file, and for a listing's option given with ``ids``."""
-    from lsdscc.crawl.crawler import CrawlConfig, read_ids
-    from multiref.output.file_output import check_output_folder
-    from multiref.util.errors import UserError
-
-    check_output_folder(config.output, "--output", [config.ids])  # not the ids file, not in a dataset folder
-    if config.ids is not None:
-        for flag, value in (("--subreddit", config.subreddit), ("--time-filter", config.time_filter),
-                            ("--limit", config.limit)):
-            if value is not None:
-                raise UserError(f"{flag} applies to a listing and cannot be used with --ids")
-        from multiref.util.files import read_text
-
-        read_text(config.ids, "--ids file")  # a missing, binary or empty file: one line naming it
-        return CrawlConfig(output=config.output, ids=read_ids(config.ids), comment_sort=config.comment_sort)
-    listing = config.listing or LISTING
-    if config.time_filter is not None and listing not in TIME_FILTER_LISTINGS:
-        raise UserError(f"--time-filter applies to the top and controversial listings only, not --listing {listing}")
-    limit = LIMIT if config.limit is None else (config.limit or None)
-    return CrawlConfig(output=config.output, subreddit=config.subreddit or SUBREDDIT, listing=listing,
-                       time_filter=config.time_filter, limit=limit, comment_sort=config.comment_sort)

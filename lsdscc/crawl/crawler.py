@@ -62,7 +62,7 @@ from multiref.util.errors import UserError
 log = logging.getLogger(__name__)
 
 from lsdscc.crawl.config import (BACKOFF, COMMENT_SORT, LIMIT, LISTING, LISTINGS, MAX_RETRIES, SUBREDDIT,  # noqa: F401
-                                  TIME_FILTER_LISTINGS, TIME_FILTERS)
+                                  TIME_FILTER_LISTINGS, TIME_FILTERS, CrawlOptions)
 
 DEFAULT_SITE = "multiref"
 
@@ -350,12 +350,35 @@ def crawl(config: CrawlConfig, *, reddit=None, site: str | None = None, retry_po
     return stats
 
 
-def run(config, *, progress: Callable[[str], None] | None = _stderr_progress) -> CrawlStats:
-    """``multiref lsdscc crawl``: crawl what the :class:`lsdscc.crawl.config.CrawlOptions`
-    ``config`` selects (:func:`lsdscc.crawl.config.selection`), with its retries and request
-    limit; ``progress``: where the counts go (None: nowhere)."""
-    from lsdscc.crawl.config import selection
+def selection(config: CrawlOptions) -> CrawlConfig:
+    """The :class:`CrawlConfig` of the command's options ``config``: the ids file read, or the
+    listing with its defaults. UserError for an output folder that is a dataset's or the ids
+    file, and for a listing's option given with ``ids``."""
+    from multiref.output.file_output import check_output_folder
+    from multiref.util.errors import UserError
 
+    check_output_folder(config.output, "--output", [config.ids])  # not the ids file, not in a dataset folder
+    if config.ids is not None:
+        for flag, value in (("--subreddit", config.subreddit), ("--time-filter", config.time_filter),
+                            ("--limit", config.limit)):
+            if value is not None:
+                raise UserError(f"{flag} applies to a listing and cannot be used with --ids")
+        from multiref.util.files import read_text
+
+        read_text(config.ids, "--ids file")  # a missing, binary or empty file: one line naming it
+        return CrawlConfig(output=config.output, ids=read_ids(config.ids), comment_sort=config.comment_sort)
+    listing = config.listing or LISTING
+    if config.time_filter is not None and listing not in TIME_FILTER_LISTINGS:
+        raise UserError(f"--time-filter applies to the top and controversial listings only, not --listing {listing}")
+    limit = LIMIT if config.limit is None else (config.limit or None)
+    return CrawlConfig(output=config.output, subreddit=config.subreddit or SUBREDDIT, listing=listing,
+                       time_filter=config.time_filter, limit=limit, comment_sort=config.comment_sort)
+
+
+def run(config: CrawlOptions, *, progress: Callable[[str], None] | None = _stderr_progress) -> CrawlStats:
+    """``multiref lsdscc crawl``: crawl what the command's options ``config`` select
+    (:func:`selection`), with their retries and request limit; ``progress``: where the counts
+    go (None: nowhere)."""
     what = selection(config)
     return crawl(what, site=config.site, retry_policy=RetryPolicy(max_retries=config.max_retries, backoff=config.backoff),
                  reddit_url=config.reddit_url, oauth_url=config.oauth_url,
