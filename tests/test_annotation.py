@@ -258,3 +258,32 @@ def test_agreement_of_one_annotator_is_undefined(dataset, tmp_path, capsys):
                  "--output", str(tmp_path / "out")]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["agreement"]["relevance_krippendorff_alpha"] == pytest.approx(79 / 108)
+
+
+def test_the_commands_defaults_are_the_librarys():
+    # each default once, in lsdscc.annotation.config: the functions a Python caller uses read it
+    import inspect
+
+    from lsdscc.annotation import browse, config, roundtrip, session
+    from pipelines.lsdscc_publish import publish_annotations
+
+    assert config.ExportConfig().proposal.overlap_threshold == config.ServeConfig().proposal.overlap_threshold == 0.2
+    for function in (roundtrip.export, roundtrip.export_rows, session.AnnotationSession.open, browse.browse_document):
+        assert inspect.signature(function).parameters["overlap_threshold"].default == config.OVERLAP_THRESHOLD
+    for function in (roundtrip.import_round, roundtrip.reconcile, publish_annotations):
+        assert inspect.signature(function).parameters["tie"].default == config.ImportConfig().tie == "irrelevant"
+
+
+def test_export_from_a_config_as_the_command_builds_it(dataset, tmp_path):
+    from lsdscc.annotation import roundtrip
+    from lsdscc.annotation.config import CandidatesInput, ExportConfig, Proposal
+    from multiref.util.options import from_args
+
+    from multiref_cli import build_parser
+
+    argv = ["lsdscc", "annotate", "export", "--dataset", str(dataset), "--output", str(tmp_path / "a.csv"),
+            "--overlap-threshold", "0.6"]
+    config = from_args(ExportConfig, build_parser().parse_args(argv))
+    assert config == ExportConfig(source=CandidatesInput(dataset=str(dataset)), output=str(tmp_path / "a.csv"),
+                                  proposal=Proposal(overlap_threshold=0.6))
+    assert roundtrip.export(config.source.dataset, config.output, config.proposal.overlap_threshold) == 10

@@ -530,3 +530,32 @@ def test_fake_server_info_endpoint_speaks_praws_format(env, threads):
         got = [s.title for s in reddit.info(fullnames=["t3_emp002", "t3_nosuch", "t3_big001"])]
         assert fake.requests[-1][2]["id"] == "t3_emp002,t3_nosuch,t3_big001"
     assert got == ["Trailer: a film nobody has commented on", "What movie surprised you the most this year?"]
+
+
+def test_a_python_caller_crawls_with_the_commands_config(env, threads):
+    # The config the command builds from its flags, built directly: no parsed command line.
+    from lsdscc.crawl.config import CrawlOptions
+
+    with FakeReddit(threads) as fake:
+        config = CrawlOptions(output=str(env / "out"), listing="new", limit=2, max_retries=1, backoff=0.01,
+                              reddit_url=fake.base_url, oauth_url=fake.base_url)
+        stats = C.run(config, progress=None)
+    assert stats.threads_crawled == 2 and len(read(env / "out" / "submissions.jsonl")) == 2
+    (run,) = read(env / "out" / "crawl_state" / "runs.jsonl")
+    assert (run["listing"], run["limit"], run["max_retries"], run["backoff"]) == ("new", 2, 1, 0.01)
+    recorded = json.dumps(run)  # no credential option, site or API address in what the folder keeps
+    assert "site" not in run and fake.base_url not in recorded and CLIENT_ID not in recorded
+
+
+def test_the_commands_defaults_are_the_librarys():
+    from lsdscc.crawl.config import CrawlOptions
+
+    options = CrawlOptions(output="o")
+    selected = C.selection(options)
+    assert (selected.subreddit, selected.listing, selected.limit, selected.comment_sort) == \
+        (C.CrawlConfig(output="o").subreddit, C.CrawlConfig(output="o").listing, C.CrawlConfig(output="o").limit,
+         C.CrawlConfig(output="o").comment_sort) == ("movies", "top", 100, "confidence")
+    assert (options.max_retries, options.backoff) == (C.RetryPolicy().max_retries, C.RetryPolicy().backoff)
+    assert options.requests_per_minute == C.RequestPacer().per_window == 100
+    with pytest.raises(UserError, match="--limit applies to a listing"):
+        C.selection(CrawlOptions(output="o", ids=str(data_path("crawl", "ids.txt")), limit=3))

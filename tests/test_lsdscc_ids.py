@@ -112,3 +112,17 @@ def test_bad_ids_file_is_one_line(tmp_path):
         f"multiref: error: {tmp_path / 'ids.json'}: not an ids release (expected \"format\": \"multiref-lsdscc-ids/1\")"]
     proc = _cli("lsdscc", "export-ids", "--dataset", str(tmp_path), "--output", str(tmp_path / "x.json"))
     assert proc.returncode == 1 and "no stats.json" in proc.stderr
+
+
+def test_a_python_caller_writes_the_same_ids_file(released, tmp_path):
+    from lsdscc.corpus.ids import ExportIdsConfig, write_ids
+
+    root, out = released
+    release = write_ids(ExportIdsConfig(dataset=str(out), output=str(tmp_path / "ids.json")))
+    assert (tmp_path / "ids.json").read_bytes() == (root / "ids.json").read_bytes()  # the command's bytes
+    assert sorted(release["files"]) == sorted(_parquet(out))
+    from multiref.util.errors import UserError
+
+    with pytest.raises(UserError, match="inside the dataset folder"):
+        write_ids(ExportIdsConfig(dataset=str(out), output=str(out / "ids.json")))
+    assert not (out / "ids.json").exists()

@@ -282,3 +282,40 @@ def test_help_imports_no_beam():
             "assert 'apache_beam' not in sys.modules, 'Beam imported at parse time'\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_DIR, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+@dataclass(frozen=True)
+class Source:
+    """Two ways to name the input, one of them required; a short spelling; one-or-more values."""
+
+    folder: str | None = option(None, flag="--folder", required=True, exclusive="source", help="a folder")
+    file: str | None = option(None, flag="--file", required=True, exclusive="source", help="a file")
+    order: str | None = option(None, flag="--order", exclusive="order", help="optional, alone in its group")
+    other: str | None = option(None, flag="--other-order", exclusive="order", help="or this")
+    names: tuple = option((), flag="--names", help="one or more")
+    hypotheses: str | None = option(None, flag="--hypotheses", short="-H", help="outputs")
+
+
+def _source_parser():
+    parser = argparse.ArgumentParser(prog="probe")
+    parser.error = lambda message: (_ for _ in ()).throw(ValueError(message))
+    add_arguments(parser, Source)
+    return parser
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([], "one of the arguments --folder --file is required"),
+    (["--folder", "d", "--file", "f"], "argument --file: not allowed with argument --folder"),
+    (["--file", "f", "--order", "a", "--other-order", "b"], "argument --other-order: not allowed with argument --order"),
+    (["--file", "f", "--names"], "argument --names: expected at least one argument"),
+])
+def test_exclusive_flags_and_one_or_more_values_are_usage_errors(argv, message):
+    with pytest.raises(ValueError, match=message):
+        _source_parser().parse_args(argv)
+
+
+def test_exclusive_short_and_one_or_more_read_back():
+    config = from_args(Source, _source_parser().parse_args(["--file", "f", "-H", "h.jsonl", "--names", "a", "b"]))
+    assert config == Source(file="f", hypotheses="h.jsonl", names=("a", "b"))
+    assert from_args(Source, _source_parser().parse_args(["--folder", "d"])).names == ()
+    assert "--hypotheses HYPOTHESES, -H HYPOTHESES" in _source_parser().format_help()
