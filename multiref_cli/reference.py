@@ -2,7 +2,8 @@
 
 The page lists every command with the one-line help the parser gives it and the docs page
 that explains it, the flag table of :mod:`multiref_cli.flags`, the options of the dataset
-builds as their dataclasses declare them (:func:`multiref.util.options.declared`) and the exit
+builds and of the LSDSCC tools as their dataclasses declare them
+(:func:`multiref.util.options.declared`) and the exit
 statuses of :mod:`multiref_cli`. ``tests/test_cli_flags.py`` checks that ``docs/cli.md`` is exactly
 :func:`render`'s output, so the page cannot drift from the parser. Regenerate it with::
 
@@ -126,12 +127,49 @@ def _job_tables() -> list:
             ("`multiref dailydialog build`", BUILD_OPTIONS)]
 
 
-def options_table(classes) -> str:
-    """The Markdown table of the options ``classes`` declare: flag, default, field, meaning."""
+TOOLS_INTRO = """\
+## Options of the LSDSCC tools
+
+The crawl, annotation and ids commands declare their options the same way: each option is a
+field of the command's frozen config (`lsdscc/crawl/config.py`, `lsdscc/annotation/config.py`,
+`lsdscc/corpus/ids.py`), which a Python caller builds and passes to the same library call the
+command makes. "(required)": the command cannot do without it.
+"""
+
+
+def _tool_tables() -> list:
+    """``[(command, classes)]`` of the LSDSCC tools whose options are declared as fields."""
+    from lsdscc.annotation.config import BrowseConfig, ExportConfig, ImportConfig, ServeConfig
+    from lsdscc.corpus.ids import ExportIdsConfig, RehydrateConfig
+    from lsdscc.crawl.config import CrawlOptions
+
+    return [("lsdscc crawl", (CrawlOptions,)), ("lsdscc annotate export", (ExportConfig,)),
+            ("lsdscc annotate import", (ImportConfig,)), ("lsdscc annotate serve", (ServeConfig,)),
+            ("lsdscc annotate browse", (BrowseConfig,)), ("lsdscc export-ids", (ExportIdsConfig,)),
+            ("lsdscc rehydrate", (RehydrateConfig,))]
+
+
+def tools_section(parser: argparse.ArgumentParser) -> list:
+    """The parts of the "Options of the LSDSCC tools" section (defaults as the command's parser
+    requires them: :func:`multiref_cli.flags.command_defaults`)."""
+    leaves = dict(flags.leaf_parsers(parser))
+    parts = [TOOLS_INTRO]
+    for command, classes in _tool_tables():
+        parts += [f"### `multiref {command}`\n", options_table(classes, flags.command_defaults(leaves[command]))]
+    return parts
+
+
+def options_table(classes, defaults: dict | None = None) -> str:
+    """The Markdown table of the options ``classes`` declare: flag, default (``defaults[flag]``
+    when given), field, meaning; a flag hidden from ``--help`` is left out."""
     from multiref.util.options import declared
 
     lines = ["| flag | default | sets | meaning |", "|---|---|---|---|"]
     for flag, default, text, fields in declared(*classes):
+        if text == argparse.SUPPRESS:
+            continue
+        text = text.replace("%(default)s", default).replace("%%", "%")  # as --help shows it
+        default = (defaults or {}).get(flag.split("/")[0], default) or "-"
         sets = ", ".join(f"`{f}`" for f in fields)
         default, text = (t.replace("|", r"\|") for t in (default, text))
         lines.append(f"| `{flag}` | {default} | {sets} | {text} |")
@@ -181,7 +219,7 @@ def render() -> str:
     """The whole text of ``docs/cli.md``."""
     parser = build_parser()
     parts = [HEADER, "## Commands\n", commands_table(parser), FLAGS_INTRO, flags.markdown_table(parser), RENAMED,
-             *jobs_section(),
+             *jobs_section(), *tools_section(parser),
              "## Exit statuses and conventions\n", "Exit statuses, for every command:\n", exit_table(), CONVENTIONS]
     return "\n".join(parts)
 
