@@ -3,8 +3,9 @@
 Only the standard library at module level: the stage (Beam, the JVM, gensim) is imported by
 the handlers.
 
-- the options live with the pipeline, in :mod:`pipelines.testset_options`
-  (``add_testset_arguments``); the stage is ``pipelines.lsdscc_testset.run_testset_stage`` and the
+- the test set's options live with the pipeline, in :mod:`pipelines.testset_options`
+  (``add_testset_arguments``, ``StageInput``), the annotation commands' in
+  :mod:`lsdscc.annotation.config`; each handler builds its config once; the stage is ``pipelines.lsdscc_testset.run_testset_stage`` and the
   publishing flows (``testset``, ``annotate import``) are in :mod:`pipelines.lsdscc_publish`;
 - :func:`register_testset` and :func:`register_annotate` add the subcommands.
 """
