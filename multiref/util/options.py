@@ -216,7 +216,9 @@ def add_arguments(parser, *classes, required: tuple = (), skip: tuple = ()) -> N
 
     A flag already on the parser is left alone: another job (Beam parses every options class
     with one parser) or another field of the same flag added it. TypeError when two fields
-    of one flag disagree on its default.
+    of one flag disagree on its default. Each flag's argparse action keeps the class that
+    declares it as ``declared_by`` (so the docs and checks read the default from the
+    declaration: :func:`multiref_cli.flags.command_defaults`).
     """
     decls = [d for d in _declarations(classes) if d.opt.flag not in skip]
     defaults, groups = {}, {}
