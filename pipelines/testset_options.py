@@ -9,6 +9,8 @@ flag (:func:`multiref.util.options.option`): :class:`lsdscc.testset.retrieval.Re
   ``multiref lsdscc testset`` commands call it on their parsers);
 - :func:`testset_job` turns parsed flags into the stage's config, a :class:`TestsetJob`
   (:func:`configs_from_args`: its three configs);
+- :class:`StageInput` (``--dataset``) and :class:`BuildStages` (``multiref lsdscc build
+  --skip-testset``) are declared the same way;
 - the stage itself, and its entry point ``run_testset_stage``, are in
   :mod:`pipelines.lsdscc_testset`.
 """
