@@ -19,7 +19,11 @@ is true or ``negatable=True``, else ``--x``; with ``inverse=True``, a ``--x`` th
 field to the opposite of its default, as ``--keep-deleted-later`` would for
 ``drop_deleted_later``); ``int``/``float`` parse as such; a tuple default takes that many
 values (``nargs``), or one or more of ``choices``; ``repeat=True`` makes a repeatable flag
-(not given: the field's default); ``index=i`` makes the field the i-th value of a flag that
+(not given: the field's default), ``extend=True`` one that takes one or more values each
+time (argparse's ``extend``); ``aliases`` are further spellings (``-r``), ``exclusive``
+names a set of switches of which at most one may be given (``--paired-bs``/``--paired-ar``),
+and ``negatable=True`` on a None default makes a ``--x/--no-x`` switch whose absence leaves
+None (the library's own default); ``index=i`` makes the field the i-th value of a flag that
 several fields share (``--split-fractions TRAIN VALIDATION TEST``). One flag may serve
 several fields (``--testset-seed``): it is added once, and they must agree on the
 default. Standard library only: the ``multiref`` CLI imports this for ``--help``.
@@ -56,6 +60,9 @@ class Option:
     card: str = ""
     required: bool = False
     show_default: bool = True
+    aliases: tuple = ()
+    extend: bool = False
+    exclusive: str = ""
 
     @property
     def dest(self) -> str:
@@ -66,7 +73,8 @@ class Option:
 def option(default, *, flag: str, help: str | None, choices=None, metavar=None, low=None, high=None,  # noqa: A002
            repeat: bool = False, negatable: bool = False, inverse: bool = False, index: int | None = None,
            parse: Callable | None = None, convert: Callable | None = None, title: str = "", card: str = "",
-           required: bool = False, show_default: bool = True):
+           required: bool = False, show_default: bool = True, aliases: tuple = (), extend: bool = False,
+           exclusive: str = ""):
     """A dataclass field settable by ``flag``; ``default`` is the field's (and the flag's) default.
 
     ``help``: the ``--help`` text (``(default: ...)`` is appended unless it mentions the
@@ -78,16 +86,19 @@ def option(default, *, flag: str, help: str | None, choices=None, metavar=None, 
     default implies; ``convert``: applied to the parsed value (``None`` too) before it becomes
     the field's (its ValueError is the user's mistake: name the flag in it); ``title``: the
     ``--help`` section of the flag; ``card``: the field's name in :func:`recorded` (default:
-    its own); ``repeat``, ``negatable``, ``inverse``, ``index``: see the module.
+    its own); ``repeat``, ``extend``, ``aliases``, ``exclusive``, ``negatable``, ``inverse``, ``index``:
+    see the module.
     """
     if isinstance(choices, (list, tuple, set, frozenset)):
         choices = tuple(choices) or None
     meta = Option(flag=flag, help=help, choices=choices, metavar=metavar, low=low,
                   high=high, repeat=repeat, negatable=negatable, inverse=inverse, index=index, parse=parse,
                   convert=convert, title=title, card=card, required=required,
-                  show_default=show_default)
+                  show_default=show_default, aliases=tuple(aliases), extend=extend, exclusive=exclusive)
     if isinstance(default, (list, dict, set)):
         raise TypeError(f"{flag}: a mutable default; use a tuple")
+    if extend:
+        meta = dataclasses.replace(meta, repeat=True)
     return dataclasses.field(default=default, metadata={_KEY: meta})
 
 
@@ -164,7 +175,7 @@ def _argument(opt: Option, default, shared: list) -> dict:
     kw = {"dest": opt.dest, "metavar": opt.metavar, "choices": opt.choices}
     if isinstance(default, bool) and opt.inverse:
         kw.update(default=False, action="store_true", metavar=None)
-    elif isinstance(default, bool):
+    elif isinstance(default, bool) or (default is None and opt.negatable):
         positive = default or opt.negatable
         kw.update(default=default, action=argparse.BooleanOptionalAction if positive else "store_true", metavar=None)
     elif opt.index is not None:
@@ -172,8 +183,8 @@ def _argument(opt: Option, default, shared: list) -> dict:
     elif isinstance(default, tuple) and not opt.repeat and not opt.choices:
         kw.update(nargs=len(default), default=list(default), type=_value_type(opt, default[0]))
     elif isinstance(default, tuple):  # a list of choices, or a repeatable flag
-        kw.update(nargs=None if opt.repeat else "+", default=None if opt.repeat else list(default),
-                  action="append" if opt.repeat else "store", type=_value_type(opt, (default or ("",))[0]))
+        kw.update(nargs="+" if opt.extend or not opt.repeat else None, default=None if opt.repeat else list(default),
+                  action="extend" if opt.extend else "append" if opt.repeat else "store", type=_value_type(opt, (default or ("",))[0]))
     else:
         kw.update(default=default, type=_value_type(opt, default))
     shown = opt.help is not None and opt.show_default and not (kw["default"] in (None, []) or isinstance(default, bool)) and \
@@ -230,7 +241,26 @@ def add_arguments(parser, *classes, required: tuple = (), skip: tuple = ()) -> N
             kw["metavar"] = tuple(p.field.upper() for p in parts)
         if title and title not in groups:
             groups[title] = parser.add_argument_group(title)
-        groups.get(title, parser).add_argument(opt.flag, required=opt.required or opt.flag in required, **kw)
+        where = groups.get(title, parser)
+        if opt.exclusive and (title, opt.exclusive) not in groups:
+            groups[(title, opt.exclusive)] = where.add_mutually_exclusive_group()
+        where = groups[(title, opt.exclusive)] if opt.exclusive else where
+        where.add_argument(opt.flag, *opt.aliases, required=opt.required or opt.flag in required, **kw)
+
+
+def check_values(config) -> None:
+    """The parser's checks for a config built in Python: a ValueError naming the flag when a
+    field of ``config`` (its groups check themselves) is outside its declared choices or bounds."""
+    for f, opt in options_of(type(config)):
+        value = getattr(config, f.name)
+        if opt.group is not None or value is None or isinstance(value, bool):
+            continue
+        for v in value if isinstance(value, tuple) else (value,):
+            if opt.choices is not None and v not in opt.choices:
+                raise ValueError(f"{opt.flag}: {v!r} is not one of: {', '.join(map(str, opt.choices))}")
+            low, high = opt.low, opt.high
+            if isinstance(v, (int, float)) and ((low is not None and v < low) or (high is not None and v > high)):
+                raise ValueError(f"{opt.flag}: must be {_bounds(low, high)}, got {_number(v)}")
 
 
 def default_of(cls: type, name: str):
@@ -291,7 +321,7 @@ def _tokens(value) -> list:
 
 def _flag_tokens(opt: Option, default, value) -> list:
     """The command-line tokens that set a field declared by ``opt`` to ``value``."""
-    if isinstance(default, bool):
+    if isinstance(default, bool) or (default is None and opt.negatable and isinstance(value, bool)):
         if opt.inverse:
             return [opt.flag] if value != default else []
         if default or opt.negatable:
@@ -341,7 +371,8 @@ def declared(*classes) -> list:
     rows = {}
     for opt, default, _title, owner, field in _declarations(classes):
         if opt.flag not in rows:
-            off = isinstance(default, bool) and (default or opt.negatable) and not opt.inverse
+            switch = isinstance(default, bool) or (default is None and opt.negatable)
+            off = switch and (default or opt.negatable) and not opt.inverse
             text = f"{opt.help or ''}; one of: {', '.join(map(str, opt.choices))}" if opt.choices else opt.help or ""
             rows[opt.flag] = {"flag": f"{opt.flag}/--no-{opt.flag[2:]}" if off else opt.flag,
                               "help": text.lstrip("; "), "defaults": {}, "fields": []}
