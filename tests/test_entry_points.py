@@ -1,7 +1,8 @@
 """One default per option: the library (``get_metric``, and ``multiref.scoring.score`` with a
 ``ScoreConfig``), ``multiref score`` and the Hugging Face evaluate modules, each with its
-defaults, give the same numbers and the same signatures on the same data: the public LSDSCC file (its format; a small fixture here, the real one with
-``MULTIREF_DATA``) and a multi-reference DailyDialog file."""
+defaults, give the same numbers and the same signatures on the same data: the public LSDSCC
+file (its format; a small fixture here, the real one with ``MULTIREF_DATA``) and a
+multi-reference DailyDialog file."""
 
 from __future__ import annotations
 

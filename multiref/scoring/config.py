@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from multiref.metrics.base import AGGREGATES, MAX_ORDER  # stdlib-only modules
 from multiref.metrics.bleu import ALL_SMOOTHINGS, CONVENTIONS, DEFAULT_CONVENTION
-from multiref.metrics.defaults import CORRECTIONS, DEFAULT_AR, DEFAULT_BS, DEFAULT_SEED
+from multiref.metrics.defaults import CORRECTIONS, DEFAULT_AR, DEFAULT_BS, DEFAULT_FLAT, DEFAULT_GROUPED, DEFAULT_SEED
 from multiref.metrics.lsdscc_ties import DEFAULT_TIES, TIES
 from multiref.metrics.meteor import METEOR_IMPLS
 from multiref.metrics.tokenizers import TOKENIZER_CHOICES
@@ -34,9 +34,6 @@ from multiref.util.defaults import TOKENIZER
 from multiref.util.options import check_values, group, number_type, option
 from multiref.util.tables import ColumnNames
 
-#: the metrics scored when none is named: grouped references (LSDSCC), flat ones
-DEFAULT_GROUPED = ("maxbleu", "mds", "pds")
-DEFAULT_FLAT = ("bleu",)
 FORMATS = ("table", "json", "csv", "markdown", "latex", "html")
 #: upper bound of --paired-bs-n and --paired-ar-n
 MAX_RESAMPLES = 1_000_000
@@ -77,8 +74,8 @@ class BleuOptions:
              "--bleu-convention nltk, exp/floor/add-k (sacrebleu's) under sacrebleu")
     convention: str = option(
         DEFAULT_CONVENTION, flag="--bleu-convention", choices=CONVENTIONS,
-        help="bleu, delta_bleu, self_bleu: whose BLEU formulas (default: nltk, the papers'; sacrebleu = sacrebleu's "
-             "corpus_bleu, nlgeval = nlg-eval's pycocoevalcap Bleu); maxbleu/mds/pds keep the public LSDSCC scorer's")
+        help=f"bleu, delta_bleu, self_bleu: whose BLEU formulas (default: {DEFAULT_CONVENTION}, the papers'; "
+             "sacrebleu = sacrebleu's corpus_bleu, nlgeval = nlg-eval's pycocoevalcap Bleu); maxbleu/mds/pds keep the public LSDSCC scorer's")
     meteor_impl: str = option(
         DEFAULT_METEOR, flag="--meteor-impl", choices=METEOR_IMPLS,
         help="meteor: nltk (default; NLTK's, needs WordNet) or 1.5 (the METEOR 1.5 jar with its paraphrase table, as "
@@ -96,13 +93,13 @@ class BleuOptions:
 @dataclass(frozen=True)
 class MetricOptions:
     """Which metrics, and the options each gets (a metric takes only those its ``__init__``
-    accepts and keeps its own defaults for the others, :func:`multiref.scoring.metric_options`)."""
+    accepts and keeps its own defaults for the others, :func:`multiref.scoring.run.metric_options`)."""
 
     names: tuple = option((), flag="--metric", aliases=("-m",), repeat=True, metavar="NAME",
-                          help="metric to compute, repeatable (default: maxbleu, mds, pds for grouped references, "
-                               "bleu otherwise); see `multiref metrics list`")
+                          help=f"metric to compute, repeatable (default: {', '.join(DEFAULT_GROUPED)} for grouped "
+                               f"references, {', '.join(DEFAULT_FLAT)} otherwise); see `multiref metrics list`")
     tokenizer: str = option(TOKENIZER, flag="--tokenizer", choices=TOKENIZER_CHOICES, metavar="NAME",
-                            help="tokenizer: %(choices)s (default: whitespace, the public LSDSCC scorer's)")
+                            help=f"tokenizer: %(choices)s (default: {TOKENIZER}, the public LSDSCC scorer's)")
     lowercase: bool = option(False, flag="--lowercase", negatable=True,
                              help="lowercase before tokenizing (default: no)")
     bleu: BleuOptions = group(BleuOptions)
@@ -149,7 +146,7 @@ class Statistics:
     correction: str = option(CORRECTIONS[0], flag="--correction", choices=CORRECTIONS,
                              help="with --paired-bs/--paired-ar and several systems: holm adjusts each metric's "
                                   "p-values for the number of systems compared with the baseline (Holm 1979; "
-                                  "default: none)")
+                                  f"default: {CORRECTIONS[0]})")
     verbose: bool = option(False, flag="--verbose",
                            help="BLEU and deltaBLEU: n-gram precisions, brevity penalty and lengths")
 

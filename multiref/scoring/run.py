@@ -207,8 +207,9 @@ def _results(config, resampling, refset, systems, metrics, scores) -> tuple:
         entry = SystemResult(name, item_ids=[ref.id for _hyp, ref in pairs])
         for m, r in enumerate(row):
             ci, p = (found[m][s]["ci"], found[m][s]["p_value"]) if found else (None, None)
+            complete = signature(r, items, refset) + (f"|{suffixes[m]}" if suffixes[m] else "")
             entry.metrics[r.name] = {"score": r.score, "ci": list(ci) if ci else None, "p_value": p,
-                                     "signature": signature(r, items, refset) + (f"|{suffixes[m]}" if suffixes[m] else "")}
+                                     "signature": complete}
             details = bleu_details(r) if config.statistics.verbose else None
             if details:
                 entry.metrics[r.name]["details"] = details
@@ -234,7 +235,7 @@ def score(config, *, stdin=None, on_message: Callable | None = None) -> ScoreOut
     its references: see the module. ``stdin``: a binary stream for a system named ``-`` (default:
     the process's standard input); ``on_message(Message)``: called with each note, warning and
     timing as it arises. UserError (the inputs' or options' fault) with one line naming it."""
-    from multiref.scoring.config import DEFAULT_FLAT, DEFAULT_GROUPED
+    from multiref.metrics.defaults import DEFAULT_FLAT, DEFAULT_GROUPED
     from multiref.scoring.inputs import references, systems as load_systems
 
     messages = _Messages(on_message)
