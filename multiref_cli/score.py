@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gc
 import io
 import json
 import sys
@@ -138,6 +139,7 @@ def run(config) -> int:
     check_output(config.per_item, "--per-item", inputs + [config.output])
     start = time.perf_counter()
     outcome = score(config, on_message=functools.partial(_print_message, config.quiet))
+    gc.freeze()  # the outcome lives to the end: the full collection at exit need not walk it
     text = report(config, outcome)
     if config.output:
         write_atomically(config.output, text)

@@ -137,3 +137,19 @@ def test_user_mistakes_are_one_line_user_errors(tmp_path):
         score(ScoreConfig(hypotheses=(HYPS_FLAT,)))
     with pytest.raises(UserError, match="give two or more --hypotheses files"):
         score(ScoreConfig(references=REFS_FLAT, hypotheses=(HYPS_FLAT,), statistics=Statistics(paired_bs=True)))
+
+
+def test_the_config_and_score_help_import_nothing_heavy():
+    """``multiref score --help`` and ``import multiref.scoring`` (the config) stay standard library."""
+    import subprocess
+    import sys
+
+    code = ("import sys, io, contextlib\n"
+            "import multiref.scoring\n"
+            "from multiref_cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try: main(['score', '--help'])\n"
+            "    except SystemExit: pass\n"
+            "print([m for m in ('numpy', 'scipy', 'pyarrow', 'nltk', 'apache_beam') if m in sys.modules])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
