@@ -78,6 +78,7 @@ def metric_options(name: str, metrics) -> tuple:
     :class:`multiref.scoring.config.MetricOptions`) that metric ``name`` accepts, and notes on
     the ignored ones."""
     from multiref.metrics import accepted_options, metric_class
+    from multiref.metrics.bleu import DEFAULT_CONVENTION
 
     names = accepted_options(name)
     bleu, bleu_family = metrics.bleu, "smoothing" in names
@@ -93,7 +94,7 @@ def metric_options(name: str, metrics) -> tuple:
     if "ties" in names:
         options["ties"] = metrics.ties
     skipped = []
-    if bleu_family and "convention" not in names and bleu.convention != "nltk":
+    if bleu_family and "convention" not in names and bleu.convention != DEFAULT_CONVENTION:
         skipped.append(f"{name} keeps the public LSDSCC scorer's BLEU (--bleu-convention applies to bleu, "
                        "delta_bleu and self_bleu)")
     if metrics.aggregate is not None and "aggregate" in names:
