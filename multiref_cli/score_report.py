@@ -1,8 +1,8 @@
-"""``multiref score`` with several systems or statistics: the results table and its formats,
-and the checks that warn about inputs that score low for the wrong reason.
+"""``multiref score`` with several systems or statistics: the results table and its formats.
 
-A run's results are one :class:`SystemResult` per system (the first is the baseline), each
-with ``{metric: {"score", "ci", "p_value", "signature"[, "details"]}}``. Formats: ``json``
+A run's results are one :class:`multiref.scoring.run.SystemResult` per system (the first is
+the baseline; :func:`multiref.scoring.score` makes them), each with
+``{metric: {"score", "ci", "p_value", "signature"[, "details"]}}``. Formats: ``json``
 (``{"systems": [{"name", "metrics"}], "signature": {metric: signature}}``), ``table``,
 ``csv``, ``markdown``/``latex`` for a paper, where a mark follows each score whose
 p-value against the baseline is below :data:`ALPHA`, and ``html``: a self-contained page with
@@ -15,35 +15,9 @@ import csv
 import io
 import json
 import re
-from dataclasses import dataclass, field
 
 ALPHA = 0.05
 MARK = "*"
-#: the casing and tokenization checks look at this many hypotheses and references
-STYLE_SAMPLE = 2000
-
-
-@dataclass
-class SystemResult:
-    name: str
-    metrics: dict = field(default_factory=dict)
-
-
-def bleu_details(score) -> dict | None:
-    """``--verbose``: n-gram precisions, brevity penalty and lengths of a corpus BLEU score."""
-    stats = getattr(score, "item_stats", None)
-    if not stats or not hasattr(stats[0], "matches"):
-        return None
-    from multiref.metrics.bleu import brevity_penalty_factor, sum_stats
-
-    total = sum_stats(stats)
-    nltk = "|conv:" not in score.signature or "|conv:nltk|" in score.signature
-    dens = total.denominators if nltk else total.totals  # sacrebleu and nlg-eval divide by the raw n-gram counts
-    precisions = [m / d if d else 0.0 for m, d in zip(total.matches, dens)]
-    return {"precisions": [round(p, 6) for p in precisions],
-            "bp": round(brevity_penalty_factor(total.hyp_len, total.ref_len), 6),
-            "hyp_len": total.hyp_len, "ref_len": total.ref_len,
-            "ratio": round(total.hyp_len / total.ref_len, 6) if total.ref_len else None}
 
 
 def _num(value, digits: int = 4) -> str:
@@ -172,48 +146,3 @@ def legend(config, baseline: str, jackknifed: tuple = ()) -> str:
         how += ", Holm-adjusted over the systems"
     marks = f"{MARK} p < {ALPHA} against the baseline {baseline} ({how}, seed {config.seed})"
     return f"{marks}; {intervals}" if intervals and jackknifed else marks
-
-
-# -- inputs that look different from the references ------------------------------------------
-
-#: a punctuation token or clitic standing alone ("do n't", "word .") / attached to a word ("don't",
-#: "word."): ``(^|\s)(P)(\s|$)`` and ``\w(P)(\s|$)`` for ``P`` = ``[.,!?;:]|n't|'s|'m|'re|'ll|'ve|'d``,
-#: written so that every match starts with one of ``.,!?;:n'`` and the character before it is checked
-#: by a look-behind: the regular expression engine then skips to those characters (about 3x faster
-#: on a sample of 2,000 outputs; tests/test_score_inputs.py checks the two forms agree)
-_DETACHED = re.compile(r"(?:[.,!?;:](?<!\S.)|n(?<!\Sn)'t|'(?<!\S')(?:s|m|re|ll|ve|d))(?:\s|$)")
-_ATTACHED = re.compile(r"(?:[.,!?;:](?<=\w.)|n(?<=\wn)'t|'(?<=\w')(?:s|m|re|ll|ve|d))(?:\s|$)")
-
-
-def _share(texts, test) -> float:
-    return sum(map(bool, map(test, texts))) / len(texts) if texts else 0.0
-
-
-def style_warnings(items, lowercase: bool, tokenizer: str) -> list:
-    """Warnings (as sacrebleu gives) when hypotheses and references look differently cased or
-    tokenized: such a mismatch lowers every n-gram metric for no fault of the system."""
-    from itertools import islice
-
-    hyps = list(islice((h for item in items for h in item.hypotheses if h.strip()), STYLE_SAMPLE))
-    refs = list(islice((r for item in items for r in item.references if r.strip()), STYLE_SAMPLE))
-    if not hyps or not refs:
-        return []
-    out = []
-    if not lowercase:
-        cased_h, cased_r = (_share(t, lambda s: s != s.lower()) for t in (hyps, refs))
-        if cased_r < 0.01 and cased_h > 0.2:
-            out.append(f"the references look lowercased but {cased_h:.0%} of the hypotheses have capitals; "
-                       "lowercase the hypotheses or pass --lowercase")
-        elif cased_h < 0.01 and cased_r > 0.2:
-            out.append(f"the hypotheses look lowercased but {cased_r:.0%} of the references have capitals; "
-                       "pass --lowercase")
-    if tokenizer == "whitespace":
-        det_h, det_r = (_share(t, _DETACHED.search) for t in (hyps, refs))
-        att_h, att_r = (_share(t, _ATTACHED.search) for t in (hyps, refs))
-        if det_r > 0.3 and att_r < 0.05 and att_h > 0.2:
-            out.append(f"the references look tokenized (\"do n't\", \"word .\") but {att_h:.0%} of the hypotheses "
-                       "have punctuation attached to words; tokenize them the same way or pass --tokenizer treebank")
-        elif det_h > 0.3 and att_h < 0.05 and att_r > 0.2:
-            out.append(f"the hypotheses look tokenized but {att_r:.0%} of the references have punctuation attached "
-                       "to words; pass --tokenizer treebank or tokenize both the same way")
-    return out

@@ -1,7 +1,8 @@
-"""One default per option: the library (``get_metric``), ``multiref score`` and the Hugging Face
-evaluate modules, each with its defaults, give the same numbers and the same signatures on the
-same data: the public LSDSCC file (its format; a small fixture here, the real one with
-``MULTIREF_DATA``) and a multi-reference DailyDialog file."""
+"""One default per option: the library (``get_metric``, and ``multiref.scoring.score`` with a
+``ScoreConfig``), ``multiref score`` and the Hugging Face evaluate modules, each with its
+defaults, give the same numbers and the same signatures on the same data: the public LSDSCC
+file (its format; a small fixture here, the real one with ``MULTIREF_DATA``) and a
+multi-reference DailyDialog file."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 os.environ["HF_EVALUATE_OFFLINE"] = "1"
 
 from multiref.metrics import Item, evaluate_module_path, get_metric  # noqa: E402
+from multiref.scoring import BleuOptions, MetricOptions, ScoreConfig, score  # noqa: E402
 from multiref_cli import main  # noqa: E402
 
 D = os.path.join(os.path.dirname(__file__), "data")
@@ -32,6 +34,13 @@ def _real(*parts):
 def _cli(capsys, *args) -> dict:
     assert main(["score", *args, "--format", "json", "-q"]) == 0
     return json.loads(capsys.readouterr().out)
+
+
+def _scored(references, hypotheses, **metrics) -> dict:
+    """``{metric: {"score", "signature", ...}}`` of the one-call library (``multiref.scoring.score``)."""
+    outcome = score(ScoreConfig(references=str(references), hypotheses=(str(hypotheses),),
+                                metrics=MetricOptions(**metrics), quiet=True))
+    return outcome.systems[0].metrics
 
 
 def _lsdscc_cases(real: bool):
@@ -63,18 +72,20 @@ def test_lsdscc_file_same_numbers_and_signatures_in_every_entry_point(real, caps
     module = evaluate.load(evaluate_module_path("lsdscc_metrics"))
     hub = module.compute(predictions=[i.hypotheses for i in items], references=[i.groups for i in items],
                          group_ids=[i.group_ids for i in items])
-    assert set(cli) == {"maxbleu", "mds", "pds"}
+    assert set(cli) == {"maxbleu", "mds", "pds"} == set(call := _scored(refs, hyps))
     for name in ("maxbleu", "mds", "pds"):
         library = get_metric(name).score_items(items)
-        assert cli[name]["score"] == library.score == hub[name], name
-        assert cli[name]["signature"] == library.signature == hub["signatures"][name], name
+        assert cli[name]["score"] == library.score == hub[name] == call[name]["score"], name
+        assert cli[name]["signature"] == library.signature == hub["signatures"][name] == call[name]["signature"], name
         assert "|ties:lsdscc|" in library.signature  # the one default: the public scorer's rule with its BLEU
     # a non-default option travels the same way through all three
     cli = _cli(capsys, "-r", refs, "-H", str(hyps), "--bleu-smoothing", "nltk1", "--brevity-penalty")
     hub = module.compute(predictions=[i.hypotheses for i in items], references=[i.groups for i in items],
                          group_ids=[i.group_ids for i in items], smoothing="nltk1", brevity_penalty=True)
     library = get_metric("mds", smoothing="nltk1", brevity_penalty=True).score_items(items)
-    assert cli["mds"]["score"] == library.score == hub["mds"]
+    call = _scored(refs, hyps, bleu=BleuOptions(smoothing="nltk1", brevity_penalty=True))["mds"]
+    assert cli["mds"]["score"] == library.score == hub["mds"] == call["score"]
+    assert call["signature"] == library.signature
     assert cli["mds"]["signature"] == library.signature == hub["signatures"]["mds"] and "|ties:first|" in library.signature
 
 
@@ -112,5 +123,6 @@ def test_dailydialog_file_same_numbers_and_signatures_in_every_entry_point(real,
         cli = _cli(capsys, "-r", str(refs), "-H", str(hyps), "-m", name)[name]
         library = get_metric(name).corpus_score(outputs, references)
         hub = module.compute(predictions=outputs, references=references, metric=name)
-        assert cli["score"] == library.score == hub[name], name
-        assert cli["signature"] == library.signature == hub["signature"], name
+        call = _scored(refs, hyps, names=(name,))[name]
+        assert cli["score"] == library.score == hub[name] == call["score"], name
+        assert cli["signature"] == library.signature == hub["signature"] == call["signature"], name

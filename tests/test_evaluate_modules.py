@@ -74,3 +74,21 @@ def test_multiref_module_config_name_and_kwargs():
     assert result["signature"].startswith("delta_bleu|")
     with pytest.raises(ValueError):
         module.compute(predictions=preds, references=refs, metric="nosuch")
+
+
+def test_modules_score_what_multiref_score_scores_when_no_metric_is_named(capsys):
+    """The metrics a run scores when none is named are declared once (multiref.metrics.defaults):
+    the evaluate modules and ``multiref score`` (its ``--metric`` default) read them there."""
+    import evaluate
+
+    from multiref.metrics.defaults import DEFAULT_FLAT, DEFAULT_GROUPED
+    from multiref_cli import build_parser, flags
+
+    grouped = evaluate.load(evaluate_module_path("lsdscc_metrics"))
+    results = grouped.compute(predictions=[FIGURE4_HYPOTHESES], references=[FIGURE4_GROUPS])
+    assert set(results) - {"signature", "signatures"} == set(DEFAULT_GROUPED) == {"maxbleu", "mds", "pds"}
+    flat = evaluate.load(evaluate_module_path("multiref_metrics"))
+    result = flat.compute(predictions=["the cat sat"], references=[["the cat sat down"]])
+    assert set(result) == {DEFAULT_FLAT[0], "signature"} and DEFAULT_FLAT == ("bleu",)
+    metric_help = flags.visible_options(dict(flags.leaf_parsers(build_parser("score")))["score"])["--metric"].help
+    assert f"default: {', '.join(DEFAULT_GROUPED)} for grouped references, {DEFAULT_FLAT[0]} otherwise" in metric_help

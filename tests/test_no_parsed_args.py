@@ -46,3 +46,21 @@ def test_no_parsed_command_line_below_the_cli():
         for path in sorted((REPO_DIR / package).rglob("*.py")):
             found += [f"{path.relative_to(REPO_DIR)}:{n}: {line}" for n, line in offences(path.read_text("utf-8"))]
     assert not found, "a parsed command line below multiref_cli/:\n" + "\n".join(found)
+
+
+def test_the_scoring_library_is_checked_and_its_calls_take_a_config():
+    import inspect
+
+    from multiref.scoring import inputs, run
+
+    scanned = [p.relative_to(REPO_DIR).as_posix() for package in PACKAGES for p in (REPO_DIR / package).rglob("*.py")]
+    assert {"multiref/scoring/run.py", "multiref/scoring/config.py", "multiref/scoring/inputs.py"} <= set(scanned)
+    for call in (run.score, inputs.references, inputs.systems):
+        assert next(iter(inspect.signature(call).parameters)) == "config", call.__qualname__
+
+
+def test_the_score_command_turns_the_parsed_flags_into_a_config_once():
+    """In ``multiref_cli/score.py`` the parsed flags appear in one line: ``from_args`` in ``handle``."""
+    text = (REPO_DIR / "multiref_cli" / "score.py").read_text("utf-8")
+    uses = [line.strip() for line in text.splitlines() if re.search(r"\bargs\b", line) and "argparse" not in line]
+    assert uses == ["def handle(args) -> int:", "return run(from_args(ScoreConfig, args))"]

@@ -174,6 +174,43 @@ def test_a_corpus_card_gives_back_its_flags(leaves):
     assert not extras and config_from_values(args) == config
 
 
+@dataclass(frozen=True)
+class Spellings:
+    paths: tuple = option((), flag="--path", aliases=("-p", "-i"), extend=True, metavar="PATH", help="paths")
+    fast: bool = option(False, flag="--fast", exclusive="speed", help="fast")
+    slow: bool = option(False, flag="--slow", exclusive="speed", help="slow")
+    penalty: bool | None = option(None, flag="--penalty", negatable=True, help="on, off, or the library's")
+    level: int = option(2, flag="--level", low=1, high=3, help="level")
+
+
+def test_aliases_extend_exclusive_switches_and_a_three_way_switch(capsys):
+    parser = _parser(Spellings)
+    assert from_args(Spellings, parser.parse_args([])) == Spellings()
+    parsed = parser.parse_args(["-p", "a", "b", "--path", "c", "-i", "d", "--slow", "--no-penalty"])
+    assert from_args(Spellings, parsed) == Spellings(paths=("a", "b", "c", "d"), slow=True, penalty=False)
+    assert from_args(Spellings, parser.parse_args(["--penalty"])).penalty is True
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--fast", "--slow"])
+    assert "argument --slow: not allowed with argument --fast" in capsys.readouterr().err
+    assert "[--fast | --slow]" in parser.format_usage() and "--path PATH [PATH ...], -p PATH" in parser.format_help()
+    for config in (Spellings(paths=("a", "b"), fast=True, penalty=False), Spellings(penalty=True), Spellings()):
+        argv, _names = to_argv(Spellings, recorded(config))
+        assert from_args(Spellings, parser.parse_args(argv)) == config
+    assert ("--penalty/--no-penalty", "-", "on, off, or the library's", ["Spellings.penalty"]) in declared(Spellings)
+
+
+def test_check_values_does_the_parsers_checks_for_python_callers():
+    from multiref.util.options import check_values
+
+    check_values(Spellings(level=3))
+    with pytest.raises(ValueError, match="--level: must be from 1 to 3, got 4"):
+        check_values(Spellings(level=4))
+    with pytest.raises(ValueError, match="--toy-name: 'c' is not one of: a, b"):
+        check_values(Toy(name="c"))
+    with pytest.raises(ValueError, match="--tags: 'r' is not one of: p, q"):
+        check_values(Toy(tags=("p", "r")))
+
+
 def test_mutable_default_is_refused():
     with pytest.raises(TypeError, match="mutable"):
         option([1], flag="--x", help="")
@@ -293,7 +330,7 @@ class Source:
     order: str | None = option(None, flag="--order", exclusive="order", help="optional, alone in its group")
     other: str | None = option(None, flag="--other-order", exclusive="order", help="or this")
     names: tuple = option((), flag="--names", help="one or more")
-    hypotheses: str | None = option(None, flag="--hypotheses", short="-H", help="outputs")
+    hypotheses: str | None = option(None, flag="--hypotheses", aliases=("-H",), help="outputs")
 
 
 def _source_parser():

@@ -82,9 +82,15 @@ def test_identical_system_is_p_one_where_sacrebleu_says_one_over_n_plus_one():
 
 
 def test_cli_defaults_are_the_library_defaults():
-    from multiref_cli import score
+    from multiref.scoring.config import Statistics
+    from multiref_cli import build_parser, flags
 
-    assert (score.DEFAULT_BS, score.DEFAULT_AR, score.DEFAULT_SEED) == (S.DEFAULT_BS, S.DEFAULT_AR, S.DEFAULT_SEED)
+    config = Statistics()
+    assert (config.paired_bs_n, config.paired_ar_n, config.seed) == (S.DEFAULT_BS, S.DEFAULT_AR, S.DEFAULT_SEED)
+    assert config.resampling() == S.Resampling()  # the config's statistics are the library's when nothing is chosen
+    shown = flags.visible_options(dict(flags.leaf_parsers(build_parser("score")))["score"])
+    assert (shown["--paired-bs-n"].default, shown["--paired-ar-n"].default, shown["--seed"].default) == \
+        (S.DEFAULT_BS, S.DEFAULT_AR, S.DEFAULT_SEED)
 
 
 def test_draws_are_sacrebleus_and_seeded():

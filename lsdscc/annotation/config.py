@@ -103,7 +103,7 @@ class BrowseConfig:
     dataset_config: str | None = option(None, flag="--config",
                                         help="config of --dataset to show, e.g. test_candidates (default: "
                                              "test_grouped when present)")
-    hypotheses: str | None = option(None, flag="--hypotheses", short="-H", metavar="FILE",
+    hypotheses: str | None = option(None, flag="--hypotheses", aliases=("-H",), metavar="FILE",
                                     help="system outputs as JSON lines (id or query; hypotheses or hypothesis), as "
                                          "for `multiref score`")
     server: ServerOptions = group(ServerOptions)

@@ -19,7 +19,11 @@ is true or ``negatable=True``, else ``--x``; with ``inverse=True``, a ``--x`` th
 field to the opposite of its default, as ``--keep-deleted-later`` would for
 ``drop_deleted_later``); ``int``/``float`` parse as such; a tuple default takes that many
 values (``nargs``), or one or more of ``choices``; ``repeat=True`` makes a repeatable flag
-(not given: the field's default); ``index=i`` makes the field the i-th value of a flag that
+(not given: the field's default), ``extend=True`` one that takes one or more values each
+time (argparse's ``extend``); ``aliases`` are further spellings (``-r``), ``exclusive``
+names a set of switches of which at most one may be given (``--paired-bs``/``--paired-ar``),
+and ``negatable=True`` on a None default makes a ``--x/--no-x`` switch whose absence leaves
+None (the library's own default); ``index=i`` makes the field the i-th value of a flag that
 several fields share (``--split-fractions TRAIN VALIDATION TEST``). One flag may serve
 several fields (``--testset-seed``): it is added once, and they must agree on the
 default. Standard library only: the ``multiref`` CLI imports this for ``--help``.
@@ -56,7 +60,8 @@ class Option:
     card: str = ""
     required: bool = False
     show_default: bool = True
-    short: str = ""
+    aliases: tuple = ()
+    extend: bool = False
     exclusive: str = ""
 
     @property
@@ -68,7 +73,8 @@ class Option:
 def option(default, *, flag: str, help: str | None, choices=None, metavar=None, low=None, high=None,  # noqa: A002
            repeat: bool = False, negatable: bool = False, inverse: bool = False, index: int | None = None,
            parse: Callable | None = None, convert: Callable | None = None, title: str = "", card: str = "",
-           required: bool = False, show_default: bool = True, short: str = "", exclusive: str = ""):
+           required: bool = False, show_default: bool = True, aliases: tuple = (), extend: bool = False,
+           exclusive: str = ""):
     """A dataclass field settable by ``flag``; ``default`` is the field's (and the flag's) default.
 
     ``help``: the ``--help`` text (``(default: ...)`` is appended unless it mentions the
@@ -80,18 +86,20 @@ def option(default, *, flag: str, help: str | None, choices=None, metavar=None, 
     default implies; ``convert``: applied to the parsed value (``None`` too) before it becomes
     the field's (its ValueError is the user's mistake: name the flag in it); ``title``: the
     ``--help`` section of the flag; ``card``: the field's name in :func:`recorded` (default:
-    its own); ``short``: a one-letter spelling too (``-H``); ``exclusive``: the name of a group of
+    its own); ``aliases``: other spellings too (``-H``, ``-i``); ``exclusive``: the name of a group of
     flags of which at most one may be given (exactly one when every one of them is ``required``);
-    ``repeat``, ``negatable``, ``inverse``, ``index``: see the module.
+    ``repeat``, ``extend``, ``negatable``, ``inverse``, ``index``: see the module.
     """
     if isinstance(choices, (list, tuple, set, frozenset)):
         choices = tuple(choices) or None
     meta = Option(flag=flag, help=help, choices=choices, metavar=metavar, low=low,
                   high=high, repeat=repeat, negatable=negatable, inverse=inverse, index=index, parse=parse,
                   convert=convert, title=title, card=card, required=required,
-                  show_default=show_default, short=short, exclusive=exclusive)
+                  show_default=show_default, aliases=tuple(aliases), extend=extend, exclusive=exclusive)
     if isinstance(default, (list, dict, set)):
         raise TypeError(f"{flag}: a mutable default; use a tuple")
+    if extend:
+        meta = dataclasses.replace(meta, repeat=True)
     return dataclasses.field(default=default, metadata={_KEY: meta})
 
 
@@ -168,7 +176,7 @@ def _argument(opt: Option, default, shared: list) -> dict:
     kw = {"dest": opt.dest, "metavar": opt.metavar, "choices": opt.choices}
     if isinstance(default, bool) and opt.inverse:
         kw.update(default=False, action="store_true", metavar=None)
-    elif isinstance(default, bool):
+    elif isinstance(default, bool) or (default is None and opt.negatable):
         positive = default or opt.negatable
         kw.update(default=default, action=argparse.BooleanOptionalAction if positive else "store_true", metavar=None)
     elif opt.index is not None:
@@ -176,8 +184,9 @@ def _argument(opt: Option, default, shared: list) -> dict:
     elif isinstance(default, tuple) and default and not opt.repeat and not opt.choices:
         kw.update(nargs=len(default), default=list(default), type=_value_type(opt, default[0]))
     elif isinstance(default, tuple):  # a list of choices, one or more values (default ()), or a repeatable flag
-        kw.update(nargs=None if opt.repeat else "+", default=None if opt.repeat else list(default),
-                  action="append" if opt.repeat else "store", type=_value_type(opt, (default or ("",))[0]))
+        kw.update(nargs="+" if opt.extend or not opt.repeat else None, default=None if opt.repeat else list(default),
+                  action="extend" if opt.extend else "append" if opt.repeat else "store",
+                  type=_value_type(opt, (default or ("",))[0]))
     else:
         kw.update(default=default, type=_value_type(opt, default))
     shown = opt.help is not None and opt.show_default and not (kw["default"] in (None, []) or isinstance(default, bool)) and \
@@ -239,7 +248,7 @@ def add_arguments(parser, *classes, required: tuple = (), skip: tuple = ()) -> N
         where, must = groups.get(title, parser), opt.required or opt.flag in required
         if opt.exclusive:
             where, must = _exclusive(where, opt.exclusive, [d.opt for d in decls], required), False
-        action = where.add_argument(*filter(None, (opt.flag, opt.short)), required=must, **kw)
+        action = where.add_argument(opt.flag, *opt.aliases, required=must, **kw)
         action.declared_by = owner  # the class whose field declares the flag (multiref_cli.flags reads its default)
 
 
@@ -254,6 +263,21 @@ def _exclusive(where, name: str, opts: list, required: tuple):
         made[name] = where.add_mutually_exclusive_group(
             required=all(o.required or o.flag in required for o in members))
     return made[name]
+
+
+def check_values(config) -> None:
+    """The parser's checks for a config built in Python: a ValueError naming the flag when a
+    field of ``config`` (its groups check themselves) is outside its declared choices or bounds."""
+    for f, opt in options_of(type(config)):
+        value = getattr(config, f.name)
+        if opt.group is not None or value is None or isinstance(value, bool):
+            continue
+        for v in value if isinstance(value, tuple) else (value,):
+            if opt.choices is not None and v not in opt.choices:
+                raise ValueError(f"{opt.flag}: {v!r} is not one of: {', '.join(map(str, opt.choices))}")
+            low, high = opt.low, opt.high
+            if isinstance(v, (int, float)) and ((low is not None and v < low) or (high is not None and v > high)):
+                raise ValueError(f"{opt.flag}: must be {_bounds(low, high)}, got {_number(v)}")
 
 
 def default_of(cls: type, name: str):
@@ -314,7 +338,7 @@ def _tokens(value) -> list:
 
 def _flag_tokens(opt: Option, default, value) -> list:
     """The command-line tokens that set a field declared by ``opt`` to ``value``."""
-    if isinstance(default, bool):
+    if isinstance(default, bool) or (default is None and opt.negatable and isinstance(value, bool)):
         if opt.inverse:
             return [opt.flag] if value != default else []
         if default or opt.negatable:
@@ -364,7 +388,8 @@ def declared(*classes) -> list:
     rows = {}
     for opt, default, _title, owner, field in _declarations(classes):
         if opt.flag not in rows:
-            off = isinstance(default, bool) and (default or opt.negatable) and not opt.inverse
+            switch = isinstance(default, bool) or (default is None and opt.negatable)
+            off = switch and (default or opt.negatable) and not opt.inverse
             text = f"{opt.help or ''}; one of: {', '.join(map(str, opt.choices))}" if opt.choices else opt.help or ""
             rows[opt.flag] = {"flag": f"{opt.flag}/--no-{opt.flag[2:]}" if off else opt.flag,
                               "help": text.lstrip("; "), "defaults": {}, "fields": []}

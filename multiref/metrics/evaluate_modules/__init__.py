@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import os
 
+from multiref.metrics.defaults import DEFAULT_FLAT, DEFAULT_GROUPED
+
 MODULES = ("lsdscc_metrics", "multiref_metrics")
-LSDSCC_METRICS = ("maxbleu", "mds", "pds")  # the metrics of lsdscc_metrics; every other one is in multiref_metrics
+LSDSCC_METRICS = DEFAULT_GROUPED  # the metrics of lsdscc_metrics (multiref score's default for grouped references)
+#: multiref_metrics' metric when none is named (multiref score's default for flat references)
+DEFAULT_METRIC = DEFAULT_FLAT[0]
 
 
 def module_folder(module: str) -> str:

@@ -5,7 +5,7 @@ import evaluate
 
 from multiref import citations
 from multiref.metrics import Item, get_metric
-from multiref.metrics.evaluate_modules import texts
+from multiref.metrics.evaluate_modules import LSDSCC_METRICS, texts
 
 _CITATION = citations.XU_2018
 
@@ -92,7 +92,7 @@ class LsdsccMetrics(evaluate.Metric):
         options = {k: v for k, v in dict(order=order, weights=weights, smoothing=smoothing,
                                          brevity_penalty=brevity_penalty, tokenizer=tokenizer, lowercase=lowercase,
                                          ties=ties).items() if v is not None}
-        results = {name: get_metric(name, **options).score_items(items) for name in ("maxbleu", "mds", "pds")}
+        results = {name: get_metric(name, **options).score_items(items) for name in LSDSCC_METRICS}
         out = {name: r.score for name, r in results.items()}
         out["signatures"] = {name: r.signature for name, r in results.items()}
         out["signature"] = results["maxbleu"].signature  # kept for old callers: maxbleu's

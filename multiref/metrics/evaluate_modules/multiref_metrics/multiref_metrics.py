@@ -5,7 +5,7 @@ import evaluate
 
 from multiref import citations
 from multiref.metrics import Item, available_metrics, get_metric
-from multiref.metrics.evaluate_modules import texts
+from multiref.metrics.evaluate_modules import DEFAULT_METRIC, texts
 
 _CITATION = citations.GUPTA_2019
 
@@ -74,7 +74,7 @@ class MultirefMetrics(evaluate.Metric):
         )
 
     def _compute(self, predictions, references, metric=None, weights_per_reference=None, **options):
-        name = metric or (self.config_name if self.config_name not in (None, "default") else "bleu")
+        name = metric or (self.config_name if self.config_name not in (None, "default") else DEFAULT_METRIC)
         if name not in available_metrics() and not name.startswith("recall_"):
             raise ValueError(f"unknown metric {name!r}; choose one of: {', '.join(available_metrics())}")
         if len(predictions) != len(references):

@@ -1,5 +1,5 @@
-"""``multiref score --confidence/--paired-bs/--paired-ar``: resampling every metric of the run
-over the items, with :mod:`multiref.metrics.significance`."""
+"""Intervals and paired tests of a scoring run: every metric resampled over the items with
+:mod:`multiref.metrics.significance` (each metric provides its own per-item statistics)."""
 
 from __future__ import annotations
 
@@ -24,14 +24,14 @@ def _check_same_items(systems) -> None:
                             f"{len(first)}, {len(ids ^ first)} differ; paired tests need the same items in every system")
 
 
-def significance(config, systems, metrics, scores, refset) -> list:
+def significance(resampling, systems, metrics, scores, refset) -> list:
     """``found[m][s]``: ``{"ci", "p_value"}`` of metric m for system s (system 0: the baseline),
-    under ``config`` (:class:`multiref.metrics.significance.Resampling`)."""
+    under ``resampling`` (:class:`multiref.metrics.significance.Resampling`)."""
     from multiref.util import progress
     from multiref.util.errors import UserError
     from multiref.metrics.significance import compare_results
 
-    if config.test is not None and len(systems) < 2:
+    if resampling.test is not None and len(systems) < 2:
         raise UserError("--paired-bs/--paired-ar compare systems with the first one: give two or more "
                         "--hypotheses files")
     _check_same_items(systems)
@@ -41,6 +41,13 @@ def significance(config, systems, metrics, scores, refset) -> list:
     with progress.task("resampling", total=len(metrics) * len(systems), unit="systems") as bar:
         for m, metric in enumerate(metrics):
             results = [scores[s][m] for s in range(len(systems))]
-            found.append(compare_results(metric, results, [items for _, _, items in systems], config, orders,
+            found.append(compare_results(metric, results, [items for _, _, items in systems], resampling, orders,
                                          draws, bar.update))
     return found
+
+
+def interval_methods(metrics) -> list:
+    """Per metric, how its 95% interval is computed (:func:`multiref.metrics.significance.interval_method`)."""
+    from multiref.metrics.significance import interval_method
+
+    return [interval_method(m) for m in metrics]
