@@ -38,7 +38,7 @@ def handle_export(args) -> int:
     check_output(args.output, "--output", [args.dataset])  # never a file of the dataset it reads
     release = ids.export_ids(args.dataset)
     if is_remote(args.output):
-        from multiref.output.beam_writer import write_file
+        from multiref.beam.writer import write_file
 
         write_file(args.output, ids.ids_text(release).encode("utf-8"))
     else:

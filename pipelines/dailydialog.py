@@ -192,7 +192,7 @@ def _clear_previous(folder: str) -> None:
     from apache_beam.io.filesystems import FileSystems
 
     from dailydialog_pp.card import CONFIGS
-    from multiref.output.beam_writer import join, matching
+    from multiref.beam.writer import join, matching
 
     old = [p for c in CONFIGS for p in matching(join(folder, c, "*.parquet"))]
     old += matching(join(folder, "rejected", "*.jsonl"))
@@ -209,7 +209,7 @@ def build(job: DailyDialogJob, config: BuildOptions, beam_args=(), *, source=Non
     the graph. UserError for a bad option, input or output."""
     import apache_beam as beam
 
-    from multiref.output.beam_utils import check_output_for_runner, pipeline_options, run_pipeline, runner_does_not_execute
+    from pipelines.beam.runner import check_output_for_runner, pipeline_options, run_pipeline, runner_does_not_execute
 
     beam_options = options if options is not None else pipeline_options(list(beam_args))
     if config.corruptions:
@@ -247,7 +247,7 @@ def finalize(folder: str) -> dict:
     ``output`` and ``dead_letters`` (``{reason: records}`` as written to ``rejected/``)."""
     from dailydialog_pp.card import card_configs, merged_meta
     from multiref.output import hfdata
-    from multiref.output.beam_writer import join, matching, parquet_data_bytes, read_file, write_card
+    from multiref.beam.writer import join, matching, parquet_data_bytes, read_file, write_card
 
     stats = json.loads(read_file(join(folder, "stats.json")))
     infos, warnings = card_configs(stats)
@@ -274,7 +274,7 @@ def build_published(job: DailyDialogJob, config: BuildOptions, beam_args=(), *, 
     output is the complete old dataset or the complete new one). ``source`` injects raw
     records as for :func:`build`. Returns :func:`build`'s summary, naming the published folder."""
     from multiref.output import publish, published
-    from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
+    from pipelines.beam.runner import pipeline_options, runner_does_not_execute
     from multiref.util.files import require_writable
 
     check_inputs(job)
@@ -301,7 +301,7 @@ def run(argv=None, *, source=None) -> dict:
 
 def _parse(argv) -> tuple:
     """``(Beam options, DailyDialogJob, BuildOptions)`` of the job's command line ``argv``."""
-    from multiref.output.beam_utils import pipeline_options
+    from pipelines.beam.runner import pipeline_options
     from pipelines.dailydialog_options import dailydialog_pipeline_options, job_from_args
 
     argv = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--"]

@@ -107,7 +107,7 @@ def add_build_arguments(parser, *, output_required: bool = False) -> None:
 
 def dailydialog_pipeline_options() -> type:
     """The job's flags as a Beam ``PipelineOptions`` subclass (made once, on first call)."""
-    from multiref.output.beam_utils import pipeline_options_class
+    from pipelines.beam.runner import pipeline_options_class
 
     return pipeline_options_class("DailyDialogOptions", add_build_arguments,
                                   "The DailyDialog job's flags as Beam pipeline options.")

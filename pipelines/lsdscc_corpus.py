@@ -9,12 +9,12 @@ and the dataset card. The graph, one composite per step of the paper
     Read -> Threads (grouped by link id) -> Clean -> Vocabulary (a combiner, applied as a
     side input) -> Pairs + Conversations (rows packed per thread) -> Dedup (grouping of the
     content keys alone; per thread, a notice of its duplicates) -> Split (hash of the thread id)
-    -> Write (multiref.output.beam_writer: shard = hash of the thread id, grouped by shard,
+    -> Write (multiref.beam.writer: shard = hash of the thread id, grouped by shard,
     unpacked without the duplicates, sorted, temporary name then rename)
 
 On the local runner (and the portable runner with ``--job_endpoint embed``) the three groupings
 and the cleaned threads waiting for the vocabulary pass through spill files
-(:mod:`multiref.output.beam_spill`) in ``<output>/.spill-<random>/`` (in the local temporary folder for a
+(:mod:`multiref.beam.spill`) in ``<output>/.spill-<random>/`` (in the local temporary folder for a
 ``gs://`` output on the local runner), removed when the job ends,
 whether it succeeded or failed: that runner would hold them in memory, several times over.
 Dataflow, Flink and Spark get plain ``GroupByKey`` s (their shuffles spill by themselves).
@@ -62,13 +62,13 @@ def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None,
                    spill=None, verify=None):
     """Add the whole corpus job to pipeline ``p`` (see the module docstring); ``read_parts``:
     workers reading each input file (:class:`pipelines.lsdscc_read.Read`); ``spill``: a folder
-    the caller owns and removes (:func:`multiref.output.beam_spill.spill_folder`) for the
+    the caller owns and removes (:func:`multiref.beam.spill.spill_folder`) for the
     groupings' spill files, or None for the runner's own GroupByKey; ``verify``: ``(hashes,
     hashes file)`` for ``--verify-hashes`` (digests compared while reading)."""
     import apache_beam as beam
 
     from lsdscc.corpus import outputs
-    from multiref.output import beam_writer as bw
+    from multiref.beam import writer as bw
     from pipelines import lsdscc_releases as r
     from pipelines import lsdscc_transforms as t
 
@@ -122,7 +122,7 @@ def _run_with_gc_tuned(p):
     rescanning them. Nothing here makes reference cycles that rely on prompt collection."""
     import gc
 
-    from multiref.output.beam_utils import run_pipeline
+    from pipelines.beam.runner import run_pipeline
     from pipelines.lsdscc_read import GC_THRESHOLD
 
     old = gc.get_threshold()
@@ -149,7 +149,7 @@ def run(argv=None, *, source=None, quiet: bool = False, check: bool = False) -> 
     folder as ``multiref lsdscc build --skip-testset`` does, which it then equals byte for
     byte; ``False`` publishes whatever the job wrote, an empty corpus included. Returns
     :func:`build`'s summary."""
-    from multiref.output.beam_utils import pipeline_options
+    from pipelines.beam.runner import pipeline_options
     from pipelines.lsdscc_options import corpus_from_args, corpus_pipeline_options
 
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
@@ -175,7 +175,7 @@ def build(job, corpus, beam_args=(), *, options=None, testset=None, source=None,
     draws the graph (nothing written, no lock). UserError for a bad option, input or output.
     """
     from multiref.output import publish, publish_target
-    from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
+    from pipelines.beam.runner import pipeline_options, runner_does_not_execute
     from multiref.util.errors import UserError
 
     from lsdscc.corpus.sources import default_inputs
@@ -230,8 +230,8 @@ def run_parsed(job, corpus, beam_args, *, source=None, quiet: bool = False, opti
 
     from lsdscc.corpus import outputs, sources
     from multiref.util.errors import UserError
-    from multiref.output.beam_spill import spill_folder
-    from multiref.output.beam_utils import (check_output_for_runner, is_local_runner, pipeline_options,
+    from multiref.beam.spill import spill_folder
+    from pipelines.beam.runner import (check_output_for_runner, is_local_runner, pipeline_options,
                                             runner_does_not_execute, shuffles_in_memory, spill_parent,
                                             use_local_workers)
 

@@ -17,8 +17,8 @@ from apache_beam.coders import coder_impl
 from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc.corpus import threads
-from multiref.output.beam_spill import grouping
-from multiref.output.beam_writer import COUNTS, CountingDoFn
+from multiref.beam.spill import grouping
+from multiref.beam.writer import COUNTS, CountingDoFn
 from pipelines.lsdscc_read import NAMESPACE
 
 _PRIMITIVES = beam.coders.FastPrimitivesCoder()  # packed rows and notices: plain tuples
@@ -122,7 +122,7 @@ class Dedup(beam.PTransform):
     ``Pairs`` and ``Conversations``) -> ``{"rows": {config: (the packed rows, per thread with
     duplicates a notice of their ids)}, "counts"}``. Only the content keys are grouped (by
     bucket: :data:`DEDUP_BUCKETS`; through spill files in ``spill`` when given:
-    :func:`multiref.output.beam_spill.grouping`), not the rows; a thread's rows meet its notice
+    :func:`multiref.beam.spill.grouping`), not the rows; a thread's rows meet its notice
     in the writer's shard (:func:`unpack_shard`), where the duplicates are left out. The rows
     and the notices stay two PCollections (a Flatten would be materialized by the local
     runner); the writer groups them together. Duplicates never cross configs."""

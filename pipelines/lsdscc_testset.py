@@ -364,7 +364,7 @@ def run_testset_stage(dataset_folder: str, job, cache: str | None = None) -> dic
     :class:`pipelines.testset_options.TestsetJob`); return its counts (also
     in the card). ``cache``: the build cache (default: beside ``dataset_folder``,
     :mod:`lsdscc.testset.build_cache`). UserError for a remote folder or a corpus without pairs."""
-    from multiref.output.beam_utils import is_local
+    from pipelines.beam.runner import is_local
     from multiref.util.errors import UserError
     if is_remote(dataset_folder):
         raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "

@@ -66,7 +66,7 @@ class _Boom(Exception):
 def _failing_pipeline(beam_args, in_setup=False):
     import apache_beam as beam
 
-    from multiref.output.beam_utils import pipeline_options
+    from pipelines.beam.runner import pipeline_options
 
     class Fails(beam.DoFn):
         def setup(self):
@@ -88,7 +88,7 @@ def _failing_pipeline(beam_args, in_setup=False):
 @pytest.mark.parametrize("in_setup", [False, True], ids=["process", "setup"])
 def test_a_failing_job_is_not_a_runner_that_cannot_start(beam_args, in_setup):
     # our own bug inside the job stays what it is (the CLI's exit 3), on either runner
-    from multiref.output.beam_utils import run_pipeline
+    from pipelines.beam.runner import run_pipeline
     from multiref.util.errors import UserError
 
     with pytest.raises(Exception) as caught:

@@ -239,7 +239,7 @@ def test_thin_transform_with_test_pipeline():
     from apache_beam.testing.test_pipeline import TestPipeline
     from apache_beam.testing.util import assert_that, equal_to
 
-    from multiref.output.beam_utils import pipeline_options
+    from pipelines.beam.runner import pipeline_options
     from pipelines.dailydialog_transforms import Read
 
     raw = [RawLine("m", 1, "A . __eou__ B . __eou__", "dailydialog", ("test", 0, "1 1", "0 0")),
@@ -274,7 +274,7 @@ def test_empty_splits_are_left_out_of_the_card(tmp_path, capsys):
 
 
 def test_same_bytes_on_the_portable_runner(built, tmp_path):
-    # The shared writer (multiref.output.beam_writer) makes the folder independent of the runner.
+    # The shared writer (multiref.beam.writer) makes the folder independent of the runner.
     folder, _ = built
     other = str(tmp_path / "portable")
     run(ARGS + ["--output", other, "--corruptions", "reverse", "drop_stopwords", "--runner", "PortableRunner",

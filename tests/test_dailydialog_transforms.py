@@ -11,8 +11,8 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dailydialog_pp.readers import Dialogue, MultirefDialogue, RawLine, ReleasedContext
-from multiref.output.beam_utils import pipeline_options
-from multiref.output.beam_writer import SumCounts
+from pipelines.beam.runner import pipeline_options
+from multiref.beam.writer import SumCounts
 from pipelines import dailydialog_transforms as t
 from tests.helpers import data_path
 

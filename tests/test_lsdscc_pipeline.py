@@ -201,7 +201,7 @@ def test_the_spill_files_go_when_the_job_succeeds_or_fails(sample_build, tmp_pat
 def test_same_bytes_with_the_runners_own_shuffles(sample_build, tmp_path, monkeypatch):
     # Dataflow, Flink and Spark get plain GroupByKeys instead of the spill (shuffles_in_memory
     # is False for them): the same folder, and no spill folder is made.
-    from multiref.output import beam_utils
+    from pipelines.beam import runner as beam_utils
 
     folder, _ = sample_build
     monkeypatch.setattr(beam_utils, "shuffles_in_memory", lambda options: False)
@@ -320,7 +320,7 @@ def test_bucket_mb_is_accepted_with_a_note(tmp_path, capsys):
 
 
 def test_same_bytes_on_every_local_runner(sample_build, tmp_path):
-    # The deterministic writer (multiref.output.beam_writer) and counts computed as data: the folder
+    # The deterministic writer (multiref.beam.writer) and counts computed as data: the folder
     # is byte-identical on the default runner, two worker processes, and Beam's portable runner
     # (the path Flink, Spark and Dataflow Runner v2 take), with a local --output.
     folder, _ = sample_build

@@ -23,7 +23,7 @@ PROJECT = ("multiref_cli", "pipelines", "lsdscc", "dailydialog_pp", "multiref")
 
 #: The modules whose functions and classes the corpus graph carries to the workers.
 ENTRY_MODULES = ("pipelines.lsdscc_transforms", "pipelines.lsdscc_vocabulary", "pipelines.lsdscc_read",
-                 "pipelines.lsdscc_releases", "multiref.output.beam_writer", "lsdscc.corpus.vocab",
+                 "pipelines.lsdscc_releases", "multiref.beam.writer", "lsdscc.corpus.vocab",
                  "multiref.util.progress")
 
 #: (module, function, imported top-level module): imports inside functions only the driver calls.
