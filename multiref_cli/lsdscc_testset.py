@@ -3,9 +3,9 @@
 Only the standard library at module level: the stage (Beam, the JVM, gensim) is imported by
 the handlers.
 
-- the options live with the pipeline, in :mod:`pipelines.testset_options`
-  (``add_testset_arguments``); the stage is ``pipelines.lsdscc_testset.run_testset_stage`` and the
-  publishing flows (``testset``, ``annotate import``) are in :mod:`pipelines.lsdscc_publish`;
+- the options live with the pipeline, in :mod:`pipelines.lsdscc.testset_options`
+  (``add_testset_arguments``); the stage is ``pipelines.lsdscc.testset.run_testset_stage`` and the
+  publishing flows (``testset``, ``annotate import``) are in :mod:`pipelines.lsdscc.publish`;
 - :func:`register_testset` and :func:`register_annotate` add the subcommands.
 """
 
@@ -16,12 +16,12 @@ import json
 import sys
 
 from multiref_cli.common import group
-from pipelines.testset_options import add_testset_arguments, configs_from_args, testset_job  # noqa: F401  (re-exported)
+from pipelines.lsdscc.testset_options import add_testset_arguments, configs_from_args, testset_job  # noqa: F401  (re-exported)
 
 
 def _testset(args) -> int:
-    """Parse, build the test set and publish (:func:`pipelines.lsdscc_publish.publish_testset`), print its counts."""
-    from pipelines.lsdscc_publish import publish_testset
+    """Parse, build the test set and publish (:func:`pipelines.lsdscc.publish.publish_testset`), print its counts."""
+    from pipelines.lsdscc.publish import publish_testset
 
     print(json.dumps(publish_testset(args.dataset, testset_job(args)), indent=2, sort_keys=True))
     return 0
@@ -43,8 +43,8 @@ def _export(args) -> int:
 
 
 def _import(args) -> int:
-    """Merge the annotations and publish (:func:`pipelines.lsdscc_publish.publish_annotations`), print the counts."""
-    from pipelines.lsdscc_publish import publish_annotations
+    """Merge the annotations and publish (:func:`pipelines.lsdscc.publish.publish_annotations`), print the counts."""
+    from pipelines.lsdscc.publish import publish_annotations
 
     counts = publish_annotations(args.dataset, args.annotations, args.output, tie=args.tie, partial=args.partial)
     print(json.dumps(counts, indent=2, sort_keys=True))

@@ -125,13 +125,13 @@ def test_dataflow_dry_run_with_a_remote_glob_builds_offline(tmp_path, packaging)
 def test_the_remote_glob_is_matched_inside_the_graph(tmp_path):
     graph = tmp_path / "graph.dot"
     env = {**os.environ, "STORAGE_EMULATOR_HOST": CLOSED, **NO_DOWNLOADS}
-    proc = subprocess.run([sys.executable, "-m", "pipelines.lsdscc_corpus", "--input",
+    proc = subprocess.run([sys.executable, "-m", "pipelines.lsdscc.corpus", "--input",
                            "gs://my-bucket/reddit/R[CS]_2017-*.zst", "--output", "gs://my-bucket/lsdscc",
                            "--runner", "apache_beam.runners.render.RenderRunner", "--render_output", str(graph)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=100)
     assert proc.returncode == 0, proc.stderr
     dot = graph.read_text()
-    from pipelines.lsdscc_corpus import STEPS
+    from pipelines.lsdscc.corpus import STEPS
 
     for label in (*STEPS, "MatchRemote", "ListRemotePatterns", "ReadAndNormalize", "WriteRejected", "WriteStats"):
         # graphviz's `dot`, when installed, lays the file out and drops the quotes of plain labels

@@ -1,4 +1,4 @@
-"""Each composite of the LSDSCC corpus graph (pipelines/lsdscc_transforms.py) on its own,
+"""Each composite of the LSDSCC corpus graph (pipelines/lsdscc/transforms.py) on its own,
 with TestPipeline and assert_that, in the style of Beam's examples."""
 
 import apache_beam as beam
@@ -11,8 +11,8 @@ from lsdscc.corpus.records import Post
 from lsdscc.corpus.threads import MultiTurnRow, Node, SingleTurnRow, Thread
 from pipelines.beam.runner import pipeline_options
 from multiref.beam.writer import SumCounts
-from pipelines import lsdscc_dedup as d
-from pipelines import lsdscc_transforms as t
+from pipelines.lsdscc import dedup as d
+from pipelines.lsdscc import transforms as t
 
 CONFIG = CorpusConfig(max_query_tokens=8, max_response_tokens=5, min_turns=3, rare_max_count=1, piece_min_count=2)
 

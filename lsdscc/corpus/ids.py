@@ -156,7 +156,7 @@ def _row_ok(config: str, row) -> bool:
 
 
 def build_argv(options: dict) -> list:
-    """Corpus flags (:func:`pipelines.lsdscc_options.add_corpus_arguments`) giving ``options``.
+    """Corpus flags (:func:`pipelines.lsdscc.options.add_corpus_arguments`) giving ``options``.
 
     Raises UserError for an option no flag sets to the recorded value (a build made with a
     changed default cannot be reproduced by flags)."""

@@ -22,7 +22,7 @@ from lsdscc.corpus.threads import Node, Thread
 from multiref.beam.spill import SpillReshuffle
 from multiref.beam.writer import SumCounts, register_row_coder
 
-register_row_coder(Node, Thread)  # (also done by pipelines.lsdscc_transforms, which imports this module)
+register_row_coder(Node, Thread)  # (also done by pipelines.lsdscc.transforms, which imports this module)
 
 
 class CleanThread(beam.DoFn):

@@ -11,16 +11,16 @@ functions of the ``lsdscc`` package:
   the tokens counted as they are made;
 - :class:`Vocabulary`: the corpus's word counts (a combiner), steps 5-6 built from them
   (:func:`lsdscc.corpus.vocab.build_vocabulary`) and applied to every thread as a side input
-  (both in :mod:`pipelines.lsdscc_vocabulary`);
+  (both in :mod:`pipelines.lsdscc.vocabulary`);
 - :class:`Pairs` and :class:`Conversations`: single-turn pairs and root-to-leaf
   conversations, pruned by length (step 7), packed per thread (each post's text once:
   :func:`lsdscc.corpus.threads.pack_rows`), with each row's content key;
-- :class:`~pipelines.lsdscc_dedup.Dedup`: exact duplicates by content key (a grouping of the
+- :class:`~pipelines.lsdscc.dedup.Dedup`: exact duplicates by content key (a grouping of the
   keys alone; the smallest id wins): per thread, a notice of the ids to drop, for the writer;
 - :class:`Split`: train/validation by a hash of the thread id.
 
 Writing is :class:`multiref.beam.writer.WriteShards`, which unpacks each shard's rows and
-leaves the duplicates out (:func:`~pipelines.lsdscc_dedup.unpack_shard`). What crosses a shuffle is
+leaves the duplicates out (:func:`~pipelines.lsdscc.dedup.unpack_shard`). What crosses a shuffle is
 bytes (posts, packed rows, content keys): Beam's local runner holds a ``GroupByKey``'s values as
 decoded Python objects, and a bytes value costs a fraction of the memory of a NamedTuple of
 strings. Given a ``spill`` folder (the job's), the groupings and the cleaned threads that wait for
@@ -46,10 +46,10 @@ from lsdscc.corpus.records import DELETED, Post, dead_letter
 from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
 from multiref.beam.spill import grouping
 from multiref.beam.writer import COUNTS, CountingDoFn, TupleRowCoder, register_row_coder
-from pipelines.lsdscc_dedup import Dedup, add_content_key, packed, unpack_shard  # noqa: F401 (the graph's step, its hook)
-from pipelines.lsdscc_read import NAMESPACE, REJECTED, Read, ReadPosts  # noqa: F401  (Read: the job's first step)
+from pipelines.lsdscc.dedup import Dedup, add_content_key, packed, unpack_shard  # noqa: F401 (the graph's step, its hook)
+from pipelines.lsdscc.read import NAMESPACE, REJECTED, Read, ReadPosts  # noqa: F401  (Read: the job's first step)
 # Clean and Vocabulary, the steps between Threads and Pairs
-from pipelines.lsdscc_vocabulary import Clean, CleanThread, CountWords, SumWords, Vocabulary  # noqa: F401
+from pipelines.lsdscc.vocabulary import Clean, CleanThread, CountWords, SumWords, Vocabulary  # noqa: F401
 
 register_row_coder(Post, Node, Thread, SingleTurnRow, MultiTurnRow)
 
@@ -113,7 +113,7 @@ class Threads(beam.PTransform):
 class _MakeRows(_Counting):
     """A thread's kept rows of one config leave as one packed value ``(link_id, bytes of
     :func:`lsdscc.corpus.threads.pack_rows`)`` on the main output. Each row's ``(content key,
-    id, thread_id)`` is appended to its bucket's buffer (:data:`pipelines.lsdscc_dedup.DEDUP_BUCKETS`); the buffers
+    id, thread_id)`` is appended to its bucket's buffer (:data:`pipelines.lsdscc.dedup.DEDUP_BUCKETS`); the buffers
     leave on ``keys`` as ``(bucket, bytes)`` when the bundle finishes: a few large values
     instead of one small object per row in the Dedup shuffle."""
 
@@ -253,7 +253,7 @@ class Split(beam.PTransform):
     shard key, value)}`` for the writer; the split is a hash of the thread id, which is also
     the shard key (a query's responses share a shard, so ``response_number`` is computed per
     shard; a thread's notice reaches its rows). A config's lane may be a tuple of
-    PCollections (:class:`~pipelines.lsdscc_dedup.Dedup`'s rows and notices): each is split."""
+    PCollections (:class:`~pipelines.lsdscc.dedup.Dedup`'s rows and notices): each is split."""
 
     def __init__(self, validation_fraction: float):
         super().__init__()

@@ -100,7 +100,7 @@ BUILD_OPTIONS = (DailyDialogJob, BuildOptions)
 
 def add_build_arguments(parser, *, output_required: bool = False) -> None:
     """The options of ``dailydialog build`` (``output_required``: the CLI's ``--output`` is
-    required; Beam's options classes cannot require a flag, so :func:`pipelines.dailydialog.run`
+    required; Beam's options classes cannot require a flag, so :func:`pipelines.dailydialog.job.run`
     checks it)."""
     add_arguments(parser, *BUILD_OPTIONS, required=("--output",) if output_required else ())
 
