@@ -151,7 +151,7 @@ def test_sampling_config_errors():
 def stage_args(*extra):
     import argparse
 
-    from multiref_cli import lsdscc_testset as testset_cli
+    from multiref_cli.lsdscc import testset as testset_cli
 
     parser = argparse.ArgumentParser()
     testset_cli.add_testset_arguments(parser)
@@ -401,7 +401,7 @@ def test_remote_folder_is_a_user_error():
 
 
 def test_build_prints_the_test_set_counts_on_one_line_with_its_total_time():
-    from multiref_cli.lsdscc_build import format_testset_counts
+    from multiref_cli.lsdscc.build import format_testset_counts
 
     line = format_testset_counts({"candidates": 3036, "lucene_index_reused": False, "test_queries": 300,
                                   "seconds": {"lucene_index": 1.6, "total": 5.24}})

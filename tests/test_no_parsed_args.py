@@ -46,3 +46,10 @@ def test_no_parsed_command_line_below_the_cli():
         for path in sorted((REPO_DIR / package).rglob("*.py")):
             found += [f"{path.relative_to(REPO_DIR)}:{n}: {line}" for n, line in offences(path.read_text("utf-8"))]
     assert not found, "a parsed command line below multiref_cli/:\n" + "\n".join(found)
+
+
+def test_the_check_walks_the_subpackages():
+    """The jobs' and the core's subpackages (``pipelines/lsdscc/``, ``multiref/beam/``, ...) are read too."""
+    walked = {path.relative_to(REPO_DIR).as_posix() for package in PACKAGES for path in (REPO_DIR / package).rglob("*.py")}
+    assert {"pipelines/lsdscc/corpus.py", "pipelines/lsdscc/publish.py", "pipelines/dailydialog/job.py",
+            "pipelines/augment/options.py", "pipelines/beam/runner.py", "multiref/beam/writer.py"} <= walked

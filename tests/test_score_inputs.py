@@ -241,7 +241,7 @@ def test_style_patterns_match_their_readable_forms():
     import random
     import re
 
-    from multiref_cli.score_report import _ATTACHED, _DETACHED
+    from multiref_cli.score.report import _ATTACHED, _DETACHED
 
     clitic = r"([.,!?;:]|n't|'s|'m|'re|'ll|'ve|'d)(\s|$)"
     detached, attached = re.compile(r"(^|\s)" + clitic), re.compile(r"\w" + clitic)

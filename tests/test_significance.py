@@ -82,7 +82,7 @@ def test_identical_system_is_p_one_where_sacrebleu_says_one_over_n_plus_one():
 
 
 def test_cli_defaults_are_the_library_defaults():
-    from multiref_cli import score
+    from multiref_cli.score import command as score
 
     assert (score.DEFAULT_BS, score.DEFAULT_AR, score.DEFAULT_SEED) == (S.DEFAULT_BS, S.DEFAULT_AR, S.DEFAULT_SEED)
 

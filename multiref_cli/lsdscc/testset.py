@@ -53,7 +53,7 @@ def _import(args) -> int:
 
 def register_annotate(parser: argparse.ArgumentParser) -> None:
     """``multiref lsdscc annotate export|import|serve|browse``."""
-    from multiref_cli import lsdscc_annotate
+    from multiref_cli.lsdscc import annotate as lsdscc_annotate
 
     sub = group(parser)
     ex = sub.add_parser("export", help="write the candidates as a CSV (and JSON lines) for annotators",

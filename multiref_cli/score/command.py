@@ -14,8 +14,8 @@ Examples::
 
 References: LSDSCC grouped JSON, JSON lines, or a dataset folder (see
 :mod:`multiref.metrics.references`); systems: JSON lines or plain text (see
-:mod:`multiref.metrics.score_inputs`); several systems and significance: :mod:`multiref_cli.score_report`,
-:mod:`multiref_cli.score_stats` and :mod:`multiref.metrics.significance`. Each metric gets only the options its
+:mod:`multiref.metrics.score_inputs`); several systems and significance: :mod:`multiref_cli.score.report`,
+:mod:`multiref_cli.score.stats` and :mod:`multiref.metrics.significance`. Each metric gets only the options its
 ``__init__`` accepts
 and keeps its own defaults for the options not given; the output shows every metric's
 signature, which records all options that change the number.
@@ -379,7 +379,7 @@ def score_systems(systems, metrics, log) -> list:
 
 def input_warnings(systems, metrics, args) -> list:
     """Warnings about the outputs that matter to the metrics of this run (one line each)."""
-    from multiref_cli.score_report import style_warnings
+    from multiref_cli.score.report import style_warnings
 
     out = []
     explained = False
@@ -476,14 +476,14 @@ def check_test(metric, config) -> None:
 
 def report(args, config, refset, systems, metrics, scores) -> str:
     """The output text: today's layout for one system without statistics, else the systems table."""
-    from multiref_cli import score_report
+    from multiref_cli.score import report as score_report
 
     statistics = config.confidence or config.test is not None
     if len(systems) == 1 and not statistics and args.format in ("table", "json", "csv"):
         rows = [(r.name, r.score, _signature(r, systems[0][2], refset),
                  score_report.bleu_details(r) if args.verbose else None) for r in scores[0]]
         return _format(rows, args.format)
-    from multiref_cli.score_stats import significance
+    from multiref_cli.score.stats import significance
 
     found = significance(config, systems, metrics, scores, refset) if statistics else None
     methods = interval_methods(metrics) if config.confidence else ["percentile"] * len(metrics)
