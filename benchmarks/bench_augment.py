@@ -7,7 +7,7 @@ step (read, Lucene indexing, top-k search, Doc2Vec training, re-ranking and asse
 the peak RSS of the process (the JVM runs inside it).
 
 Baseline, in the same process and first: the Lucene part alone (read both splits, index the
-corpus, search every test context: :func:`pipelines.augment.retrieve`), with the peak RSS
+corpus, search every test context: :func:`pipelines.augment.job.retrieve`), with the peak RSS
 after it. What the full run adds to that baseline is Doc2Vec (training and re-ranking) and
 the assembly and writing.
 
@@ -42,7 +42,7 @@ def _peak_mb() -> int:
 def baseline(corpus, test, config, retrieval) -> dict:
     """The Lucene part alone: read, index, search. Returns its seconds and peak RSS."""
     from lsdscc.testset import augment as aug
-    from pipelines.augment import read_items, retrieve
+    from pipelines.augment.job import read_items, retrieve
 
     start = time.perf_counter()
     (corpus_items, _, _), (test_items, _, _) = read_items(corpus, test)
@@ -60,8 +60,8 @@ def baseline(corpus, test, config, retrieval) -> dict:
 
 
 def main(argv=None) -> int:
-    from pipelines.augment import Source, run_augment
-    from pipelines.augment_options import configs_from_args
+    from pipelines.augment.job import Source, run_augment
+    from pipelines.augment.options import configs_from_args
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", required=True, help="a DailyDialog build (config contexts)")

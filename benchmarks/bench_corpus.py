@@ -10,7 +10,7 @@ a. reader: a file of ``--lines`` comments of which 0.1% are r/movies;
    lines, ``b'"movies"' in line``, no JSON). Goal: at most 4x. The exact path
    (``read_items(path)``, every line parsed) is printed beside it.
 b. build: a month of ``--comments`` r/movies comments (threads from lsdscc.corpus.sample_gen, with
-   their submissions) built by ``pipelines.lsdscc_corpus.run`` in a child process, vs the
+   their submissions) built by ``pipelines.lsdscc.corpus.run`` in a child process, vs the
    baseline "decode the same files and json-parse every line". Goal: at most 8x. The build's
    CPU seconds and peak RSS are the child's own (``os.wait4``, one child at a time), so the
    baseline's memory and earlier builds do not mix in. Goal: at most 1.5 GB.
@@ -81,14 +81,14 @@ def timed_reader(path: str, subreddits) -> tuple[dict, float]:
 
 
 def child_build(folder: str, out: str, extra: list) -> dict:
-    """In the child process: ``pipelines.lsdscc_corpus.run`` on ``folder``, timed in-process.
+    """In the child process: ``pipelines.lsdscc.corpus.run`` on ``folder``, timed in-process.
 
     One process (``--workers 1``) unless ``extra`` names the workers: the job's ``--workers auto``
     would take one per core for months of 100 MB or more, and the baseline is one process."""
-    from pipelines.lsdscc_corpus import run
+    from pipelines.lsdscc.corpus import run
 
     kwargs = {"quiet": True} if "quiet" in inspect.signature(run).parameters else {}
-    from pipelines import lsdscc_options
+    from pipelines.lsdscc import options as lsdscc_options
 
     has_workers = hasattr(lsdscc_options, "resolve_workers")  # not on commits before --workers
     if has_workers and not any(a.split("=")[0] == "--workers" for a in extra):

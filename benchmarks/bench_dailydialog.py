@@ -33,7 +33,7 @@ def _source_args(root: str | None) -> list[str]:
 
 
 def baseline(argv: list[str]) -> dict:
-    """The build of ``pipelines.dailydialog.run(argv)`` as a plain loop over the job's own
+    """The build of ``pipelines.dailydialog.job.run(argv)`` as a plain loop over the job's own
     steps (dailydialog_pp.steps); returns ``{config: {split: rows}}`` (rows are built in
     memory, not written)."""
     import argparse
@@ -41,8 +41,8 @@ def baseline(argv: list[str]) -> dict:
     from dailydialog_pp import steps
     from dailydialog_pp.negatives import build_pool, pool_entries
     from dailydialog_pp.schema import DDPP, MULTIREF
-    from pipelines.dailydialog import options_from_args, read_sources
-    from pipelines.dailydialog_options import add_build_arguments
+    from pipelines.dailydialog.job import options_from_args, read_sources
+    from pipelines.dailydialog.options import add_build_arguments
 
     parser = argparse.ArgumentParser()
     add_build_arguments(parser)
@@ -99,7 +99,7 @@ def main(argv=None) -> int:
     run_baseline = "--no-baseline" not in argv
     argv = [a for a in argv if a != "--no-baseline"]
     root = argv[0] if argv else os.environ.get("MULTIREF_DATA")
-    from pipelines.dailydialog import run
+    from pipelines.dailydialog.job import run
 
     what = root or "bundled sample"
     with tempfile.TemporaryDirectory() as tmp:

@@ -295,7 +295,7 @@ def search_baseline(folder: str, args) -> dict:
     finally:
         searcher.close()
         del searcher
-        gc.collect()  # release Java proxies on the main thread (see pipelines.lsdscc_testset._retrieve)
+        gc.collect()  # release Java proxies on the main thread (see pipelines.lsdscc.testset._retrieve)
     lucene = {qid: [h.query_id for h in hits] for qid, hits in lucene.items()}
 
     start = time.perf_counter()
@@ -321,7 +321,7 @@ def search_baseline(folder: str, args) -> dict:
 
 
 def testset_cli_configs(args):
-    from pipelines import testset_options as testset_cli
+    from pipelines.lsdscc import testset_options as testset_cli
 
     return testset_cli.configs_from_args(args)
 
@@ -338,7 +338,7 @@ def _generate_apart(folder: str, pairs: int) -> tuple:
 
 
 def _parser():
-    from pipelines import testset_options as testset_cli
+    from pipelines.lsdscc import testset_options as testset_cli
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=1_000_000)
@@ -362,7 +362,7 @@ def _parser():
 
 def _overlap(folder: str, args, sizes: dict) -> dict:
     from benchmarks.testset_overlap import neighbour_overlap
-    from pipelines import testset_options as testset_cli
+    from pipelines.lsdscc import testset_options as testset_cli
 
     samples = [int(n) for n in args.overlap.split(",") if n]
     processes = [int(n) for n in args.overlap_processes.split(",") if n]
@@ -387,8 +387,8 @@ def _parts_specs(text: str) -> list:
 
 
 def main(argv=None) -> int:
-    from pipelines import testset_options as testset_cli
-    from pipelines.lsdscc_testset import run_testset_stage
+    from pipelines.lsdscc import testset_options as testset_cli
+    from pipelines.lsdscc.testset import run_testset_stage
 
     args = _parser().parse_args(argv)
     if args.generate_into:
@@ -421,7 +421,7 @@ def main(argv=None) -> int:
 
 def _stage_report(folder: str, args, sizes: dict, counts: dict, cpu_seconds: float) -> dict:
     """The stage's times (wall per step, CPU in all), options, counts, and the search baseline."""
-    from pipelines import testset_options as testset_cli
+    from pipelines.lsdscc import testset_options as testset_cli
 
     retrieval, d2v, sampling = testset_cli.configs_from_args(args)
     report = {

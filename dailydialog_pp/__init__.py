@@ -13,7 +13,7 @@ docs/algorithms.md sections 4 (MultiRef-DD) and 5 (DD++). Modules:
                   dead letters with their reasons, counts)
 - ``card``        the dataset card of the output folder, made from its stats.json
 
-The Beam job is pipelines/dailydialog.py (composites in pipelines/dailydialog_transforms.py);
+The Beam job is pipelines/dailydialog/job.py (composites in pipelines/dailydialog/transforms.py);
 the command is ``multiref dailydialog build``.
 
 ``sample/`` is a small bundled release written for this project (regenerate it with

@@ -1,7 +1,7 @@
 """Contexts of the two DailyDialog-derived datasets (docs/algorithms.md sections 4 and 5).
 
 Pure functions over :class:`dailydialog_pp.readers.Dialogue`; the Beam pipeline
-(``pipelines/dailydialog.py``) wraps them.
+(``pipelines/dailydialog/job.py``) wraps them.
 
 MultiRef-DD (section 4): a dialogue u_1..u_n gives contexts u_1..u_i for i = 1..n-1, whose
 first reference is u_{i+1}; the released multi-reference line of the same dialogue adds its

@@ -1,4 +1,4 @@
-"""Arrow schemas of the configs written by pipelines/dailydialog.py (docs/dailydialog.md#columns)."""
+"""Arrow schemas of the configs written by pipelines/dailydialog/job.py (docs/dailydialog.md#columns)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ returns an explicit :class:`Outcome`: the rows it keeps, the dead letters of wha
 rejects (each with its reason), and its counts by name. Count names are
 ``<namespace>/<name>`` (``dailydialog/...`` for parsing, ``multiref/...`` for section 4,
 ``dailydialog_pp/...`` for section 5): the names ``stats.json`` and the card list.
-``pipelines/dailydialog_transforms.py`` wraps each step in a labelled composite; nothing here
+``pipelines/dailydialog/transforms.py`` wraps each step in a labelled composite; nothing here
 imports Beam, so every rule is tested on plain values.
 """
 

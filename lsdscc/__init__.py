@@ -7,10 +7,10 @@ Four subpackages over the shared core (``multiref``); only ``annotation`` import
   (``cleaning``, ``emoticons``), steps 5-6 (``vocab``), pairs and conversations (``threads``),
   parquet, stats, plots and card (``outputs``), ``CorpusConfig`` (``config``), the bundled
   sample (``sample_gen``, ``sample/``) and the ``lsdscc`` score tokenizer (``tokenizer``);
-  the Beam pipeline in ``pipelines/lsdscc_corpus.py`` wraps them;
+  the Beam pipeline in ``pipelines/lsdscc/corpus.py`` wraps them;
 - ``crawl``: the praw crawler (``crawler``) and the files it writes (``files``);
 - ``testset``: Lucene retrieval (``jvm``, ``retrieval``), Doc2Vec re-ranking (``doc2vec``) and
-  the test set's assembly (``assemble``); ``pipelines/lsdscc_testset.py`` drives them;
+  the test set's assembly (``assemble``); ``pipelines/lsdscc/testset.py`` drives them;
 - ``annotation``: the CSV round trip (``roundtrip``), the annotation web app (``server``,
   ``session``, ``browse``, ``web/``).
 

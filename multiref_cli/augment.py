@@ -4,8 +4,8 @@
 [--test-config NAME --test-split NAME] --output FOLDER [--top-k K --threshold T
 --max-candidates M --seed S]`` (PATH: a dataset folder or a table file) (LSDSCC's method, docs/algorithms.md section 2). Only the standard
 library at module level; the options are declared with the driver
-(:mod:`pipelines.augment_options`), and the handler publishes the output folder whole
-(:func:`multiref.output.publish.publishing`) around one call of :func:`pipelines.augment.run_augment`.
+(:mod:`pipelines.augment.options`), and the handler publishes the output folder whole
+(:func:`multiref.output.publish.publishing`) around one call of :func:`pipelines.augment.job.run_augment`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ def _augment(args) -> int:
 
     from multiref.output import publish, published
     from multiref.util.errors import UserError
-    from pipelines.augment import run_augment
-    from pipelines.augment_options import configs_from_args, sources_from_args
+    from pipelines.augment.job import run_augment
+    from pipelines.augment.options import configs_from_args, sources_from_args
 
     config, retrieval, d2v = configs_from_args(args)
     corpus, test = sources_from_args(args)
@@ -37,7 +37,7 @@ def _augment(args) -> int:
 
 def register(parser: argparse.ArgumentParser) -> None:
     """``multiref augment`` (a leaf command)."""
-    from pipelines.augment_options import add_augment_arguments
+    from pipelines.augment.options import add_augment_arguments
 
     add_augment_arguments(parser)
     parser.set_defaults(func=_augment)

@@ -12,8 +12,8 @@ from multiref_cli.common import Parser
 
 # (name, module, one-line help). Order is the order shown by --help.
 SUBCOMMANDS = [
-    ("score", "multiref_cli.score", "score system outputs against multi-reference test sets"),
-    ("lsdscc", "multiref_cli.lsdscc", "build the LSDSCC Reddit corpus and multi-reference test set"),
+    ("score", "multiref_cli.score.command", "score system outputs against multi-reference test sets"),
+    ("lsdscc", "multiref_cli.lsdscc.group", "build the LSDSCC Reddit corpus and multi-reference test set"),
     ("dailydialog", "multiref_cli.dailydialog", "build the multi-reference DailyDialog and DailyDialog++ datasets"),
     ("augment", "multiref_cli.augment", "grow candidate references for a test set from a training corpus"),
     ("analyze", "multiref_cli.analyze", "evaluate the evaluators: correlation, discrimination, regression"),

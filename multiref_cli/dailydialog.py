@@ -4,7 +4,7 @@
 [--ddpp DIR] [options] [-- BEAM_OPTIONS]``. With no input it runs on the bundled sample
 (dailydialog_pp/sample). Beam options (``--runner``, ``--direct_num_workers``, ...) go after
 ``--``. Only the standard library is imported here; the pipeline is imported by the handler,
-which parses, builds the job's configs once (:func:`pipelines.dailydialog_options.job_from_args`), makes one call (:func:`pipelines.dailydialog.build_published`) and prints its summary.
+which parses, builds the job's configs once (:func:`pipelines.dailydialog.options.job_from_args`), makes one call (:func:`pipelines.dailydialog.job.build_published`) and prints its summary.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from multiref_cli.common import group
 
 
 def add_build_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``build`` (declared with the pipeline, in :mod:`pipelines.dailydialog_options`)
+    """The options of ``build`` (declared with the pipeline, in :mod:`pipelines.dailydialog.options`)
     and the Beam pass-through."""
-    from pipelines.dailydialog_options import add_build_arguments as add_pipeline_arguments
+    from pipelines.dailydialog.options import add_build_arguments as add_pipeline_arguments
 
     add_pipeline_arguments(parser, output_required=True)
     parser.add_argument("beam_args", nargs=argparse.REMAINDER,
@@ -40,8 +40,8 @@ def format_summary(summary: dict) -> str:
 
 
 def _build(args) -> int:
-    from pipelines.dailydialog import build_published
-    from pipelines.dailydialog_options import job_from_args
+    from pipelines.dailydialog.job import build_published
+    from pipelines.dailydialog.options import job_from_args
 
     from multiref.util import progress
 

@@ -109,7 +109,7 @@ JOBS_INTRO = """\
 
 Each option of a dataset build is declared once, as a field of the frozen dataclass the
 build records in its card (`multiref/util/options.py`); the command's flags, the job's Beam
-options class (for `python -m pipelines.lsdscc_corpus` and `python -m pipelines.dailydialog`)
+options class (for `python -m pipelines.lsdscc.corpus` and `python -m pipelines.dailydialog.job`)
 and these tables derive from it. "Sets" names the field; the card records the fields of
 `CorpusConfig` (with `num_shards` resolved), of the test-set configs and of `BuildOptions`.
 Any other `--flag` goes to Apache Beam.
@@ -118,9 +118,9 @@ Any other `--flag` goes to Apache Beam.
 
 def _job_tables() -> list:
     """``[(title, classes)]`` of the dataset builds whose options are declared as fields."""
-    from pipelines.dailydialog_options import BUILD_OPTIONS
-    from pipelines.lsdscc_options import CORPUS_OPTIONS
-    from pipelines.testset_options import TESTSET_CONFIGS
+    from pipelines.dailydialog.options import BUILD_OPTIONS
+    from pipelines.lsdscc.options import CORPUS_OPTIONS
+    from pipelines.lsdscc.testset_options import TESTSET_CONFIGS
 
     return [("`multiref lsdscc build`: the corpus", CORPUS_OPTIONS),
             ("`multiref lsdscc build` and `multiref lsdscc testset`: the test set", TESTSET_CONFIGS),

@@ -129,7 +129,7 @@ def test_labelled_file_imports_and_resumes(annotate, dataset, tmp_path):
     # an unfinished file is well-formed, but import refuses it until every query is done
     with pytest.raises(UserError, match=r"missing relevance label for row t3_qa#3"):
         import_annotations(dataset, [out], str(tmp_path / "public"))
-    from pipelines.lsdscc_publish import publish_annotations  # the command's path: nothing left beside the dataset
+    from pipelines.lsdscc.publish import publish_annotations  # the command's path: nothing left beside the dataset
 
     beside = sorted(os.listdir(os.path.dirname(os.path.realpath(dataset))))
     with pytest.raises(UserError, match=r"missing relevance label for row t3_qa#3"):

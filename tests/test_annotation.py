@@ -265,7 +265,7 @@ def test_the_commands_defaults_are_the_librarys():
     import inspect
 
     from lsdscc.annotation import browse, config, roundtrip, session
-    from pipelines.lsdscc_publish import publish_annotations
+    from pipelines.lsdscc.publish import publish_annotations
 
     assert config.ExportConfig().proposal.overlap_threshold == config.ServeConfig().proposal.overlap_threshold == 0.2
     for function in (roundtrip.export, roundtrip.export_rows, session.AnnotationSession.open, browse.browse_document):

@@ -1,4 +1,4 @@
-"""``multiref augment`` (lsdscc/testset/augment.py, pipelines/augment.py, multiref_cli/augment.py) on
+"""``multiref augment`` (lsdscc/testset/augment.py, pipelines/augment/job.py, multiref_cli/augment.py) on
 small fixtures (tests/data/augment/README.md): the real CLI in a subprocess, the real JVM with
 Lucene, real gensim Doc2Vec.
 

@@ -66,7 +66,7 @@ class _Boom(Exception):
 def _failing_pipeline(beam_args, in_setup=False):
     import apache_beam as beam
 
-    from multiref.output.beam_utils import pipeline_options
+    from pipelines.beam.runner import pipeline_options
 
     class Fails(beam.DoFn):
         def setup(self):
@@ -88,7 +88,7 @@ def _failing_pipeline(beam_args, in_setup=False):
 @pytest.mark.parametrize("in_setup", [False, True], ids=["process", "setup"])
 def test_a_failing_job_is_not_a_runner_that_cannot_start(beam_args, in_setup):
     # our own bug inside the job stays what it is (the CLI's exit 3), on either runner
-    from multiref.output.beam_utils import run_pipeline
+    from pipelines.beam.runner import run_pipeline
     from multiref.util.errors import UserError
 
     with pytest.raises(Exception) as caught:
@@ -125,13 +125,13 @@ def test_dataflow_dry_run_with_a_remote_glob_builds_offline(tmp_path, packaging)
 def test_the_remote_glob_is_matched_inside_the_graph(tmp_path):
     graph = tmp_path / "graph.dot"
     env = {**os.environ, "STORAGE_EMULATOR_HOST": CLOSED, **NO_DOWNLOADS}
-    proc = subprocess.run([sys.executable, "-m", "pipelines.lsdscc_corpus", "--input",
+    proc = subprocess.run([sys.executable, "-m", "pipelines.lsdscc.corpus", "--input",
                            "gs://my-bucket/reddit/R[CS]_2017-*.zst", "--output", "gs://my-bucket/lsdscc",
                            "--runner", "apache_beam.runners.render.RenderRunner", "--render_output", str(graph)],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=100)
     assert proc.returncode == 0, proc.stderr
     dot = graph.read_text()
-    from pipelines.lsdscc_corpus import STEPS
+    from pipelines.lsdscc.corpus import STEPS
 
     for label in (*STEPS, "MatchRemote", "ListRemotePatterns", "ReadAndNormalize", "WriteRejected", "WriteStats"):
         # graphviz's `dot`, when installed, lays the file out and drops the quotes of plain labels

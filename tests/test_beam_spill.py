@@ -1,4 +1,4 @@
-"""The spill grouping (multiref/output/beam_spill.py) on Beam's local runner: the same groups as
+"""The spill grouping (multiref/beam/spill.py) on Beam's local runner: the same groups as
 a GroupByKey, files only in the job's folder, the folder gone after success and failure, and
 retried bundles that cannot double a value."""
 
@@ -13,8 +13,8 @@ from apache_beam.io.filesystem import FileMetadata
 from apache_beam.io.localfilesystem import LocalFileSystem
 from apache_beam.testing.util import assert_that, equal_to
 
-from multiref.output import beam_spill as bs
-from multiref.output.beam_utils import pipeline_options
+from multiref.beam import spill as bs
+from pipelines.beam.runner import pipeline_options
 
 
 def _pipeline(flags=()):
@@ -152,7 +152,7 @@ def test_bad_arguments_and_windows_are_refused():
     (("--runner", "DataflowRunner", "--project", "p", "--region", "r"), False),
 ])
 def test_the_spill_is_for_runners_that_shuffle_in_this_memory(flags, expected):
-    from multiref.output.beam_utils import shuffles_in_memory
+    from pipelines.beam.runner import shuffles_in_memory
 
     assert shuffles_in_memory(pipeline_options(list(flags))) is expected
 
@@ -167,7 +167,7 @@ def test_the_spill_is_for_runners_that_shuffle_in_this_memory(flags, expected):
 def test_a_remote_output_spills_locally_only_when_every_process_is_here(output, flags, local_temp, monkeypatch, tmp_path):
     import tempfile
 
-    from multiref.output.beam_utils import spill_parent
+    from pipelines.beam.runner import spill_parent
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert spill_parent(output, pipeline_options(list(flags))) == (str(tmp_path) if local_temp else output)

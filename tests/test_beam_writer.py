@@ -1,4 +1,4 @@
-"""The shared deterministic writer (multiref/output/beam_writer.py) and the parquet settings it uses."""
+"""The shared deterministic writer (multiref/beam/writer.py) and the parquet settings it uses."""
 
 import os
 from typing import NamedTuple
@@ -11,8 +11,8 @@ from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from multiref.output import hfdata
-from multiref.output.beam_utils import pipeline_options
-from multiref.output.beam_writer import CountingDoFn, SumCounts, WriteShards, write_file
+from pipelines.beam.runner import pipeline_options
+from multiref.beam.writer import CountingDoFn, SumCounts, WriteShards, write_file
 
 SCHEMA = pa.schema([("id", pa.string()), ("n", pa.int64())])
 
@@ -113,7 +113,7 @@ class _Row(NamedTuple):
 
 
 def test_tuple_row_coder_is_compact_deterministic_and_round_trips():
-    from multiref.output.beam_writer import TupleRowCoder
+    from multiref.beam.writer import TupleRowCoder
 
     coder = TupleRowCoder(_Row)
     row = _Row("t1_a", ["q", "r"], 7)
@@ -130,7 +130,7 @@ def test_tuple_row_coder_is_compact_deterministic_and_round_trips():
 def test_registered_row_coder_follows_the_rows_through_the_writer(tmp_path):
     from apache_beam import typehints
 
-    from multiref.output.beam_writer import TupleRowCoder, register_row_coder
+    from multiref.beam.writer import TupleRowCoder, register_row_coder
 
     register_row_coder(_Row)
     schema = pa.schema([("id", pa.string()), ("parts", pa.list_(pa.string())), ("n", pa.int64())])
@@ -164,7 +164,7 @@ class _Holder(NamedTuple):
 
 
 def test_tuple_row_coder_sends_a_list_of_rows_as_tuples_and_refuses_other_fields():
-    from multiref.output.beam_writer import TupleRowCoder
+    from multiref.beam.writer import TupleRowCoder
 
     coder = TupleRowCoder(_Holder)
     holder = _Holder("k", [_Row("a", ["x"], 1), _Row("b", [])])

@@ -113,7 +113,7 @@ def test_xz_bz2_7z_and_zip_dumps_are_named_with_the_command_that_converts_them(t
 
 
 def test_the_build_warns_of_files_it_could_not_decode():
-    from multiref_cli.lsdscc_build import format_warnings
+    from multiref_cli.lsdscc.build import format_warnings
 
     lines = format_warnings({"rejected-unsupported-compression": 2})
     assert len(lines) == 1 and lines[0].startswith("warning: 2 input file(s)") and "rejected.jsonl" in lines[0]

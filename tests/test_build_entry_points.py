@@ -1,7 +1,7 @@
 """One build per dataset below the command line (issue 18 item 2): ``multiref lsdscc build`` and
-``python -m pipelines.lsdscc_corpus`` are one function (:func:`pipelines.lsdscc_corpus.build`),
-``multiref dailydialog build``, ``python -m pipelines.dailydialog`` and its ``run()`` another
-(:func:`pipelines.dailydialog.build_published`). So each pair writes the same bytes, refuses
+``python -m pipelines.lsdscc.corpus`` are one function (:func:`pipelines.lsdscc.corpus.build`),
+``multiref dailydialog build``, ``python -m pipelines.dailydialog.job`` and its ``run()`` another
+(:func:`pipelines.dailydialog.job.build_published`). So each pair writes the same bytes, refuses
 the same folders and keeps the old dataset when the new one is unusable, in real subprocesses.
 """
 
@@ -21,7 +21,7 @@ from tests.test_publish import sidecars, tree
 
 ENTRY_POINTS = {
     "cli": lambda folder, *argv: run("lsdscc", "build", "--output", str(folder), *SKIP_TESTSET, *argv),
-    "module": lambda folder, *argv: run_module("pipelines.lsdscc_corpus", ["--output", str(folder), *argv],
+    "module": lambda folder, *argv: run_module("pipelines.lsdscc.corpus", ["--output", str(folder), *argv],
                                                cwd=REPO_DIR),
 }
 
@@ -75,9 +75,9 @@ def test_python_m_waits_for_no_one(tmp_path, tiny_dump):
 
 
 def test_dailydialog_run_publishes_through_the_clis_function(tmp_path):
-    """``pipelines.dailydialog.run`` publishes as the CLI does: it takes the lock (it used to
+    """``pipelines.dailydialog.job.run`` publishes as the CLI does: it takes the lock (it used to
     write in place, lock-free), and its folder is byte-identical to the CLI's."""
-    from pipelines.dailydialog import run as dd_run
+    from pipelines.dailydialog.job import run as dd_run
 
     folder = tmp_path / "run" / "dd"
     lock = publish.Lock(str(folder), "a test holding the folder").acquire()

@@ -461,7 +461,7 @@ def test_crawl_module_keeps_cli_startup_light():
     import subprocess
     import sys
 
-    code = "import sys, multiref_cli.lsdscc_crawl; print(any(m.startswith(('praw', 'prawcore', 'requests')) for m in sys.modules))"
+    code = "import sys, multiref_cli.lsdscc.crawl; print(any(m.startswith(('praw', 'prawcore', 'requests')) for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
 
 

@@ -1,4 +1,4 @@
-"""The Beam pipeline and CLI (pipelines/dailydialog.py, multiref_cli/dailydialog.py) on hand-made data.
+"""The Beam pipeline and CLI (pipelines/dailydialog/job.py, multiref_cli/dailydialog.py) on hand-made data.
 
 tests/data/dailydialog holds a tiny release (see the expected counts worked out below), a
 multi-reference file (3 dialogues + a malformed line) and DD++ files.
@@ -16,7 +16,7 @@ from apache_beam.io.filesystem import FileMetadata, FileSystem
 
 from dailydialog_pp.readers import RawLine
 from multiref import citations
-from pipelines.dailydialog import natural_key, run
+from pipelines.dailydialog.job import natural_key, run
 from tests.helpers import REPO_DIR, data_path
 from tests.test_citations import entries
 
@@ -239,8 +239,8 @@ def test_thin_transform_with_test_pipeline():
     from apache_beam.testing.test_pipeline import TestPipeline
     from apache_beam.testing.util import assert_that, equal_to
 
-    from multiref.output.beam_utils import pipeline_options
-    from pipelines.dailydialog_transforms import Read
+    from pipelines.beam.runner import pipeline_options
+    from pipelines.dailydialog.transforms import Read
 
     raw = [RawLine("m", 1, "A . __eou__ B . __eou__", "dailydialog", ("test", 0, "1 1", "0 0")),
            RawLine("m", 2, "A . __eou__ B . __eou__", "dailydialog", ("test", 1, "1", "0 0"))]
@@ -274,7 +274,7 @@ def test_empty_splits_are_left_out_of_the_card(tmp_path, capsys):
 
 
 def test_same_bytes_on_the_portable_runner(built, tmp_path):
-    # The shared writer (multiref.output.beam_writer) makes the folder independent of the runner.
+    # The shared writer (multiref.beam.writer) makes the folder independent of the runner.
     folder, _ = built
     other = str(tmp_path / "portable")
     run(ARGS + ["--output", other, "--corruptions", "reverse", "drop_stopwords", "--runner", "PortableRunner",
@@ -290,7 +290,7 @@ def test_render_runner_draws_every_step(tmp_path):
     # The whole graph, every composite labelled after a step of the papers, drawn without running.
     import re
 
-    from pipelines.dailydialog import STEPS
+    from pipelines.dailydialog.job import STEPS
 
     graph = tmp_path / "graph.dot"
     summary = run(ARGS + ["--output", str(tmp_path / "o"), "--corruptions", "reverse",
@@ -308,7 +308,7 @@ def test_no_beam_metrics_no_local_open_and_no_printing_in_the_job():
     # (_note) and the `python -m` entry point (main) print.
     import ast
 
-    for name in ("pipelines/dailydialog.py", "pipelines/dailydialog_transforms.py", "dailydialog_pp/steps.py",
+    for name in ("pipelines/dailydialog/job.py", "pipelines/dailydialog/transforms.py", "dailydialog_pp/steps.py",
                  "dailydialog_pp/card.py"):
         tree = ast.parse((REPO_DIR / name).read_text())
         calls = {node.func.id if isinstance(node.func, ast.Name) else node.func.attr
@@ -404,7 +404,7 @@ def test_a_remote_output_gets_the_same_bytes(built):
 
 
 def test_cli_publishes_a_remote_output_whole(capsys):
-    # The CLI's one call (pipelines.dailydialog.build_published) on an object store: built in a
+    # The CLI's one call (pipelines.dailydialog.job.build_published) on an object store: built in a
     # staging prefix, then published with its manifest and _SUCCESS marker (multiref.output.publish_remote).
     from multiref_cli import main
 

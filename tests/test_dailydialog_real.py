@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from pipelines.dailydialog import run
+from pipelines.dailydialog.job import run
 from tests.helpers import real_data
 
 

@@ -84,7 +84,7 @@ def test_a_split_zip_missing_a_label_file_is_named(tmp_path):
 
 def test_build_from_the_zip_gives_the_same_rows_as_the_folder(release, tmp_path):
     """The DailyDialog job (real Beam) on the outer zip and on the plain sample folder."""
-    from pipelines.dailydialog import run
+    from pipelines.dailydialog.job import run
 
     _, outer, _ = release
     ref = os.path.join(SAMPLE, "multireftest.json")
@@ -99,7 +99,7 @@ def test_build_from_the_zip_gives_the_same_rows_as_the_folder(release, tmp_path)
 
 
 def test_dailydialog_card_passes_the_hub_rules(tmp_path):
-    from pipelines.dailydialog import run
+    from pipelines.dailydialog.job import run
     from tests.hub_card import check_hub_card
 
     out = tmp_path / "o"

@@ -1,4 +1,4 @@
-"""Each composite of the DailyDialog job (pipelines/dailydialog_transforms.py) on a real Beam
+"""Each composite of the DailyDialog job (pipelines/dailydialog/transforms.py) on a real Beam
 runner (TestPipeline), on hand-made records: its kept rows, its dead letters with their
 reasons, and its counts as data (summed as the job sums them)."""
 
@@ -11,16 +11,16 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dailydialog_pp.readers import Dialogue, MultirefDialogue, RawLine, ReleasedContext
-from multiref.output.beam_utils import pipeline_options
-from multiref.output.beam_writer import SumCounts
-from pipelines import dailydialog_transforms as t
+from pipelines.beam.runner import pipeline_options
+from multiref.beam.writer import SumCounts
+from pipelines.dailydialog import transforms as t
 from tests.helpers import data_path
 
 DATA = data_path("dailydialog")
 
 
 def _options(*argv):
-    from pipelines.dailydialog_options import add_build_arguments, options_from_args
+    from pipelines.dailydialog.options import add_build_arguments, options_from_args
 
     parser = argparse.ArgumentParser()
     add_build_arguments(parser)
@@ -67,7 +67,7 @@ def test_read_parses_injected_records_and_rejects_bad_lines():
 
 
 def test_read_loads_files_inside_the_pipeline():
-    from pipelines.dailydialog import Loader
+    from pipelines.dailydialog.job import Loader
 
     source = {"dailydialog": Loader("dailydialog", str(DATA / "dd")), "multiref": None,
               "ddpp": Loader("ddpp", str(DATA / "ddpp"))}

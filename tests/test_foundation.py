@@ -11,7 +11,8 @@ import time
 import pyarrow as pa
 import pytest
 
-from multiref.output import beam_utils, hfdata
+from multiref.output import hfdata
+from pipelines.beam import runner as beam_utils
 from multiref_cli import main
 from multiref.util.errors import UserError
 from multiref.util.files import read_json, read_jsonl

@@ -8,6 +8,12 @@ inside every folder, the imports between its subfolders and modules form no cycl
 and no project module is named like a standard-library module. Both module-level and
 function-level imports count (a lazy import is still a dependency). The checker checks
 itself on synthetic edges, so it fails when an upward import is added.
+
+Folders say what file-name prefixes said (issue 33 item 4): a dataset's jobs and commands are
+subpackages (``pipelines/lsdscc/``, ``multiref_cli/score/``, ...), so no top-level module of
+``pipelines/`` or ``multiref_cli/`` starts with a dataset prefix; a subcommand module imports no
+helper back from a package ``__init__`` above it; and the core's Beam plumbing
+(``multiref/beam``) sits above its pure parts (metrics, analysis, util, output).
 """
 
 import ast
@@ -135,10 +141,13 @@ def _folder_cycles(graph: dict) -> list:
 
 
 def test_the_walk_sees_the_project():
-    assert {"pipelines.lsdscc_corpus", "multiref_cli.lsdscc_build", "lsdscc.corpus.threads",
-            "multiref.output.beam_writer", "dailydialog_pp.contexts"} <= set(GRAPH)
-    assert "multiref.output.beam_writer" in GRAPH["pipelines.lsdscc_corpus"]  # a function-level import counts
-    assert "pipelines.lsdscc_options" in GRAPH["multiref_cli.lsdscc_build"]
+    assert {"pipelines.lsdscc.corpus", "multiref_cli.lsdscc.build", "lsdscc.corpus.threads",
+            "multiref.beam.writer", "dailydialog_pp.contexts"} <= set(GRAPH)
+    assert "multiref.beam.writer" in GRAPH["pipelines.lsdscc.corpus"]  # a function-level import counts
+    assert "pipelines.lsdscc.options" in GRAPH["multiref_cli.lsdscc.build"]
+    assert "multiref.beam.writer" in GRAPH["lsdscc.corpus.outputs"]  # a dataset package writes through the core's Beam writer
+    assert {"pipelines.beam.runner", "pipelines.dailydialog.transforms"} <= GRAPH["pipelines.dailydialog.job"]
+    assert {"multiref_cli.score.report", "multiref.scoring.config"} <= GRAPH["multiref_cli.score.command"]
     assert set(RANK) == {name for name in os.listdir(REPO_DIR) if os.path.isfile(REPO_DIR / name / "__init__.py")} - {"tests"}
 
 
@@ -242,33 +251,93 @@ def test_no_test_imports_benchmarks():
 
 
 def _names_from_package_init(package: str, module: str, source: str, submodules) -> list:
-    """Names ``module`` (inside ``package``) imports from ``package``'s ``__init__``: ``from
-    package import x`` (or ``from . import x`` at the top of the package) where ``x`` is not a submodule."""
+    """Names ``module`` (inside ``package``, at any depth) imports from ``package``'s ``__init__``:
+    ``from package import x`` (or the relative spelling, ``from . import x``, ``from .. import x``)
+    where ``x`` is not a submodule."""
     out = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.ImportFrom):
             continue
-        absolute = node.level == 0 and node.module == package
-        relative = node.level == 1 and not node.module and module.count(".") == 1
-        if absolute or relative:
+        base = node.module or ""
+        if node.level:
+            parts = module.split(".")[:-node.level]
+            base = ".".join(parts + ([base] if base else []))
+        if base == package:
             out += [alias.name for alias in node.names if f"{package}.{alias.name}" not in submodules]
     return out
 
 
 def test_the_init_import_checker_sees_a_helper_import():
-    known = {"multiref_cli.flags", "multiref_cli.common"}
+    known = {"multiref_cli.flags", "multiref_cli.common", "multiref_cli.lsdscc.annotate"}
     source = "from multiref_cli import group, flags\nfrom . import run\nfrom multiref_cli.common import group\n"
     assert _names_from_package_init("multiref_cli", "multiref_cli.x", source, known) == ["group", "run"]
+    source = "from multiref_cli.lsdscc import annotate, _PARTS\nfrom . import register\nfrom .. import main\n"
+    assert _names_from_package_init("multiref_cli.lsdscc", "multiref_cli.lsdscc.build", source, known) == ["_PARTS", "register"]
+    assert _names_from_package_init("multiref_cli", "multiref_cli.lsdscc.build", source, known) == ["main"]
+
+
+def _packages_above(module: str) -> list:
+    """The packages holding ``module``, innermost last: ``multiref_cli.lsdscc.build`` ->
+    ``["multiref_cli", "multiref_cli.lsdscc"]``."""
+    parts = module.split(".")
+    return [".".join(parts[:k]) for k in range(1, len(parts))]
 
 
 def test_subcommand_modules_import_no_helper_back_from_the_package_init():
     """A subcommand module gets shared helpers from a module below (``multiref_cli.common``,
-    ``multiref_cli.commands``); ``__init__`` only re-exports them for callers outside."""
+    ``multiref_cli.commands``); no package ``__init__`` above it (``multiref_cli``,
+    ``multiref_cli.lsdscc``, ``multiref_cli.score``) is imported back for a helper; ``__init__``
+    only re-exports them for callers outside."""
     found = {}
     for module, path in MODULES.items():
-        if module.startswith("multiref_cli.") and not path.endswith("__init__.py"):
-            with open(path, encoding="utf-8") as fh:
-                names = _names_from_package_init("multiref_cli", module, fh.read(), MODULES)
-            if names and module != "multiref_cli.__main__":  # the entry point runs the package
+        if module.startswith("multiref_cli.") and not path.endswith("__init__.py") and module != "multiref_cli.__main__":
+            with open(path, encoding="utf-8") as fh:  # (the entry point, __main__, runs the package)
+                source = fh.read()
+            names = [f"{package}.{name}" for package in _packages_above(module)
+                     for name in _names_from_package_init(package, module, source, MODULES)]
+            if names:
                 found[module] = names
     assert found == {}
+
+
+#: Dataset and command prefixes that folders replace (issue 33 item 4): ``pipelines/lsdscc/``,
+#: ``pipelines/dailydialog/``, ``multiref_cli/score/``, ... hold what ``lsdscc_*.py`` files did.
+FOLDER_PREFIXES = ("lsdscc_", "dailydialog_", "score_", "augment_", "testset_")
+
+
+def prefixed_modules(names) -> list:
+    """The module file names among ``names`` that start with a prefix a folder should say."""
+    return sorted(n for n in names if n.endswith(".py") and n.startswith(FOLDER_PREFIXES))
+
+
+def test_the_prefix_check_sees_a_prefixed_module():
+    assert prefixed_modules(["lsdscc_corpus.py", "score_report.py", "dailydialog_options.py", "common.py",
+                             "lsdscc", "augment.py", "dailydialog.py"]) == \
+        ["dailydialog_options.py", "lsdscc_corpus.py", "score_report.py"]
+
+
+@pytest.mark.parametrize("folder, subpackages", [("pipelines", {"lsdscc", "dailydialog", "augment", "beam"}),
+                                                  ("multiref_cli", {"lsdscc", "score"})])
+def test_no_dataset_prefix_at_the_top_of_the_jobs_and_the_command_line(folder, subpackages):
+    """The jobs and the commands of one dataset are a subpackage, not file-name prefixes."""
+    assert prefixed_modules(os.listdir(REPO_DIR / folder)) == []
+    assert {p for p in subpackages if os.path.isfile(REPO_DIR / folder / p / "__init__.py")} == subpackages
+
+
+def test_the_beam_plumbing_sits_above_the_pure_core():
+    """``multiref/beam`` (the parquet writer and spill files the jobs and ``lsdscc`` use) may import
+    the rest of the core; the metric library, the analysis, the utilities and the non-Beam output
+    import neither it nor Beam's pipeline API (``apache_beam.io.filesystems``, a file API, is allowed)."""
+    pure = [m for m in MODULES if m.split(".")[:2] in (["multiref", "metrics"], ["multiref", "analysis"],
+                                                         ["multiref", "util"], ["multiref", "output"])]
+    assert len(pure) > 30
+    assert sorted((m, b) for m in pure for b in GRAPH[m] if b.startswith("multiref.beam")) == []
+    beam_api = []
+    for module in pure:
+        with open(MODULES[module], encoding="utf-8") as fh:
+            for node in ast.walk(ast.parse(fh.read())):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                beam_api += [(module, n) for n in names
+                             if n.split(".")[0] == "apache_beam" and not n.startswith("apache_beam.io.filesystem")]
+    assert beam_api == []

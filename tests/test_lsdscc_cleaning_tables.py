@@ -290,7 +290,7 @@ _BUILD = """
 import json, sys
 from multiref.util.measure import output_digests
 from lsdscc.corpus import cleaning
-from pipelines.lsdscc_corpus import run
+from pipelines.lsdscc.corpus import run
 folder, out = sys.argv[1], sys.argv[2]
 run((["--input", folder] if folder else []) + ["--output", out, "--workers", "1"], quiet=True)
 print(json.dumps({"native": cleaning._native is not None, "files": output_digests(out)}))

@@ -193,7 +193,7 @@ def test_prepare_thread_applies_the_configured_convention():
 def test_build_flag_reaches_the_config():
     import argparse
 
-    from pipelines.lsdscc_options import add_corpus_arguments, config_from_values
+    from pipelines.lsdscc.options import add_corpus_arguments, config_from_values
 
     parser = argparse.ArgumentParser()
     add_corpus_arguments(parser)

@@ -36,7 +36,7 @@ from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import DELETED, TITLE_ONLY, Post
 from lsdscc.corpus.sample_gen import generate
 from lsdscc.corpus.vocab import build_vocabulary
-from pipelines.lsdscc_transforms import REJECTED, ReadPosts
+from pipelines.lsdscc.transforms import REJECTED, ReadPosts
 from tests.test_lsdscc_hostile import EMAIL, MENTION, PRIVATE_KEY, time_limit
 
 CONFIG = CorpusConfig()

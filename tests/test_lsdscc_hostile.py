@@ -38,7 +38,7 @@ from lsdscc.corpus.records import Post
 from lsdscc.corpus.threads import prepare_thread, thread_examples
 from lsdscc.corpus.vocab import build_vocabulary
 from lsdscc.corpus.records import dead_letter
-from pipelines.lsdscc_transforms import REJECTED, ReadPosts
+from pipelines.lsdscc.transforms import REJECTED, ReadPosts
 
 CONFIG = CorpusConfig(min_turns=2, max_query_tokens=10**6, max_response_tokens=10**6)
 

@@ -14,7 +14,7 @@ import zstandard
 
 from lsdscc.corpus import parquet_source, sources
 from lsdscc.corpus.sample_gen import generate, write_arctic
-from pipelines.lsdscc_corpus import run
+from pipelines.lsdscc.corpus import run
 
 
 def _records():

@@ -11,7 +11,7 @@ import zstandard
 
 from lsdscc.corpus.sample_gen import generate
 from multiref_cli import main as cli_main
-from pipelines.lsdscc_corpus import run
+from pipelines.lsdscc.corpus import run
 from tests.helpers import REPO_DIR, data_path, file_digests
 
 # The bundled sample's expected counts, as printed by `multiref lsdscc build` and stated in
@@ -188,7 +188,7 @@ def _fail_writing(config, rows):
 def test_the_spill_files_go_when_the_job_succeeds_or_fails(sample_build, tmp_path, monkeypatch):
     folder, _ = sample_build
     assert _spill_leftovers(folder.parent) == []  # after success: only the dataset
-    from pipelines import lsdscc_transforms
+    from pipelines.lsdscc import transforms as lsdscc_transforms
 
     monkeypatch.setenv("SPILL_TEST_ROOT", str(tmp_path))
     monkeypatch.setattr(lsdscc_transforms, "finish_shard", _fail_writing)
@@ -201,7 +201,7 @@ def test_the_spill_files_go_when_the_job_succeeds_or_fails(sample_build, tmp_pat
 def test_same_bytes_with_the_runners_own_shuffles(sample_build, tmp_path, monkeypatch):
     # Dataflow, Flink and Spark get plain GroupByKeys instead of the spill (shuffles_in_memory
     # is False for them): the same folder, and no spill folder is made.
-    from multiref.output import beam_utils
+    from pipelines.beam import runner as beam_utils
 
     folder, _ = sample_build
     monkeypatch.setattr(beam_utils, "shuffles_in_memory", lambda options: False)
@@ -289,7 +289,7 @@ def test_buckets_give_the_same_rows(sample_build, tmp_path):
 def test_auto_shard_count(tmp_path, capsys):
     from lsdscc.corpus.sources import default_inputs
     from multiref.util.errors import UserError
-    from pipelines.lsdscc_options import estimated_input_bytes, resolve_num_shards
+    from pipelines.lsdscc.options import estimated_input_bytes, resolve_num_shards
 
     plain = tmp_path / "RC_x.jsonl"
     plain.write_bytes(b"x" * 30_000_000)
@@ -307,7 +307,7 @@ def test_auto_shard_count(tmp_path, capsys):
 def test_bucket_mb_is_accepted_with_a_note(tmp_path, capsys):
     import argparse
 
-    from pipelines import lsdscc_options
+    from pipelines.lsdscc import options as lsdscc_options
 
     lsdscc_options._Deprecated.noted = False
     parser = argparse.ArgumentParser()
@@ -320,7 +320,7 @@ def test_bucket_mb_is_accepted_with_a_note(tmp_path, capsys):
 
 
 def test_same_bytes_on_every_local_runner(sample_build, tmp_path):
-    # The deterministic writer (multiref.output.beam_writer) and counts computed as data: the folder
+    # The deterministic writer (multiref.beam.writer) and counts computed as data: the folder
     # is byte-identical on the default runner, two worker processes, and Beam's portable runner
     # (the path Flink, Spark and Dataflow Runner v2 take), with a local --output.
     folder, _ = sample_build
@@ -335,7 +335,7 @@ def test_same_bytes_on_every_local_runner(sample_build, tmp_path):
 
 
 def test_render_runner_draws_every_step(tmp_path):
-    from pipelines.lsdscc_corpus import STEPS
+    from pipelines.lsdscc.corpus import STEPS
 
     graph = tmp_path / "graph.dot"
     summary = run(["--output", str(tmp_path / "o"), "--runner", "apache_beam.runners.render.RenderRunner",

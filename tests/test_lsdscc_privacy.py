@@ -129,7 +129,7 @@ def test_resolve_thread_deletion_wins_in_every_order():
 
 
 def test_a_thread_of_tombstones_only_is_no_thread():
-    from pipelines.lsdscc_transforms import ResolveThread
+    from pipelines.lsdscc.transforms import ResolveThread
 
     dofn = ResolveThread(encoded=False)
     dofn.start_bundle()

@@ -12,7 +12,7 @@ from multiref.util import progress
 
 def _build(tmp_path, *flags):
     out = tmp_path / ("o" + "".join(f.strip("-")[0] for f in flags))
-    proc = subprocess.run([sys.executable, "-m", "pipelines.lsdscc_corpus", "--output", str(out), *flags],
+    proc = subprocess.run([sys.executable, "-m", "pipelines.lsdscc.corpus", "--output", str(out), *flags],
                           capture_output=True, text=True, env=_env())
     assert proc.returncode == 0, proc.stderr
     return out, proc.stderr

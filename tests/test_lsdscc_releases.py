@@ -22,7 +22,7 @@ from lsdscc.corpus.deletions import meta_drop_reason
 from lsdscc.corpus.outcomes import Dropped
 from lsdscc.corpus.records import normalize
 from multiref import citations
-from pipelines.lsdscc_corpus import run
+from pipelines.lsdscc.corpus import run
 from tests import era_dumps
 from tests.helpers import REPO_DIR
 from tests.test_citations import entries

@@ -151,7 +151,7 @@ def test_sampling_config_errors():
 def stage_args(*extra):
     import argparse
 
-    from multiref_cli import lsdscc_testset as testset_cli
+    from multiref_cli.lsdscc import testset as testset_cli
 
     parser = argparse.ArgumentParser()
     testset_cli.add_testset_arguments(parser)
@@ -163,7 +163,7 @@ def stage_args(*extra):
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The stage run twice on one folder: (folder, spec, first counts, second counts, mtimes, bytes)."""
-    from pipelines.lsdscc_testset import run_testset_stage
+    from pipelines.lsdscc.testset import run_testset_stage
 
     folder = tmp_path_factory.mktemp("testset") / "corpus"
     spec = make_corpus(folder)
@@ -258,7 +258,7 @@ def test_rerun_reuses_artifacts_and_is_byte_identical(built):
 def test_doc2vec_sample_is_used_recorded_and_reproducible(built, tmp_path):
     """--doc2vec-sample below the corpus's distinct sentences: the model trains on a seeded
     sample (the compared queries in it), the card says so, a rerun gives the same bytes."""
-    from pipelines.lsdscc_testset import run_testset_stage
+    from pipelines.lsdscc.testset import run_testset_stage
 
     folder, spec, full, _, _, _ = built
     assert full["doc2vec_sampled"] is False and full["doc2vec_trained_sentences"] == full["doc2vec_corpus_sentences"]
@@ -288,7 +288,7 @@ def test_doc2vec_parts_are_recorded_and_give_the_same_bytes_in_one_process_or_tw
     and the output is byte-identical whether the parts train in two processes or (this thread
     limited to one core) in one; a rerun reuses the cached vectors."""
     from lsdscc.testset import doc2vec_parts
-    from pipelines.lsdscc_testset import run_testset_stage
+    from pipelines.lsdscc.testset import run_testset_stage
 
     folder = built[0]
     cpus = os.sched_getaffinity(0)
@@ -321,8 +321,8 @@ def _files(folder) -> dict:
 
 
 def test_threshold_and_drop_short(tmp_path):
-    """Through the pipeline's own entry point (python -m pipelines.lsdscc_testset), Beam flags passed on."""
-    from pipelines.lsdscc_testset import run
+    """Through the pipeline's own entry point (python -m pipelines.lsdscc.testset), Beam flags passed on."""
+    from pipelines.lsdscc.testset import run
 
     spec = make_corpus(tmp_path)
     argv = ["--dataset", str(tmp_path), "--per-stratum", "2", "--retrieval-depth", "6", "--doc2vec-min-count", "1",
@@ -356,7 +356,7 @@ def test_leak_pipeline_counters(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from pipelines import lsdscc_testset as stage
+    from pipelines.lsdscc import testset as stage
 
     def write(name, table):
         path = str(tmp_path / name)
@@ -394,14 +394,14 @@ def test_vectorized_leak_reasons_match_the_rule():
 
 
 def test_remote_folder_is_a_user_error():
-    from pipelines.lsdscc_testset import run_testset_stage
+    from pipelines.lsdscc.testset import run_testset_stage
 
     with pytest.raises(UserError, match="needs a local corpus folder"):
         run_testset_stage("gs://bucket/lsdscc", stage_args())
 
 
 def test_build_prints_the_test_set_counts_on_one_line_with_its_total_time():
-    from multiref_cli.lsdscc_build import format_testset_counts
+    from multiref_cli.lsdscc.build import format_testset_counts
 
     line = format_testset_counts({"candidates": 3036, "lucene_index_reused": False, "test_queries": 300,
                                   "seconds": {"lucene_index": 1.6, "total": 5.24}})

@@ -1,4 +1,4 @@
-"""Each composite of the LSDSCC corpus graph (pipelines/lsdscc_transforms.py) on its own,
+"""Each composite of the LSDSCC corpus graph (pipelines/lsdscc/transforms.py) on its own,
 with TestPipeline and assert_that, in the style of Beam's examples."""
 
 import apache_beam as beam
@@ -9,10 +9,10 @@ from apache_beam.testing.util import assert_that, equal_to
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.records import Post
 from lsdscc.corpus.threads import MultiTurnRow, Node, SingleTurnRow, Thread
-from multiref.output.beam_utils import pipeline_options
-from multiref.output.beam_writer import SumCounts
-from pipelines import lsdscc_dedup as d
-from pipelines import lsdscc_transforms as t
+from pipelines.beam.runner import pipeline_options
+from multiref.beam.writer import SumCounts
+from pipelines.lsdscc import dedup as d
+from pipelines.lsdscc import transforms as t
 
 CONFIG = CorpusConfig(max_query_tokens=8, max_response_tokens=5, min_turns=3, rare_max_count=1, piece_min_count=2)
 
@@ -242,7 +242,7 @@ def test_dedup_and_split_lane_by_lane():
 def test_only_bytes_cross_the_shuffles():
     # Beam's local runner holds a GroupByKey's values as decoded objects: posts, packed rows
     # and content keys cross as bytes; threads between the steps keep the registered row coder.
-    from multiref.output.beam_writer import TupleRowCoder
+    from multiref.beam.writer import TupleRowCoder
 
     registry = beam.coders.registry
     p = beam.Pipeline(options=pipeline_options([]))

@@ -13,7 +13,7 @@ import zstandard
 from lsdscc.corpus import provenance, sources
 from lsdscc.corpus.sample_gen import write_dump
 from multiref.util.errors import UserError
-from pipelines import lsdscc_options
+from pipelines.lsdscc import options as lsdscc_options
 from tests.helpers import file_digests
 
 
@@ -114,7 +114,7 @@ def test_workers_auto_and_explicit(tmp_path, monkeypatch):
 
 
 def _build(month, out, *flags) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "pipelines.lsdscc_corpus", "--quiet", "--input", str(month),
+    argv = [sys.executable, "-m", "pipelines.lsdscc.corpus", "--quiet", "--input", str(month),
             "--output", str(out), *flags]
     return subprocess.run(argv, capture_output=True, text=True, timeout=240, cwd=out.parent)
 

@@ -60,7 +60,14 @@ def test_the_scoring_library_is_checked_and_its_calls_take_a_config():
 
 
 def test_the_score_command_turns_the_parsed_flags_into_a_config_once():
-    """In ``multiref_cli/score.py`` the parsed flags appear in one line: ``from_args`` in ``handle``."""
-    text = (REPO_DIR / "multiref_cli" / "score.py").read_text("utf-8")
+    """In ``multiref_cli/score/command.py`` the parsed flags appear in one line: ``from_args`` in ``handle``."""
+    text = (REPO_DIR / "multiref_cli" / "score" / "command.py").read_text("utf-8")
     uses = [line.strip() for line in text.splitlines() if re.search(r"\bargs\b", line) and "argparse" not in line]
     assert uses == ["def handle(args) -> int:", "return run(from_args(ScoreConfig, args))"]
+
+
+def test_the_check_walks_the_subpackages():
+    """The jobs' and the core's subpackages (``pipelines/lsdscc/``, ``multiref/beam/``, ...) are read too."""
+    walked = {path.relative_to(REPO_DIR).as_posix() for package in PACKAGES for path in (REPO_DIR / package).rglob("*.py")}
+    assert {"pipelines/lsdscc/corpus.py", "pipelines/lsdscc/publish.py", "pipelines/dailydialog/job.py",
+            "pipelines/augment/options.py", "pipelines/beam/runner.py", "multiref/beam/writer.py"} <= walked

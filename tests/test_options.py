@@ -113,7 +113,7 @@ def test_a_skipped_flag_is_left_to_the_caller():
 def test_augment_declares_no_default_of_its_own():
     """augment's three renamed flags take the test-set stage's defaults; its other method flags are
     the stage's options, so a default changed there changes here."""
-    from pipelines import augment_options
+    from pipelines.augment import options as augment_options
 
     parser = argparse.ArgumentParser()
     augment_options.add_augment_arguments(parser)
@@ -165,7 +165,7 @@ def test_recorded_options_give_back_their_flags(toy):
 
 def test_a_corpus_card_gives_back_its_flags(leaves):
     from lsdscc.corpus.config import CorpusConfig
-    from pipelines.lsdscc_options import config_from_values
+    from pipelines.lsdscc.options import config_from_values
 
     config = CorpusConfig(subreddits=("movies", "films"), lowercase=False, tokenizer="nltk", vocab_size=300,
                           validation_fraction=0.3, min_turns=4)
@@ -232,7 +232,7 @@ def test_declared_lists_each_flag_once():
 
 def test_corpus_flags_of_the_cli_give_the_config_defaults(leaves):
     from lsdscc.corpus.config import CorpusConfig
-    from pipelines.lsdscc_options import CorpusJob, config_from_values
+    from pipelines.lsdscc.options import CorpusJob, config_from_values
 
     args, _ = leaves["lsdscc build"].parse_known_args([])
     assert config_from_values(args) == CorpusConfig()
@@ -247,7 +247,7 @@ def test_testset_flags_give_the_config_defaults_and_one_seed(leaves):
     from lsdscc.testset.doc2vec import Doc2VecConfig
     from lsdscc.testset.retrieval import RetrievalConfig
     from lsdscc.testset.assemble import SamplingConfig
-    from pipelines.testset_options import configs_from_args
+    from pipelines.lsdscc.testset_options import configs_from_args
 
     for command in ("lsdscc build", "lsdscc testset"):
         args, _ = leaves[command].parse_known_args(["--dataset", "d"] if command == "lsdscc testset" else [])
@@ -259,7 +259,7 @@ def test_testset_flags_give_the_config_defaults_and_one_seed(leaves):
 
 
 def test_dailydialog_flags_give_the_build_defaults(leaves):
-    from pipelines.dailydialog_options import BuildOptions, options_from_args
+    from pipelines.dailydialog.options import BuildOptions, options_from_args
 
     args, _ = leaves["dailydialog build"].parse_known_args(["--output", "o"])
     assert options_from_args(args) == BuildOptions()
@@ -273,7 +273,7 @@ def test_dailydialog_flags_give_the_build_defaults(leaves):
 
 def test_the_cards_record_the_same_options_in_the_same_order():
     from lsdscc.corpus.config import DEFAULT_BOTS, CorpusConfig
-    from pipelines.dailydialog_options import BuildOptions
+    from pipelines.dailydialog.options import BuildOptions
 
     card = BuildOptions().card()
     assert list(card.items()) == [
@@ -301,8 +301,8 @@ def test_the_cards_record_the_same_options_in_the_same_order():
 def test_job_options_classes_are_made_once_and_read_the_flags():
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    from pipelines.dailydialog_options import dailydialog_pipeline_options
-    from pipelines.lsdscc_options import corpus_pipeline_options
+    from pipelines.dailydialog.options import dailydialog_pipeline_options
+    from pipelines.lsdscc.options import corpus_pipeline_options
 
     corpus, dd = corpus_pipeline_options(), dailydialog_pipeline_options()
     assert corpus is corpus_pipeline_options() and issubclass(corpus, PipelineOptions)

@@ -67,9 +67,9 @@ def _commands(folder, tmp_path):
         "annotate-import": ("multiref_cli", ["lsdscc", "annotate", "import", "--dataset", str(folder), "--annotations",
                                          str(csv), "--output", str(tmp_path / "public")]),
         "dailydialog-build": ("multiref_cli", ["dailydialog", "build", "--output", str(folder)]),
-        "module-lsdscc-corpus": ("pipelines.lsdscc_corpus", ["--output", str(folder)]),
-        "module-dailydialog": ("pipelines.dailydialog", ["--output", str(folder)]),
-        "module-lsdscc-testset": ("pipelines.lsdscc_testset", ["--dataset", str(folder)]),
+        "module-lsdscc-corpus": ("pipelines.lsdscc.corpus", ["--output", str(folder)]),
+        "module-dailydialog": ("pipelines.dailydialog.job", ["--output", str(folder)]),
+        "module-lsdscc-testset": ("pipelines.lsdscc.testset", ["--dataset", str(folder)]),
     }
 
 
@@ -174,14 +174,14 @@ def test_symlink_to_someone_elses_folder_is_refused(tiny_dump, tmp_path):
 
 @pytest.mark.parametrize("how", ["cli", "module"])
 def test_our_previous_dataset_is_replaced_whole(how, base, tmp_path):
-    """Our own dataset (also from ``python -m pipelines.lsdscc_corpus``, which used to clear it
+    """Our own dataset (also from ``python -m pipelines.lsdscc.corpus``, which used to clear it
     in place) is replaced by a new folder swapped in: a new inode, no sidecar, loadable."""
     folder = copy_of(base, tmp_path)
     inode = os.stat(folder).st_ino
     if how == "cli":
         done = run("lsdscc", "build", "--output", str(folder), "--vocab-size", "300", *SKIP_TESTSET)
     else:
-        done = run_module("pipelines.lsdscc_corpus", ["--output", str(folder), "--vocab-size", "300"], tmp_path)
+        done = run_module("pipelines.lsdscc.corpus", ["--output", str(folder), "--vocab-size", "300"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert os.stat(folder).st_ino != inode and sidecars(tmp_path) == []
     assert tree(folder) != base[1] and load_rows(folder, "single_turn", tmp_path)["train"] > 0
@@ -190,10 +190,10 @@ def test_our_previous_dataset_is_replaced_whole(how, base, tmp_path):
 
 def test_dailydialog_module_publishes_whole(tmp_path):
     folder = tmp_path / "dd"
-    first = run_module("pipelines.dailydialog", ["--output", str(folder)], tmp_path)
+    first = run_module("pipelines.dailydialog.job", ["--output", str(folder)], tmp_path)
     assert first.returncode == 0, first.stderr
     inode = os.stat(folder).st_ino
-    again = run_module("pipelines.dailydialog", ["--output", str(folder), "--seed", "7"], tmp_path)
+    again = run_module("pipelines.dailydialog.job", ["--output", str(folder), "--seed", "7"], tmp_path)
     assert again.returncode == 0, again.stderr
     assert os.stat(folder).st_ino != inode and sidecars(tmp_path) == []
     assert json.loads(again.stdout.strip().splitlines()[-1])["multiref"] == {"test": 37}

@@ -461,7 +461,7 @@ def test_vectors_reach_the_embedding_metrics(capsys, tmp_path):
 def test_scoring_asks_for_one_blas_thread_unless_the_user_chose(monkeypatch):
     # numpy's OpenBLAS starts its thread pool on import: score asks for one thread (start-up time),
     # and keeps the user's own setting
-    from multiref_cli import score
+    from multiref_cli.score import command as score
 
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     score._single_threaded_blas()

@@ -112,7 +112,7 @@ def _drive(argv, log, cwd):
 def default_build(tmp_path_factory):
     """``digests(*flags)``: the files of the bundled sample built with ``flags`` on the default
     runner, as ``multiref lsdscc build --skip-testset`` builds them (each built once)."""
-    from pipelines.lsdscc_corpus import run
+    from pipelines.lsdscc.corpus import run
 
     built: dict = {}
 
@@ -166,8 +166,8 @@ import sys
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.transforms.environments import ExternalEnvironment
-from pipelines.lsdscc_corpus import build
-from pipelines.lsdscc_options import corpus_from_args, corpus_pipeline_options
+from pipelines.lsdscc.corpus import build
+from pipelines.lsdscc.options import corpus_from_args, corpus_pipeline_options
 
 address, folder, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
 runner = FnApiRunner(default_environment=ExternalEnvironment(address))
@@ -188,7 +188,7 @@ def test_two_workers_of_one_pool_share_the_job(default_build, tmp_path):
     started = re.findall(r'Starting worker with command .*worker_id="(worker_\d+)"', text)
     assert sorted(started) == ["worker_0", "worker_1"], started
     # one first import per process in the pool's log (the pool itself imports neither)
-    assert len(re.findall(r"\| +pipelines\.lsdscc_transforms$", text, flags=re.M)) == 2  # both got the graph
+    assert len(re.findall(r"\| +pipelines\.lsdscc\.transforms$", text, flags=re.M)) == 2  # both got the graph
     assert len(re.findall(r"\| +nltk$", text, flags=re.M)) == 2  # both cleaned comments
 
 

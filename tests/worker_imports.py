@@ -22,8 +22,8 @@ CONSTRAINTS = REPO_DIR / "constraints.txt"
 PROJECT = ("multiref_cli", "pipelines", "lsdscc", "dailydialog_pp", "multiref")
 
 #: The modules whose functions and classes the corpus graph carries to the workers.
-ENTRY_MODULES = ("pipelines.lsdscc_transforms", "pipelines.lsdscc_vocabulary", "pipelines.lsdscc_read",
-                 "pipelines.lsdscc_releases", "multiref.output.beam_writer", "lsdscc.corpus.vocab",
+ENTRY_MODULES = ("pipelines.lsdscc.transforms", "pipelines.lsdscc.vocabulary", "pipelines.lsdscc.read",
+                 "pipelines.lsdscc.releases", "multiref.beam.writer", "lsdscc.corpus.vocab",
                  "multiref.util.progress")
 
 #: (module, function, imported top-level module): imports inside functions only the driver calls.

@@ -1,6 +1,6 @@
 """Text cleaning for the LSDSCC corpus: steps 1 to 4 and 6 to 7 of docs/algorithms.md#1-lsdscc-corpus.
 
-Pure functions on strings and token lists; the Beam pipeline (pipelines/lsdscc_corpus.py)
+Pure functions on strings and token lists; the Beam pipeline (pipelines/lsdscc/corpus.py)
 only wraps them. Order, as in the paper:
 
 1. :func:`strip_markup` - markdown and HTML go, ``[word](url)`` becomes ``word``, entities

@@ -2,7 +2,7 @@
 
 Each field the user sets carries its flag (:func:`multiref.util.options.option`): the
 ``multiref lsdscc build`` flags, the job's Beam options class and the card all derive from
-this class (:mod:`pipelines.lsdscc_options`).
+this class (:mod:`pipelines.lsdscc.options`).
 
 Every field changes the data; :meth:`CorpusConfig.as_options` is what the card records
 (docs/algorithms.md#1-lsdscc-corpus gives the defaults: vocabulary 50,000, query <= 100 tokens,

@@ -114,7 +114,7 @@ def write_ids(config: ExportIdsConfig) -> dict:
     check_output(config.output, "--output", [config.dataset])  # never a file of the dataset it reads
     release = export_ids(config.dataset)
     if is_remote(config.output):
-        from multiref.output.beam_writer import write_file
+        from multiref.beam.writer import write_file
 
         write_file(config.output, ids_text(release).encode("utf-8"))
     else:
@@ -197,7 +197,7 @@ def _row_ok(config: str, row) -> bool:
 
 
 def build_argv(options: dict) -> list:
-    """Corpus flags (:func:`pipelines.lsdscc_options.add_corpus_arguments`) giving ``options``.
+    """Corpus flags (:func:`pipelines.lsdscc.options.add_corpus_arguments`) giving ``options``.
 
     Raises UserError for an option no flag sets to the recorded value (a build made with a
     changed default cannot be reproduced by flags)."""

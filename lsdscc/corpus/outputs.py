@@ -61,15 +61,15 @@ def schema(config: str):
 
 def write_bytes(path: str, data: bytes) -> None:
     """A whole file, local or remote, written as the Beam jobs write theirs (temporary name,
-    then rename: :func:`multiref.output.beam_writer.write_file`)."""
-    from multiref.output.beam_writer import write_file
+    then rename: :func:`multiref.beam.writer.write_file`)."""
+    from multiref.beam.writer import write_file
 
     write_file(path, data)
 
 
 def join(folder: str, *parts: str) -> str:
-    """A path under ``folder``, local or remote (:func:`multiref.output.beam_writer.join`)."""
-    from multiref.output.beam_writer import join as beam_join
+    """A path under ``folder``, local or remote (:func:`multiref.beam.writer.join`)."""
+    from multiref.beam.writer import join as beam_join
 
     return beam_join(folder, *parts)
 

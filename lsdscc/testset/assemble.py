@@ -2,7 +2,7 @@
 
 Pure functions over plain Python values, plus the reading and writing of dataset folders
 (:mod:`multiref.output.hfdata`). The driver that chains them with Lucene and Doc2Vec is
-:mod:`pipelines.lsdscc_testset`.
+:mod:`pipelines.lsdscc.testset`.
 
 Rules (each a default that an option changes, every option recorded in the card):
 

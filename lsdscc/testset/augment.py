@@ -5,7 +5,7 @@ corpus: every distinct context of the corpus is a Lucene document; each test con
 ``top_k`` most similar corpus contexts are re-ranked by the cosine of their Doc2Vec vectors
 and kept at or above ``threshold``; the responses of the kept contexts, most similar first,
 are the test context's candidate references (at most ``max_candidates``). Pure functions
-over plain values; the driver that runs Lucene and Doc2Vec is :mod:`pipelines.augment`,
+over plain values; the driver that runs Lucene and Doc2Vec is :mod:`pipelines.augment.job`,
 with the code of the LSDSCC test-set stage (:mod:`lsdscc.testset.retrieval`, :mod:`lsdscc.testset.doc2vec`,
 :func:`lsdscc.testset.assemble.assemble_candidates`).
 

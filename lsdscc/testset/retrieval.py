@@ -129,7 +129,7 @@ def build_index(docs: Iterable[tuple[str, str]], index_dir: str, config: Retriev
         raise UserError(f"Lucene indexing into {index_dir} failed: {str(exc).splitlines()[0]}") from None
     finally:
         shutil.rmtree(collection, ignore_errors=True)
-        gc.collect()  # release Java proxies on this thread (see pipelines.lsdscc_testset._retrieve)
+        gc.collect()  # release Java proxies on this thread (see pipelines.lsdscc.testset._retrieve)
     with open(os.path.join(tmp, MARKER), "w", encoding="utf-8") as fh:
         json.dump({"documents": count, "options": config.index_options()}, fh, sort_keys=True)
     shutil.rmtree(index_dir, ignore_errors=True)

@@ -1,1 +1,1 @@
-"""Dataset output: Hugging Face folders, Beam file writing, atomic publishing."""
+"""Dataset output: Hugging Face folders, output files, atomic publishing (local or remote)."""

@@ -7,7 +7,7 @@ folder with configs ``multiref``, ``dailydialog_pp`` and ``contexts`` (plus
 ``dailydialog_pp_corrupted`` with ``--corruptions``), ``rejected/<reason>.jsonl`` dead letters, ``stats.json``, and the
 card (``README.md``, ``dataset_meta.json``).
 
-The graph, one composite per step of the papers (:mod:`pipelines.dailydialog_transforms`,
+The graph, one composite per step of the papers (:mod:`pipelines.dailydialog.transforms`,
 over the pure functions of :mod:`dailydialog_pp.steps`)::
 
     Read -> References (section 4: join the released references by dialogue index, cut after
@@ -24,18 +24,18 @@ folder is byte-identical on every runner and may be on ``gs://``. After the run 
 writes the card from ``stats.json`` and returns a summary; it prints nothing but its notes
 on stderr. Draw the graph without running it::
 
-    python -m pipelines.dailydialog --output out/dd --runner apache_beam.runners.render.RenderRunner \\
+    python -m pipelines.dailydialog.job --output out/dd --runner apache_beam.runners.render.RenderRunner \\
         --render_output graph.dot
 
 Local run (``python -m`` publishes the folder whole, as the CLI does)::
 
     multiref dailydialog build --output out/dailydialog --dailydialog DD/ \\
         --multiref-references multireftest.json --ddpp DDPP/
-    python -m pipelines.dailydialog --output out/dd            # bundled sample
+    python -m pipelines.dailydialog.job --output out/dd            # bundled sample
 
 Dataflow (build the job graph offline with --dry_run=True)::
 
-    python -m pipelines.dailydialog --output gs://B/dd --runner DataflowRunner --project P \\
+    python -m pipelines.dailydialog.job --output gs://B/dd --runner DataflowRunner --project P \\
         --region R --temp_location gs://B/t --setup_file ./setup.py
 """
 
@@ -50,7 +50,7 @@ import dailydialog_pp  # a docstring only: cheap to import
 from dailydialog_pp.steps import natural_key  # noqa: F401  (the job's API)
 from multiref.util.errors import UserError
 from multiref.util.location import is_remote
-from pipelines.dailydialog_options import BuildOptions, DailyDialogJob, options_from_args  # noqa: F401  (job's API)
+from pipelines.dailydialog.options import BuildOptions, DailyDialogJob, options_from_args  # noqa: F401  (job's API)
 
 SPLITS = ("train", "validation", "test")
 SAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(dailydialog_pp.__file__)), "sample")
@@ -146,7 +146,7 @@ def build_pipeline(p, source: dict, options: BuildOptions, folder: str):
     import apache_beam as beam
 
     from dailydialog_pp.schema import CONTEXTS, CORRUPTED, DDPP, MULTIREF
-    from pipelines import dailydialog_transforms as t
+    from pipelines.dailydialog import transforms as t
 
     read = p | "Read" >> t.Read(source)
     references = ({"dialogues": read["dialogues"], "released": read["references"]}
@@ -192,7 +192,7 @@ def _clear_previous(folder: str) -> None:
     from apache_beam.io.filesystems import FileSystems
 
     from dailydialog_pp.card import CONFIGS
-    from multiref.output.beam_writer import join, matching
+    from multiref.beam.writer import join, matching
 
     old = [p for c in CONFIGS for p in matching(join(folder, c, "*.parquet"))]
     old += matching(join(folder, "rejected", "*.jsonl"))
@@ -209,7 +209,7 @@ def build(job: DailyDialogJob, config: BuildOptions, beam_args=(), *, source=Non
     the graph. UserError for a bad option, input or output."""
     import apache_beam as beam
 
-    from multiref.output.beam_utils import check_output_for_runner, pipeline_options, run_pipeline, runner_does_not_execute
+    from pipelines.beam.runner import check_output_for_runner, pipeline_options, run_pipeline, runner_does_not_execute
 
     beam_options = options if options is not None else pipeline_options(list(beam_args))
     if config.corruptions:
@@ -247,7 +247,7 @@ def finalize(folder: str) -> dict:
     ``output`` and ``dead_letters`` (``{reason: records}`` as written to ``rejected/``)."""
     from dailydialog_pp.card import card_configs, merged_meta
     from multiref.output import hfdata
-    from multiref.output.beam_writer import join, matching, parquet_data_bytes, read_file, write_card
+    from multiref.beam.writer import join, matching, parquet_data_bytes, read_file, write_card
 
     stats = json.loads(read_file(join(folder, "stats.json")))
     infos, warnings = card_configs(stats)
@@ -267,14 +267,14 @@ def finalize(folder: str) -> dict:
 
 def build_published(job: DailyDialogJob, config: BuildOptions, beam_args=(), *, options=None, source=None,
                     command: str = "multiref dailydialog build") -> dict:
-    """The DailyDialog build (``multiref dailydialog build``, ``python -m pipelines.dailydialog``
+    """The DailyDialog build (``multiref dailydialog build``, ``python -m pipelines.dailydialog.job``
     and :func:`run`): check the inputs and ``job.output`` (a foreign folder or one holding an
     input is refused: :mod:`multiref.output.publish_target`), build into a staging folder
     beside it and publish that whole (:mod:`multiref.output.publish`: at every instant the
     output is the complete old dataset or the complete new one). ``source`` injects raw
     records as for :func:`build`. Returns :func:`build`'s summary, naming the published folder."""
     from multiref.output import publish, published
-    from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
+    from pipelines.beam.runner import pipeline_options, runner_does_not_execute
     from multiref.util.files import require_writable
 
     check_inputs(job)
@@ -292,17 +292,17 @@ def build_published(job: DailyDialogJob, config: BuildOptions, beam_args=(), *, 
 
 def run(argv=None, *, source=None) -> dict:
     """Build and publish (:func:`build_published`, as the CLI and ``python -m`` do): the flags
-    of :func:`pipelines.dailydialog_options.dailydialog_pipeline_options` plus Beam's; ``source`` injects
+    of :func:`pipelines.dailydialog.options.dailydialog_pipeline_options` plus Beam's; ``source`` injects
     raw records (``{"dailydialog": [RawLine], "multiref": [...]|None, "ddpp": [...]|None}``).
     Returns :func:`build`'s summary."""
     options, job, config = _parse(argv)
-    return build_published(job, config, options=options, source=source, command="python -m pipelines.dailydialog")
+    return build_published(job, config, options=options, source=source, command="python -m pipelines.dailydialog.job")
 
 
 def _parse(argv) -> tuple:
     """``(Beam options, DailyDialogJob, BuildOptions)`` of the job's command line ``argv``."""
-    from multiref.output.beam_utils import pipeline_options
-    from pipelines.dailydialog_options import dailydialog_pipeline_options, job_from_args
+    from pipelines.beam.runner import pipeline_options
+    from pipelines.dailydialog.options import dailydialog_pipeline_options, job_from_args
 
     argv = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--"]
     options = pipeline_options(argv)
@@ -313,11 +313,11 @@ def _parse(argv) -> tuple:
 
 
 def main(argv=None) -> int:
-    """``python -m pipelines.dailydialog``: build and publish like the CLI; print the rows
+    """``python -m pipelines.dailydialog.job``: build and publish like the CLI; print the rows
     per config and split as JSON."""
     try:
         options, job, config = _parse(argv)
-        summary = build_published(job, config, options=options, command="python -m pipelines.dailydialog")
+        summary = build_published(job, config, options=options, command="python -m pipelines.dailydialog.job")
     except UserError as exc:
         print(f"multiref: error: {exc}", file=sys.stderr)
         return 1

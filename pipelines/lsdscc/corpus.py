@@ -4,17 +4,17 @@ Reddit dump files (Pushshift / Arctic Shift schema; plain, .gz or .zst JSON line
 BigQuery-style JSON array) -> a Hugging Face dataset folder with configs ``single_turn``
 and ``multi_turn`` (train + validation), ``rejected/`` dead letters, ``stats.json``, plots
 and the dataset card. The graph, one composite per step of the paper
-(:mod:`pipelines.lsdscc_transforms`)::
+(:mod:`pipelines.lsdscc.transforms`)::
 
     Read -> Threads (grouped by link id) -> Clean -> Vocabulary (a combiner, applied as a
     side input) -> Pairs + Conversations (rows packed per thread) -> Dedup (grouping of the
     content keys alone; per thread, a notice of its duplicates) -> Split (hash of the thread id)
-    -> Write (multiref.output.beam_writer: shard = hash of the thread id, grouped by shard,
+    -> Write (multiref.beam.writer: shard = hash of the thread id, grouped by shard,
     unpacked without the duplicates, sorted, temporary name then rename)
 
 On the local runner (and the portable runner with ``--job_endpoint embed``) the three groupings
 and the cleaned threads waiting for the vocabulary pass through spill files
-(:mod:`multiref.output.beam_spill`) in ``<output>/.spill-<random>/`` (in the local temporary folder for a
+(:mod:`multiref.beam.spill`) in ``<output>/.spill-<random>/`` (in the local temporary folder for a
 ``gs://`` output on the local runner), removed when the job ends,
 whether it succeeded or failed: that runner would hold them in memory, several times over.
 Dataflow, Flink and Spark get plain ``GroupByKey`` s (their shuffles spill by themselves).
@@ -23,7 +23,7 @@ Drops are counted as data, summed by a combiner and written with the other figur
 ``stats.json`` by the graph; the driver then draws the plots and writes the card from it.
 So the folder is byte-identical on every runner. Draw the graph without running it::
 
-    python -m pipelines.lsdscc_corpus --runner apache_beam.runners.render.RenderRunner \\
+    python -m pipelines.lsdscc.corpus --runner apache_beam.runners.render.RenderRunner \\
         --render_output graph.dot
 
 Run locally (the offline FnApiRunner; ``--workers auto``, the default, runs it in one process
@@ -31,13 +31,13 @@ per core, at most 4, from about 100 MB of uncompressed input, each worker readin
 every file, and ``--workers N`` chooses; or Beam's portable runner with ``--runner
 PortableRunner --job_endpoint embed --environment_type LOOPBACK``)::
 
-    python -m pipelines.lsdscc_corpus --input 'dumps/RC_2017-*.zst' --input dumps/RS_2017-01.zst \\
+    python -m pipelines.lsdscc.corpus --input 'dumps/RC_2017-*.zst' --input dumps/RS_2017-01.zst \\
         --output out/lsdscc
 
 or the same through ``multiref lsdscc build``. On Google Cloud Dataflow (input and output
 on GCS; workers install this package from setup.py)::
 
-    python -m pipelines.lsdscc_corpus --input 'gs://BUCKET/reddit/R[CS]_2017-*.zst' \\
+    python -m pipelines.lsdscc.corpus --input 'gs://BUCKET/reddit/R[CS]_2017-*.zst' \\
         --output gs://BUCKET/lsdscc --runner DataflowRunner --project PROJECT \\
         --region us-central1 --temp_location gs://BUCKET/tmp --setup_file ./setup.py
 """
@@ -52,7 +52,7 @@ import time
 
 from lsdscc.corpus.config import CorpusConfig
 from multiref.util.location import is_remote
-from pipelines.lsdscc_options import resolve_num_shards, resolve_workers
+from pipelines.lsdscc.options import resolve_num_shards, resolve_workers
 
 #: The composites of the graph, in order: the steps of docs/algorithms.md#1-lsdscc-corpus.
 STEPS = ("Read", "Threads", "Clean", "Vocabulary", "Pairs", "Conversations", "Dedup", "Split", "Write")
@@ -61,16 +61,16 @@ STEPS = ("Read", "Threads", "Clean", "Vocabulary", "Pairs", "Conversations", "De
 def build_pipeline(p, config: CorpusConfig, folder: str, inputs=(), source=None, input_names=(), read_parts=1,
                    spill=None, verify=None):
     """Add the whole corpus job to pipeline ``p`` (see the module docstring); ``read_parts``:
-    workers reading each input file (:class:`pipelines.lsdscc_read.Read`); ``spill``: a folder
-    the caller owns and removes (:func:`multiref.output.beam_spill.spill_folder`) for the
+    workers reading each input file (:class:`pipelines.lsdscc.read.Read`); ``spill``: a folder
+    the caller owns and removes (:func:`multiref.beam.spill.spill_folder`) for the
     groupings' spill files, or None for the runner's own GroupByKey; ``verify``: ``(hashes,
     hashes file)`` for ``--verify-hashes`` (digests compared while reading)."""
     import apache_beam as beam
 
     from lsdscc.corpus import outputs
-    from multiref.output import beam_writer as bw
-    from pipelines import lsdscc_releases as r
-    from pipelines import lsdscc_transforms as t
+    from multiref.beam import writer as bw
+    from pipelines.lsdscc import releases as r
+    from pipelines.lsdscc import transforms as t
 
     read = p | "Read" >> t.Read(config, inputs, source, parts=read_parts, verify=verify)
     resolved = read["posts"] | "Threads" >> t.Threads(spill)
@@ -122,8 +122,8 @@ def _run_with_gc_tuned(p):
     rescanning them. Nothing here makes reference cycles that rely on prompt collection."""
     import gc
 
-    from multiref.output.beam_utils import run_pipeline
-    from pipelines.lsdscc_read import GC_THRESHOLD
+    from pipelines.beam.runner import run_pipeline
+    from pipelines.lsdscc.read import GC_THRESHOLD
 
     old = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLD)
@@ -144,13 +144,13 @@ def _log(message: str, quiet: bool) -> None:
 
 def run(argv=None, *, source=None, quiet: bool = False, check: bool = False) -> dict:
     """Build the corpus and publish it whole: :func:`build` without the test set. ``argv``: our
-    flags (:func:`pipelines.lsdscc_options.corpus_pipeline_options`) plus any Beam flags;
+    flags (:func:`pipelines.lsdscc.options.corpus_pipeline_options`) plus any Beam flags;
     ``source``: in-memory records instead of files. ``check=True`` (``python -m``) checks the
     folder as ``multiref lsdscc build --skip-testset`` does, which it then equals byte for
     byte; ``False`` publishes whatever the job wrote, an empty corpus included. Returns
     :func:`build`'s summary."""
-    from multiref.output.beam_utils import pipeline_options
-    from pipelines.lsdscc_options import corpus_from_args, corpus_pipeline_options
+    from pipelines.beam.runner import pipeline_options
+    from pipelines.lsdscc.options import corpus_from_args, corpus_pipeline_options
 
     options = pipeline_options(list(sys.argv[1:] if argv is None else argv))
     job, corpus = corpus_from_args(options.view_as(corpus_pipeline_options()))
@@ -158,24 +158,24 @@ def run(argv=None, *, source=None, quiet: bool = False, check: bool = False) -> 
 
 
 def build(job, corpus, beam_args=(), *, options=None, testset=None, source=None, quiet: bool = False,
-          check: bool = True, command: str = "python -m pipelines.lsdscc_corpus") -> dict:
-    """The whole LSDSCC build (``multiref lsdscc build`` and ``python -m pipelines.lsdscc_corpus``):
+          check: bool = True, command: str = "python -m pipelines.lsdscc.corpus") -> dict:
+    """The whole LSDSCC build (``multiref lsdscc build`` and ``python -m pipelines.lsdscc.corpus``):
     the corpus (:func:`run_parsed`) into a staging folder beside ``job.output``, checked,
-    then the test set when ``testset`` (a :class:`pipelines.testset_options.TestsetJob`) is
-    given (:func:`pipelines.lsdscc_publish.testset_into`), the previous dataset's annotations
+    then the test set when ``testset`` (a :class:`pipelines.lsdscc.testset_options.TestsetJob`) is
+    given (:func:`pipelines.lsdscc.publish.testset_into`), the previous dataset's annotations
     carried over, and the folder published whole (:mod:`multiref.output.publish`: a foreign
     folder or one holding an input is refused, the old dataset kept on any failure).
-    ``job``: a :class:`pipelines.lsdscc_options.CorpusJob`, ``corpus``: the
-    :class:`lsdscc.corpus.config.CorpusConfig` (:func:`pipelines.lsdscc_options.corpus_from_args`
+    ``job``: a :class:`pipelines.lsdscc.options.CorpusJob`, ``corpus``: the
+    :class:`lsdscc.corpus.config.CorpusConfig` (:func:`pipelines.lsdscc.options.corpus_from_args`
     builds both from parsed flags); Beam's flags as ``beam_args`` or ready ``options``.
-    ``check=False`` skips the checks of :func:`pipelines.lsdscc_publish.finish` (no test set then).
+    ``check=False`` skips the checks of :func:`pipelines.lsdscc.publish.finish` (no test set then).
 
     Returns ``{"output", "counts", "splits", "stats"}`` plus ``"testset"`` (the stage's
     counts) when it ran; ``{"output", "dry_run": True, ...}`` when the runner only builds or
     draws the graph (nothing written, no lock). UserError for a bad option, input or output.
     """
     from multiref.output import publish, publish_target
-    from multiref.output.beam_utils import pipeline_options, runner_does_not_execute
+    from pipelines.beam.runner import pipeline_options, runner_does_not_execute
     from multiref.util.errors import UserError
 
     from lsdscc.corpus.sources import default_inputs
@@ -200,7 +200,7 @@ def build(job, corpus, beam_args=(), *, options=None, testset=None, source=None,
 def _build_into(pub, configs: tuple, options, testset, source, quiet: bool, check: bool) -> dict:
     """:func:`build` inside the publication ``pub``: the corpus (``configs``: its job and
     config), its checks, the test set."""
-    from pipelines import lsdscc_publish
+    from pipelines.lsdscc import publish as lsdscc_publish
 
     summary = run_parsed(*configs, None, source=source, quiet=quiet, options=options, folder=pub.staging)
     if is_remote(pub.target):  # a remote dataset: no test set, checked by its manifest
@@ -230,8 +230,8 @@ def run_parsed(job, corpus, beam_args, *, source=None, quiet: bool = False, opti
 
     from lsdscc.corpus import outputs, sources
     from multiref.util.errors import UserError
-    from multiref.output.beam_spill import spill_folder
-    from multiref.output.beam_utils import (check_output_for_runner, is_local_runner, pipeline_options,
+    from multiref.beam.spill import spill_folder
+    from pipelines.beam.runner import (check_output_for_runner, is_local_runner, pipeline_options,
                                             runner_does_not_execute, shuffles_in_memory, spill_parent,
                                             use_local_workers)
 
@@ -296,7 +296,7 @@ def finalize(folder: str, quiet: bool = False, verified: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
-    """``python -m pipelines.lsdscc_corpus``: also takes ``--quiet`` (no notes, no progress)
+    """``python -m pipelines.lsdscc.corpus``: also takes ``--quiet`` (no notes, no progress)
     and ``--progress`` (progress on stderr even when it is not a terminal)."""
     from multiref.util import progress
     from multiref.util.errors import UserError

@@ -1,4 +1,4 @@
-"""``multiref lsdscc build``: the LSDSCC corpus (pipelines/lsdscc_corpus.py), then its test set.
+"""``multiref lsdscc build``: the LSDSCC corpus (pipelines/lsdscc/corpus.py), then its test set.
 
 Standard library only at module level (``multiref --help`` stays fast). Unknown flags are
 Beam's (``--runner``, ``--direct_num_workers``, ``--project``, ``--region``,
@@ -22,9 +22,9 @@ import sys
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Add the build options and the test-set stage's."""
-    from pipelines.lsdscc_options import add_corpus_arguments
+    from pipelines.lsdscc.options import add_corpus_arguments
     from multiref.util.options import add_arguments
-    from pipelines.testset_options import BuildStages, add_testset_arguments
+    from pipelines.lsdscc.testset_options import BuildStages, add_testset_arguments
 
     parser.epilog = "Any other --flag is passed to Apache Beam (e.g. --runner DataflowRunner --project P ...)."
     add_corpus_arguments(parser)
@@ -88,12 +88,12 @@ def format_warnings(counts: dict) -> list:
 
 
 def handle(args) -> int:
-    """Parse, build and publish (:func:`pipelines.lsdscc_corpus.build`), print the summary."""
+    """Parse, build and publish (:func:`pipelines.lsdscc.corpus.build`), print the summary."""
     from multiref.util.errors import UserError
-    from pipelines.lsdscc_corpus import build
-    from pipelines.lsdscc_options import corpus_from_args
+    from pipelines.lsdscc.corpus import build
+    from pipelines.lsdscc.options import corpus_from_args
     from multiref.util.options import from_args
-    from pipelines.testset_options import BuildStages, testset_job
+    from pipelines.lsdscc.testset_options import BuildStages, testset_job
 
     beam_args = list(args.beam_args or [])
     if beam_args and not beam_args[0].startswith("-"):

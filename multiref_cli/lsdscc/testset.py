@@ -3,10 +3,10 @@
 Only the standard library at module level: the stage (Beam, the JVM, gensim) is imported by
 the handlers.
 
-- the test set's options live with the pipeline, in :mod:`pipelines.testset_options`
+- the test set's options live with the pipeline, in :mod:`pipelines.lsdscc.testset_options`
   (``add_testset_arguments``, ``StageInput``), the annotation commands' in
-  :mod:`lsdscc.annotation.config`; each handler builds its config once; the stage is ``pipelines.lsdscc_testset.run_testset_stage`` and the
-  publishing flows (``testset``, ``annotate import``) are in :mod:`pipelines.lsdscc_publish`;
+  :mod:`lsdscc.annotation.config`; each handler builds its config once; the stage is ``pipelines.lsdscc.testset.run_testset_stage`` and the
+  publishing flows (``testset``, ``annotate import``) are in :mod:`pipelines.lsdscc.publish`;
 - :func:`register_testset` and :func:`register_annotate` add the subcommands.
 """
 
@@ -17,14 +17,14 @@ import json
 import sys
 
 from multiref_cli.common import group
-from pipelines.testset_options import add_testset_arguments, configs_from_args, testset_job  # noqa: F401  (re-exported)
+from pipelines.lsdscc.testset_options import add_testset_arguments, configs_from_args, testset_job  # noqa: F401  (re-exported)
 
 
 def _testset(args) -> int:
-    """Parse, build the test set and publish (:func:`pipelines.lsdscc_publish.publish_testset`), print its counts."""
+    """Parse, build the test set and publish (:func:`pipelines.lsdscc.publish.publish_testset`), print its counts."""
     from multiref.util.options import from_args
-    from pipelines.lsdscc_publish import publish_testset
-    from pipelines.testset_options import StageInput
+    from pipelines.lsdscc.publish import publish_testset
+    from pipelines.lsdscc.testset_options import StageInput
 
     print(json.dumps(publish_testset(from_args(StageInput, args).dataset, testset_job(args)), indent=2, sort_keys=True))
     return 0
@@ -33,7 +33,7 @@ def _testset(args) -> int:
 def register_testset(parser: argparse.ArgumentParser) -> None:
     """``multiref lsdscc testset --dataset FOLDER [options]``."""
     from multiref.util.options import add_arguments
-    from pipelines.testset_options import StageInput
+    from pipelines.lsdscc.testset_options import StageInput
 
     add_arguments(parser, StageInput, required=("--dataset",))
     add_testset_arguments(parser)
@@ -52,10 +52,10 @@ def _export(args) -> int:
 
 
 def _import(args) -> int:
-    """Merge the annotations and publish (:func:`pipelines.lsdscc_publish.publish_annotations`), print the counts."""
+    """Merge the annotations and publish (:func:`pipelines.lsdscc.publish.publish_annotations`), print the counts."""
     from lsdscc.annotation.config import ImportConfig
     from multiref.util.options import from_args
-    from pipelines.lsdscc_publish import publish_annotations
+    from pipelines.lsdscc.publish import publish_annotations
 
     config = from_args(ImportConfig, args)
     counts = publish_annotations(config.source.dataset, list(config.annotations), config.output, tie=config.tie,
@@ -68,7 +68,7 @@ def register_annotate(parser: argparse.ArgumentParser) -> None:
     """``multiref lsdscc annotate export|import|serve|browse`` (options: :mod:`lsdscc.annotation.config`)."""
     from lsdscc.annotation.config import ExportConfig, ImportConfig
     from multiref.util.options import add_arguments
-    from multiref_cli import lsdscc_annotate
+    from multiref_cli.lsdscc import annotate as lsdscc_annotate
 
     sub = group(parser)
     ex = sub.add_parser("export", help="write the candidates as a CSV (and JSON lines) for annotators",

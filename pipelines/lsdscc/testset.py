@@ -3,7 +3,7 @@
 Run it after the corpus (``multiref lsdscc build`` does, unless ``--skip-testset``)::
 
     multiref lsdscc testset --dataset out/lsdscc
-    python -m pipelines.lsdscc_testset --dataset out/lsdscc [--similarity bm25 ...] [beam flags]
+    python -m pipelines.lsdscc.testset --dataset out/lsdscc [--similarity bm25 ...] [beam flags]
 
 Steps: read ``single_turn`` (train + validation), sample the strata, index every query
 with Lucene and retrieve the similar queries of the sampled ones, re-rank them with a
@@ -46,7 +46,7 @@ from lsdscc.testset import assemble as ts
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
 from multiref.util.location import is_remote
-from pipelines.lsdscc_leaks import classify_leaks  # noqa: F401  (tests reach it here too)
+from pipelines.lsdscc.leaks import classify_leaks  # noqa: F401  (tests reach it here too)
 
 CARD_SECTION = """\
 Built by the test-set stage (docs/algorithms.md §2): every query of `single_turn` indexed
@@ -361,10 +361,10 @@ def check_corpus(folder: str) -> None:
 
 def run_testset_stage(dataset_folder: str, job, cache: str | None = None) -> dict:
     """Run the test-set stage on a corpus folder (``job``: a
-    :class:`pipelines.testset_options.TestsetJob`); return its counts (also
+    :class:`pipelines.lsdscc.testset_options.TestsetJob`); return its counts (also
     in the card). ``cache``: the build cache (default: beside ``dataset_folder``,
     :mod:`lsdscc.testset.build_cache`). UserError for a remote folder or a corpus without pairs."""
-    from multiref.output.beam_utils import is_local
+    from pipelines.beam.runner import is_local
     from multiref.util.errors import UserError
     if is_remote(dataset_folder):
         raise UserError(f"the test-set stage needs a local corpus folder, not {dataset_folder}: copy it locally and run "
@@ -381,16 +381,16 @@ def run_testset_stage(dataset_folder: str, job, cache: str | None = None) -> dic
 
 
 def run(argv=None) -> dict:
-    """Command-line entry point (``python -m pipelines.lsdscc_testset --dataset FOLDER``):
-    ``--dataset`` and the flags of :mod:`pipelines.testset_options`; the rest go to Beam.
+    """Command-line entry point (``python -m pipelines.lsdscc.testset --dataset FOLDER``):
+    ``--dataset`` and the flags of :mod:`pipelines.lsdscc.testset_options`; the rest go to Beam.
 
     The stage reads its input from the dataset folder (tests write small folders with
     :mod:`multiref.output.hfdata`), so there is no in-memory ``source`` to inject."""
     from multiref.util.errors import UserError
     from multiref.util.options import from_args
-    from pipelines.testset_options import StageInput, add_stage_arguments, testset_job
+    from pipelines.lsdscc.testset_options import StageInput, add_stage_arguments, testset_job
 
-    parser = argparse.ArgumentParser(prog="python -m pipelines.lsdscc_testset", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipelines.lsdscc.testset", description=__doc__.splitlines()[0])
     add_stage_arguments(parser)
     parsed, beam_args = parser.parse_known_args(argv)
     dataset = from_args(StageInput, parsed).dataset

@@ -1,6 +1,6 @@
 """The LSDSCC corpus job's exact-duplicate step, :class:`Dedup` (docs/algorithms.md#1-lsdscc-corpus).
 
-Rows are never grouped, only their content keys: :class:`pipelines.lsdscc_transforms.Pairs` and
+Rows are never grouped, only their content keys: :class:`pipelines.lsdscc.transforms.Pairs` and
 ``Conversations`` append each row's ``(sha1 content key, id, thread_id)`` to one of
 :data:`DEDUP_BUCKETS` per-bundle buffers (:func:`add_content_key`) and send a thread's rows as one
 packed value (:func:`packed`); :class:`FindDuplicates` keeps the smallest ``(id, thread_id)`` per
@@ -17,9 +17,9 @@ from apache_beam.coders import coder_impl
 from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc.corpus import threads
-from multiref.output.beam_spill import grouping
-from multiref.output.beam_writer import COUNTS, CountingDoFn
-from pipelines.lsdscc_read import NAMESPACE
+from multiref.beam.spill import grouping
+from multiref.beam.writer import COUNTS, CountingDoFn
+from pipelines.lsdscc.read import NAMESPACE
 
 _PRIMITIVES = beam.coders.FastPrimitivesCoder()  # packed rows and notices: plain tuples
 _KEYS = _PRIMITIVES.get_impl()  # content keys, appended to a bucket's buffer
@@ -45,7 +45,7 @@ def add_content_key(buffers: dict, row) -> None:
 
 
 def packed(rows) -> tuple:
-    """A thread's rows of one config as :class:`pipelines.lsdscc_transforms.Pairs` sends them: ``(thread_id, bytes)``."""
+    """A thread's rows of one config as :class:`pipelines.lsdscc.transforms.Pairs` sends them: ``(thread_id, bytes)``."""
     return rows[0].thread_id, _PRIMITIVES.encode(threads.pack_rows(rows[0].thread_id, rows))
 
 
@@ -122,7 +122,7 @@ class Dedup(beam.PTransform):
     ``Pairs`` and ``Conversations``) -> ``{"rows": {config: (the packed rows, per thread with
     duplicates a notice of their ids)}, "counts"}``. Only the content keys are grouped (by
     bucket: :data:`DEDUP_BUCKETS`; through spill files in ``spill`` when given:
-    :func:`multiref.output.beam_spill.grouping`), not the rows; a thread's rows meet its notice
+    :func:`multiref.beam.spill.grouping`), not the rows; a thread's rows meet its notice
     in the writer's shard (:func:`unpack_shard`), where the duplicates are left out. The rows
     and the notices stay two PCollections (a Flatten would be materialized by the local
     runner); the writer groups them together. Duplicates never cross configs."""

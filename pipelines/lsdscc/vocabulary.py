@@ -19,10 +19,10 @@ from apache_beam.transforms.window import GlobalWindows
 
 from lsdscc.corpus import threads
 from lsdscc.corpus.threads import Node, Thread
-from multiref.output.beam_spill import SpillReshuffle
-from multiref.output.beam_writer import SumCounts, register_row_coder
+from multiref.beam.spill import SpillReshuffle
+from multiref.beam.writer import SumCounts, register_row_coder
 
-register_row_coder(Node, Thread)  # (also done by pipelines.lsdscc_transforms, which imports this module)
+register_row_coder(Node, Thread)  # (also done by pipelines.lsdscc.transforms, which imports this module)
 
 
 class CleanThread(beam.DoFn):
@@ -104,7 +104,7 @@ class Vocabulary(beam.PTransform):
     them (slang segmentation, non-ASCII removal, truncation) to every thread through a side
     input. -> ``{"threads": (link_id, final nodes), "summary": stats of the vocabulary}``.
     ``spill``: a folder the job owns; the cleaned threads wait there for the vocabulary
-    (:class:`~multiref.output.beam_spill.SpillReshuffle`), not in the runner's memory."""
+    (:class:`~multiref.beam.spill.SpillReshuffle`), not in the runner's memory."""
 
     def __init__(self, config, spill=None):
         super().__init__()

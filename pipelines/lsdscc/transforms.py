@@ -11,24 +11,24 @@ functions of the ``lsdscc`` package:
   the tokens counted as they are made;
 - :class:`Vocabulary`: the corpus's word counts (a combiner), steps 5-6 built from them
   (:func:`lsdscc.corpus.vocab.build_vocabulary`) and applied to every thread as a side input
-  (both in :mod:`pipelines.lsdscc_vocabulary`);
+  (both in :mod:`pipelines.lsdscc.vocabulary`);
 - :class:`Pairs` and :class:`Conversations`: single-turn pairs and root-to-leaf
   conversations, pruned by length (step 7), packed per thread (each post's text once:
   :func:`lsdscc.corpus.threads.pack_rows`), with each row's content key;
-- :class:`~pipelines.lsdscc_dedup.Dedup`: exact duplicates by content key (a grouping of the
+- :class:`~pipelines.lsdscc.dedup.Dedup`: exact duplicates by content key (a grouping of the
   keys alone; the smallest id wins): per thread, a notice of the ids to drop, for the writer;
 - :class:`Split`: train/validation by a hash of the thread id.
 
-Writing is :class:`multiref.output.beam_writer.WriteShards`, which unpacks each shard's rows and
-leaves the duplicates out (:func:`~pipelines.lsdscc_dedup.unpack_shard`). What crosses a shuffle is
+Writing is :class:`multiref.beam.writer.WriteShards`, which unpacks each shard's rows and
+leaves the duplicates out (:func:`~pipelines.lsdscc.dedup.unpack_shard`). What crosses a shuffle is
 bytes (posts, packed rows, content keys): Beam's local runner holds a ``GroupByKey``'s values as
 decoded Python objects, and a bytes value costs a fraction of the memory of a NamedTuple of
 strings. Given a ``spill`` folder (the job's), the groupings and the cleaned threads that wait for
-the vocabulary go through files there instead (:mod:`multiref.output.beam_spill`; a post as the
+the vocabulary go through files there instead (:mod:`multiref.beam.spill`; a post as the
 same bytes, written by the spill's own coder). Between the other steps threads travel as
 NamedTuples (``Thread``) declared with ``with_output_types``, encoded by a registered
-deterministic coder (:func:`~multiref.output.beam_writer.register_row_coder`).
-Every DoFn counts its drops by reason as data (:class:`multiref.output.beam_writer.CountingDoFn`).
+deterministic coder (:func:`~multiref.beam.writer.register_row_coder`).
+Every DoFn counts its drops by reason as data (:class:`multiref.beam.writer.CountingDoFn`).
 """
 
 from __future__ import annotations
@@ -44,12 +44,12 @@ from lsdscc.corpus.outcomes import Kept
 from lsdscc.corpus.outputs import finish_shard, rejected_jsonl, summarize_shard  # noqa: F401 (the graph's file hooks)
 from lsdscc.corpus.records import DELETED, Post, dead_letter
 from lsdscc.corpus.threads import MultiTurnRow, Node, PairLengths, SingleTurnRow, Thread
-from multiref.output.beam_spill import grouping
-from multiref.output.beam_writer import COUNTS, CountingDoFn, TupleRowCoder, register_row_coder
-from pipelines.lsdscc_dedup import Dedup, add_content_key, packed, unpack_shard  # noqa: F401 (the graph's step, its hook)
-from pipelines.lsdscc_read import NAMESPACE, REJECTED, Read, ReadPosts  # noqa: F401  (Read: the job's first step)
+from multiref.beam.spill import grouping
+from multiref.beam.writer import COUNTS, CountingDoFn, TupleRowCoder, register_row_coder
+from pipelines.lsdscc.dedup import Dedup, add_content_key, packed, unpack_shard  # noqa: F401 (the graph's step, its hook)
+from pipelines.lsdscc.read import NAMESPACE, REJECTED, Read, ReadPosts  # noqa: F401  (Read: the job's first step)
 # Clean and Vocabulary, the steps between Threads and Pairs
-from pipelines.lsdscc_vocabulary import Clean, CleanThread, CountWords, SumWords, Vocabulary  # noqa: F401
+from pipelines.lsdscc.vocabulary import Clean, CleanThread, CountWords, SumWords, Vocabulary  # noqa: F401
 
 register_row_coder(Post, Node, Thread, SingleTurnRow, MultiTurnRow)
 
@@ -93,7 +93,7 @@ class Threads(beam.PTransform):
     "rejected": dead letters of parent cycles, "counts"}``. The posts cross the GroupByKey as
     bytes: the local runner holds a GroupByKey's values as decoded objects, and a bytes value
     is a tenth of the memory of a post's NamedTuple of strings. ``spill``: a folder the job
-    owns: the grouping goes through spill files there (:class:`~multiref.output.beam_spill.SpillGroupByKey`),
+    owns: the grouping goes through spill files there (:class:`~multiref.beam.spill.SpillGroupByKey`),
     which hold each post as the same bytes (its row coder's) without a step to encode it."""
 
     def __init__(self, spill: str | None = None):
@@ -113,7 +113,7 @@ class Threads(beam.PTransform):
 class _MakeRows(_Counting):
     """A thread's kept rows of one config leave as one packed value ``(link_id, bytes of
     :func:`lsdscc.corpus.threads.pack_rows`)`` on the main output. Each row's ``(content key,
-    id, thread_id)`` is appended to its bucket's buffer (:data:`pipelines.lsdscc_dedup.DEDUP_BUCKETS`); the buffers
+    id, thread_id)`` is appended to its bucket's buffer (:data:`pipelines.lsdscc.dedup.DEDUP_BUCKETS`); the buffers
     leave on ``keys`` as ``(bucket, bytes)`` when the bundle finishes: a few large values
     instead of one small object per row in the Dedup shuffle."""
 
@@ -253,7 +253,7 @@ class Split(beam.PTransform):
     shard key, value)}`` for the writer; the split is a hash of the thread id, which is also
     the shard key (a query's responses share a shard, so ``response_number`` is computed per
     shard; a thread's notice reaches its rows). A config's lane may be a tuple of
-    PCollections (:class:`~pipelines.lsdscc_dedup.Dedup`'s rows and notices): each is split."""
+    PCollections (:class:`~pipelines.lsdscc.dedup.Dedup`'s rows and notices): each is split."""
 
     def __init__(self, validation_fraction: float):
         super().__init__()

@@ -3,7 +3,7 @@ stage's option classes, three fields under augment's own flag names (:data:`RENA
 
 :func:`add_augment_arguments` adds the flags (the command's parser calls it);
 :func:`configs_from_args` turns parsed flags into the frozen configs the driver
-(:mod:`pipelines.augment`) takes: Lucene's and Doc2Vec's are the LSDSCC test-set stage's own
+(:mod:`pipelines.augment.job`) takes: Lucene's and Doc2Vec's are the LSDSCC test-set stage's own
 (:class:`lsdscc.testset.retrieval.RetrievalConfig`, :class:`lsdscc.testset.doc2vec.Doc2VecConfig`).
 """
 
@@ -49,8 +49,8 @@ def add_augment_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def sources_from_args(parsed) -> tuple:
-    """``(corpus, test)`` :class:`pipelines.augment.Source` of parsed flags."""
-    from pipelines.augment import Source
+    """``(corpus, test)`` :class:`pipelines.augment.job.Source` of parsed flags."""
+    from pipelines.augment.job import Source
 
     columns = from_args(ColumnNames, parsed)
     return (Source(parsed.corpus, parsed.corpus_config, parsed.corpus_split, "corpus", columns),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import apache_beam as beam
 
 from lsdscc.corpus import eras
-from multiref.output.beam_writer import COUNTS, CountingDoFn
+from multiref.beam.writer import COUNTS, CountingDoFn
 
 NAMESPACE = "lsdscc"
 FILES, SCHEMA = "files", "schema"  # Read's outputs: per-file provenance; records by month and fields by era

@@ -20,9 +20,9 @@ import apache_beam as beam
 from lsdscc.corpus import parquet_source, provenance, sources
 from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import Post, dead_letter, normalize
-from multiref.output.beam_writer import COUNTS, CountingDoFn
+from multiref.beam.writer import COUNTS, CountingDoFn
 from multiref.util.location import is_remote
-from pipelines.lsdscc_releases import FILES, SCHEMA, SchemaTallying
+from pipelines.lsdscc.releases import FILES, SCHEMA, SchemaTallying
 
 NAMESPACE = "lsdscc"
 REJECTED = "rejected"

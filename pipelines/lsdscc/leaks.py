@@ -100,7 +100,7 @@ def classify_leaks(single: Mapping, multi: Mapping, used: Mapping, beam_args: Se
     removed single-turn rows and the set of leaking conversation rows (row numbers in the
     concatenation of the split's files, in order), and the Beam counters.
     """
-    from multiref.output.beam_utils import counters, pipeline_options, run_pipeline
+    from pipelines.beam.runner import counters, pipeline_options, run_pipeline
 
     with tempfile.TemporaryDirectory(prefix="lsdscc-testset-") as tmp:
         pipeline = beam.Pipeline(options=pipeline_options(list(beam_args)))

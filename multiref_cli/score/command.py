@@ -15,7 +15,7 @@ Examples::
 The options are declared once, in :mod:`multiref.scoring.config`; this module adds their
 flags, turns the parsed flags into a :class:`multiref.scoring.config.ScoreConfig` once, makes
 one call to :func:`multiref.scoring.score` (references, systems, metrics, statistics), formats
-what it returns (:mod:`multiref_cli.score_report`), writes ``--output``/``--per-item``
+what it returns (:mod:`multiref_cli.score.report`), writes ``--output``/``--per-item``
 atomically and prints the notes and warnings. References: LSDSCC grouped JSON, JSON lines, or
 a dataset folder (see :mod:`multiref.metrics.references`); systems: JSON lines or plain text
 (see :mod:`multiref.metrics.score_inputs`). Each metric gets only the options its ``__init__``
@@ -154,7 +154,7 @@ def run(config) -> int:
 
 def report(config, outcome) -> str:
     """The output text: today's layout for one system without statistics, else the systems table."""
-    from multiref_cli import score_report
+    from multiref_cli.score import report as score_report
 
     if len(outcome.systems) == 1 and not outcome.statistics and config.format in ("table", "json", "csv"):
         results = outcome.systems[0].metrics

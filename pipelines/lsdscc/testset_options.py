@@ -12,7 +12,7 @@ flag (:func:`multiref.util.options.option`): :class:`lsdscc.testset.retrieval.Re
 - :class:`StageInput` (``--dataset``) and :class:`BuildStages` (``multiref lsdscc build
   --skip-testset``) are declared the same way;
 - the stage itself, and its entry point ``run_testset_stage``, are in
-  :mod:`pipelines.lsdscc_testset`.
+  :mod:`pipelines.lsdscc.testset`.
 """
 
 from __future__ import annotations
@@ -67,13 +67,13 @@ class BuildStages:
 
 @dataclass(frozen=True)
 class StageInput:
-    """The folder ``python -m pipelines.lsdscc_testset`` works on."""
+    """The folder ``python -m pipelines.lsdscc.testset`` works on."""
 
     dataset: str | None = option(None, flag="--dataset", metavar="FOLDER",
                                  help="corpus folder written by `multiref lsdscc build`")
 
 
 def add_stage_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--dataset`` and the test-set options (``python -m pipelines.lsdscc_testset``)."""
+    """``--dataset`` and the test-set options (``python -m pipelines.lsdscc.testset``)."""
     add_arguments(parser, StageInput)
     add_testset_arguments(parser)

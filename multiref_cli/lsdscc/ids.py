@@ -59,7 +59,7 @@ def _release_options(path: str, release: dict):
     them (number of shards, option values) before any work; errors name the file."""
     from lsdscc.corpus import ids
     from multiref.util.errors import UserError
-    from pipelines.lsdscc_options import add_corpus_arguments, config_from_values, parse_num_shards
+    from pipelines.lsdscc.options import add_corpus_arguments, config_from_values, parse_num_shards
 
     parser = _FileOptions()
     add_corpus_arguments(parser)
@@ -76,9 +76,9 @@ def handle_rehydrate(args) -> int:
     """Rebuild with the release's options from the user's dumps; publish the folder whole."""
     from lsdscc.corpus import ids
     from multiref.output import publish, published
-    from pipelines.lsdscc_corpus import finalize, run_parsed
+    from pipelines.lsdscc.corpus import finalize, run_parsed
     from multiref.util.options import from_args
-    from pipelines.lsdscc_options import corpus_from_args
+    from pipelines.lsdscc.options import corpus_from_args
 
     config = from_args(ids.RehydrateConfig, args)
     release = ids.read_ids(config.ids)

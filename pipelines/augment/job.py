@@ -2,7 +2,7 @@
 
 The driver step of ``multiref augment``: LSDSCC's test-set method (Lucene top-k similar
 contexts, Doc2Vec re-ranking with a threshold, the kept contexts' responses as candidates)
-with the code of the LSDSCC test-set stage (:mod:`pipelines.lsdscc_testset`): the same
+with the code of the LSDSCC test-set stage (:mod:`pipelines.lsdscc.testset`): the same
 Lucene index and search (:mod:`lsdscc.testset.retrieval`), the same Doc2Vec training and re-ranking
 (:mod:`lsdscc.testset.doc2vec`), the same candidate assembly (:mod:`lsdscc.testset.assemble`); the rules of
 this use are in :mod:`lsdscc.testset.augment`. Like that stage, it runs on the driver: the index and

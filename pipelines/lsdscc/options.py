@@ -99,7 +99,7 @@ def add_corpus_arguments(parser) -> None:
 
 def corpus_pipeline_options() -> type:
     """The corpus job's flags as a Beam ``PipelineOptions`` subclass (made once, on first call)."""
-    from multiref.output.beam_utils import pipeline_options_class
+    from pipelines.beam.runner import pipeline_options_class
 
     return pipeline_options_class("LsdsccCorpusOptions", add_corpus_arguments,
                                   "The corpus job's flags as Beam pipeline options.")

@@ -100,14 +100,14 @@ BUILD_OPTIONS = (DailyDialogJob, BuildOptions)
 
 def add_build_arguments(parser, *, output_required: bool = False) -> None:
     """The options of ``dailydialog build`` (``output_required``: the CLI's ``--output`` is
-    required; Beam's options classes cannot require a flag, so :func:`pipelines.dailydialog.run`
+    required; Beam's options classes cannot require a flag, so :func:`pipelines.dailydialog.job.run`
     checks it)."""
     add_arguments(parser, *BUILD_OPTIONS, required=("--output",) if output_required else ())
 
 
 def dailydialog_pipeline_options() -> type:
     """The job's flags as a Beam ``PipelineOptions`` subclass (made once, on first call)."""
-    from multiref.output.beam_utils import pipeline_options_class
+    from pipelines.beam.runner import pipeline_options_class
 
     return pipeline_options_class("DailyDialogOptions", add_build_arguments,
                                   "The DailyDialog job's flags as Beam pipeline options.")

@@ -8,7 +8,7 @@
   (``multiref lsdscc annotate import``): the two commands that add configs to an existing
   dataset, each publishing a new copy whole.
 
-The corpus build itself (:func:`pipelines.lsdscc_corpus.build`) calls the first two. Library
+The corpus build itself (:func:`pipelines.lsdscc.corpus.build`) calls the first two. Library
 code: UserError for a user's mistake, progress notes on stderr through
 :mod:`multiref.util.progress`, nothing printed otherwise.
 """
@@ -31,13 +31,13 @@ REQUIRED = (("single_turn", "train"),)
 
 
 def testset_into(pub, job) -> dict:
-    """Run the test-set stage (``job``: a :class:`pipelines.testset_options.TestsetJob`) over the corpus in ``pub.staging``, with the
+    """Run the test-set stage (``job``: a :class:`pipelines.lsdscc.testset_options.TestsetJob`) over the corpus in ``pub.staging``, with the
     build cache of the target (beside it, not inside the dataset: :mod:`lsdscc.testset.build_cache`;
     an old dataset's ``artifacts/`` is left out of the new one). Returns the stage's counts."""
     import shutil
 
     from lsdscc.testset.build_cache import cache_for
-    from pipelines.lsdscc_testset import run_testset_stage
+    from pipelines.lsdscc.testset import run_testset_stage
 
     shutil.rmtree(os.path.join(pub.staging, OLD_ARTIFACTS), ignore_errors=True)  # not part of the dataset
     return run_testset_stage(pub.staging, job, cache=cache_for(pub.target))
@@ -69,7 +69,7 @@ def existing_local_dataset(folder: str) -> None:
 
 def publish_testset(dataset: str, job, *, command: str = "multiref lsdscc testset") -> dict:
     """Build the test set over the corpus folder ``dataset`` (``job``: a
-    :class:`pipelines.testset_options.TestsetJob`) and publish the
+    :class:`pipelines.lsdscc.testset_options.TestsetJob`) and publish the
     folder whole. Returns the stage's counts (without its timings)."""
     from multiref.output import publish
 

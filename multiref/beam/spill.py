@@ -27,7 +27,7 @@ Only the global window is supported (the files keep no timestamps or windows).
 :class:`SpillReshuffle` is the same without keys: a PCollection materialized in spill files
 rather than in the runner's memory (for a step that must wait for a side input computed from
 it). :func:`grouping` picks ``GroupByKey`` or the spill. Worth it only on a runner whose
-shuffle lives in memory (:func:`multiref.output.beam_utils.shuffles_in_memory`).
+shuffle lives in memory (:func:`pipelines.beam.runner.shuffles_in_memory`).
 """
 
 from __future__ import annotations

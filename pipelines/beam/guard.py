@@ -1,6 +1,6 @@
-"""``python -m multiref.output.beam_guard``: end a Beam job's processes when its driver is killed.
+"""``python -m pipelines.beam.guard``: end a Beam job's processes when its driver is killed.
 
-:func:`multiref.output.beam_utils.run_pipeline` starts this guard with a pipe on its stdin and the
+:func:`pipelines.beam.runner.run_pipeline` starts this guard with a pipe on its stdin and the
 driver's pid in ``MULTIREF_BEAM_DRIVER``, and writes ``done`` to the pipe when the job ends.
 If the pipe closes without it (the driver was killed, even with ``kill -9``), the guard kills
 every process whose environment carries that pid: Beam's multi-process SDK workers and the

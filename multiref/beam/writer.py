@@ -40,7 +40,7 @@ from apache_beam.io.filesystems import CompressionTypes, FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
 from multiref.output import hfdata
-from multiref.output.beam_spill import SpillGroupByKey
+from multiref.beam.spill import SpillGroupByKey
 from multiref.util.location import Location
 
 COUNTS = "counts"
@@ -322,9 +322,9 @@ class WriteShards(beam.PTransform):
     - ``summarize(config, rows)``: optional extra value for the shard's :class:`ShardSummary`;
     - ``unpack(config, values) -> rows``: an optional first step per shard, when the elements
       carry packed values (several rows as one compact value, say) rather than rows;
-    - ``spill``: a folder the job owns and removes (:func:`multiref.output.beam_spill.spill_folder`):
+    - ``spill``: a folder the job owns and removes (:func:`multiref.beam.spill.spill_folder`):
       the rows are grouped by shard through spill files there
-      (:class:`~multiref.output.beam_spill.SpillGroupByKey`) instead of the runner's memory.
+      (:class:`~multiref.beam.spill.SpillGroupByKey`) instead of the runner's memory.
 
     Rows that must share a file (a thread's rows, say) share a ``shard_key``.
     """

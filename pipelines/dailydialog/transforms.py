@@ -17,12 +17,12 @@ letters with their reasons, counts):
 - :class:`Split`: train/validation/test by a hash of the dialogue id;
 - :class:`Negatives`: random negatives from other dialogues (the pool is a side input);
 - :class:`Corrupt`: synthetic corruptions of the positives (with ``--corruptions``);
-- :class:`Write`: rows -> parquet shards (:class:`multiref.output.beam_writer.WriteShards`);
+- :class:`Write`: rows -> parquet shards (:class:`multiref.beam.writer.WriteShards`);
 - :class:`WriteRejected`: dead letters, one ``rejected/<reason>.jsonl`` per reason;
-- :class:`WriteStats`: the counts (summed by :class:`multiref.output.beam_writer.SumCounts`) and the
+- :class:`WriteStats`: the counts (summed by :class:`multiref.beam.writer.SumCounts`) and the
   rows per split -> ``stats.json``.
 
-Every step's counts travel as data (:class:`multiref.output.beam_writer.CountingDoFn`), so
+Every step's counts travel as data (:class:`multiref.beam.writer.CountingDoFn`), so
 ``stats.json`` is the same on every runner; files are written through FileSystems, local or
 ``gs://``.
 """
@@ -36,7 +36,7 @@ import apache_beam as beam
 from dailydialog_pp import steps
 from dailydialog_pp.schema import schema
 from dailydialog_pp.steps import NS_DDPP, NS_MULTIREF, NS_PARSE, natural_key  # noqa: F401  (re-exported)
-from multiref.output.beam_writer import COUNTS, CountingDoFn, SumCounts, WriteShards, join, write_file
+from multiref.beam.writer import COUNTS, CountingDoFn, SumCounts, WriteShards, join, write_file
 
 REJECTED = "rejected"
 
@@ -225,7 +225,7 @@ class Corrupt(beam.PTransform):
 
 class Write(beam.PTransform):
     """Write: ``{config: rows}`` -> one parquet file per (config, split), rows sorted by id;
-    outputs a :class:`multiref.output.beam_writer.ShardSummary` per file. ``splits``: every
+    outputs a :class:`multiref.beam.writer.ShardSummary` per file. ``splits``: every
     ``(config, split)`` to write (an empty one as a valid empty table)."""
 
     def __init__(self, folder: str, splits):

@@ -215,13 +215,13 @@ class _JobException(logging.Handler):
 
 #: Set by :func:`run_pipeline` to the driver's pid while a job runs: every process the job
 #: starts (Beam's multi-process workers, ``/bin/sh -c python -m ...sdk_worker_main``) inherits
-#: it, which is how :mod:`multiref.output.beam_guard` finds them once the driver is gone.
+#: it, which is how :mod:`pipelines.beam.guard` finds them once the driver is gone.
 DRIVER_ENV = "MULTIREF_BEAM_DRIVER"
 
 
 @contextlib.contextmanager
 def _guarded():
-    """Start :mod:`multiref.output.beam_guard` for this driver (Linux: it reads /proc) and tell it,
+    """Start :mod:`pipelines.beam.guard` for this driver (Linux: it reads /proc) and tell it,
     on a normal exit, that the job ended; if the driver is killed, the guard's pipe closes
     without that word and it kills the job's leftover processes."""
     import subprocess
@@ -230,7 +230,7 @@ def _guarded():
     if not sys.platform.startswith("linux"):
         yield
         return
-    guard = subprocess.Popen([sys.executable, "-m", "multiref.output.beam_guard"], stdin=subprocess.PIPE,
+    guard = subprocess.Popen([sys.executable, "-m", "pipelines.beam.guard"], stdin=subprocess.PIPE,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         yield

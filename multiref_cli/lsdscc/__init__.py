@@ -1,0 +1,1 @@
+"""``multiref lsdscc ...``: the command group (group.py) and one module per subcommand."""

@@ -1,0 +1,1 @@
+"""Running the Beam jobs: pipeline options, the local runner, starting and guarding a job."""

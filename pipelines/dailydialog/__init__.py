@@ -1,0 +1,1 @@
+"""The DailyDialog job (multi-reference DailyDialog, DailyDialog++): its graph, composites and options."""
