@@ -220,7 +220,7 @@ def _zstd():
     new = zstandard.ZstdDecompressor(max_window_size=2**31).decompressobj
 
     def step(dobj, data):
-        yield dobj.decompress(data)
+        return (dobj.decompress(data),)  # one call, one output (a tuple: no generator per 256 bytes)
 
     return new, step, _ZSTD_SLICE, (zstandard.ZstdError,)
 
@@ -365,8 +365,8 @@ def _chunk_lines(chunk: bytes, state: list, limit: int) -> Iterator:
             return
         if state[0] is not None:
             yield state[0]
-        head = chunk[:cut]
-        state[0] = b"".join(state[1]) + head if state[1] else head
+        head = memoryview(chunk)[:cut]
+        state[0] = b"".join([*state[1], head]) if state[1] else chunk[:cut]  # one copy of the block's bytes
         state[1], state[2] = [chunk[cut + 1:]], len(chunk) - cut - 1
         return
 
@@ -445,7 +445,7 @@ def _scan_regular(block: bytes, lines: list, wanted: frozenset) -> list | None:
     if None in values or not (all(map(bytes.startswith, lines, repeat(b"{")))
                               and all(map(bytes.endswith, lines, repeat(_OBJECT_ENDS)))):
         return None
-    if len(block) > MAX_LINE_BYTES and max(map(len, lines)) > MAX_LINE_BYTES:
+    if len(block) > MAX_LINE_BYTES and _may_hold_long_line(block):
         return None
     if _LETTER_ESCAPE.search(block) or not (block.isascii() or _is_utf8(block)):
         return None
@@ -455,6 +455,13 @@ def _scan_regular(block: bytes, lines: list, wanted: frozenset) -> list | None:
     before = list(itertools.accumulate(map(len, lines), initial=0))  # bytes of the lines before, without line ends
     hits = itertools.compress(range(len(lines)), map(wanted.__contains__, names))
     return [(i, lines[i], before[i] + i) for i in hits]
+
+
+def _may_hold_long_line(block: bytes) -> bool:
+    """False when no line of ``block`` is over :data:`MAX_LINE_BYTES`: such a line would hold a
+    whole aligned window of half that size, and every window holds a line end (a few short finds)."""
+    half = MAX_LINE_BYTES // 2
+    return any(block.find(b"\n", at, at + half) < 0 for at in range(0, len(block) - half + 1, half))
 
 
 def _scan_lines(block: bytes, lines: list, wanted: frozenset) -> list:
