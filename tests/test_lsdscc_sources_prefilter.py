@@ -17,6 +17,7 @@ from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.sample_gen import generate
 
 MOVIES = CorpusConfig()  # subreddits=("movies",)
+NATIVE_SCAN = sources._NATIVE_SCAN
 
 
 def _comment(subreddit="pics", cid="c1", body="a comment", **extra) -> dict:
@@ -312,10 +313,12 @@ def test_block_path_equals_the_line_rule_and_never_skips_a_kept_line(case, wante
         lines = block.split(b"\n")
         reference = sources._scan_lines(block, lines, wanted)
         fast = sources._scan_regular(block, lines, wanted)
+        native = NATIVE_SCAN(block, sources._KEY, tuple(wanted), sources.MAX_LINE_BYTES) if sources._is_utf8(block) else None
         assert sources._scan_block(block, wanted) == (reference, len(lines) - len(reference), len(lines))
         assert fast is None or fast == reference
-        if not mutated:  # a block of plain comment lines is decided a block at a time
-            assert fast is not None
+        assert native is None or native == (reference, len(lines))
+        if not mutated:  # a block of plain comment lines is decided a block at a time, with C or without
+            assert fast is not None and native is not None
         config = CorpusConfig(subreddits=tuple(n.decode() for n in wanted) or ("none-wanted",))
         parsed = {index for index, _, _ in reference}
         for index, line in enumerate(lines):
@@ -324,11 +327,27 @@ def test_block_path_equals_the_line_rule_and_never_skips_a_kept_line(case, wante
                 assert _outcome(item, config) in ("dropped-other-subreddit", "rejected-malformed-json"), line
 
 
+def test_the_c_scanner_is_built():
+    assert NATIVE_SCAN is not None, "lsdscc/corpus/_sources_native.c is not built: run `pip install -e .` with a C compiler"
+
+
+@pytest.mark.parametrize("compress", ["zst", "plain"])
+def test_same_items_with_and_without_the_c_scanner(tmp_path, monkeypatch, compress):
+    lines = _mixed_lines(9, 3000)
+    lines[10:10] = [_dumps(_comment(rng_name, cid=f"x{i}")) for i, rng_name in enumerate(["pics", "Movies"] * 800)]
+    path = _write(tmp_path / "RC_mixed", lines, compress)
+    with_c = list(sources.read_items(path, subreddits=("movies", "television")))
+    monkeypatch.setattr(sources, "_NATIVE_SCAN", None)
+    assert list(sources.read_items(path, subreddits=("movies", "television"))) == with_c
+    assert sum(i[1] for i in with_c if i[0] == "skipped") > 1000 and sum(i[0] == "ok" for i in with_c) > 1000
+
+
 def test_a_month_of_comments_is_read_a_block_at_a_time(tmp_path, monkeypatch):
     rng = random.Random(11)
     lines = [_dumps(_comment(rng.choice(("pics", "news", "movies", "Movies")), cid=f"c{i}", body="b" * rng.randrange(900)))
              for i in range(6000)]
     path = _write(tmp_path / "RC_month.zst", lines, "zst")
+    monkeypatch.setattr(sources, "_NATIVE_SCAN", None)  # the Python block path (the C one: the property test)
     calls = Counter()
     for name in ("_scan_regular", "_scan_lines"):
         real = getattr(sources, name)

@@ -414,14 +414,34 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     lines without the key, keys nested twice (crossposts), escaped or non-ASCII values and
     body texts quoting the key, takes the exact path: a false positive is only slower.
 
-    A block whose every line has that shape (a month of comments) is decided a block at a time
-    (:func:`_scan_regular`); any other block a line at a time (:func:`_scan_lines`), by the same rule.
+    A block whose every line has that shape (a month of comments) is decided a block at a time,
+    by the C scanner (``lsdscc/corpus/_sources_native.c``, one pass, no line split) or without
+    it by :func:`_scan_regular`; any other block a line at a time (:func:`_scan_lines`). The
+    three give the same lines (tests/test_lsdscc_sources_prefilter.py).
     """
+    if _NATIVE_SCAN is not None and (block.isascii() or _is_utf8(block)):
+        found = _NATIVE_SCAN(block, _KEY, tuple(wanted), MAX_LINE_BYTES)  # None: a line is not regular
+        if found is not None:
+            exact, count = found
+            return exact, count - len(exact), count
     lines = block.split(b"\n")
-    exact = _scan_regular(block, lines, wanted)
+    exact = None if _NATIVE_SCAN is not None else _scan_regular(block, lines, wanted)
     if exact is None:
         exact = _scan_lines(block, lines, wanted)
     return exact, len(lines) - len(exact), len(lines)
+
+
+def _native_scan():
+    """``scan`` of the C scanner (``_sources_native``, built by ``pip install``), or None when it
+    is not built: :func:`_scan_regular` gives the same lines, more slowly."""
+    try:
+        from lsdscc.corpus import _sources_native
+    except ImportError:  # pragma: no cover - a build without a C compiler
+        return None
+    return _sources_native.scan
+
+
+_NATIVE_SCAN = _native_scan()
 
 
 _KEY_TAIL = b'subreddit"'  # once in each "subreddit", twice in two overlapping ones; never overlaps itself
