@@ -3,7 +3,10 @@ before JSON parsing, never a wanted line, and the counts stay those of the exact
 
 import gzip
 import json
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from unittest import mock
 
@@ -12,7 +15,7 @@ import zstandard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsdscc.corpus import records, sources
+from lsdscc.corpus import cleaning, records, sources
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.sample_gen import generate
 
@@ -329,6 +332,14 @@ def test_block_path_equals_the_line_rule_and_never_skips_a_kept_line(case, wante
 
 def test_the_c_scanner_is_built():
     assert NATIVE_SCAN is not None, "lsdscc/corpus/_sources_native.c is not built: run `pip install -e .` with a C compiler"
+
+
+@pytest.mark.parametrize("value,off", [("1", True), ("0", False)])
+def test_no_c_extension_turns_the_c_scanner_off(value, off):
+    code = "from lsdscc.corpus import sources; print(sources._NATIVE_SCAN is None)"
+    env = {**os.environ, cleaning.NO_C_EXTENSION: value}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == str(off)
 
 
 @pytest.mark.parametrize("compress", ["zst", "plain"])

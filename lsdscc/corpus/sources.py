@@ -42,6 +42,7 @@ import zlib
 from typing import Iterator
 
 from lsdscc.corpus import parquet_source
+from lsdscc.corpus.cleaning import NO_C_EXTENSION
 from lsdscc.corpus.records import MAX_TEXT_CHARS, redact_record
 from multiref.util.errors import UserError
 from multiref.util.location import is_remote
@@ -433,7 +434,10 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
 
 def _native_scan():
     """``scan`` of the C scanner (``_sources_native``, built by ``pip install``), or None when it
-    is not built: :func:`_scan_regular` gives the same lines, more slowly."""
+    is not built or ``MULTIREF_NO_C_EXTENSION`` is set (:data:`lsdscc.corpus.cleaning.NO_C_EXTENSION`):
+    :func:`_scan_regular` gives the same lines, more slowly."""
+    if os.environ.get(NO_C_EXTENSION, "") not in ("", "0"):
+        return None
     try:
         from lsdscc.corpus import _sources_native
     except ImportError:  # pragma: no cover - a build without a C compiler
