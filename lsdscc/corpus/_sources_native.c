@@ -1,15 +1,15 @@
-/* The C half of the reader's subreddit prefilter (lsdscc/corpus/sources.py, _scan_regular).
+/* The C half of the reader's subreddit prefilter (lsdscc/corpus/sources.py, _scan_block).
  *
- * scan(block, key, wanted, max_line) -> (exact, lines) or None
+ * scan(block, key, wanted, max_line) -> (exact, lines)
  *
- * block: whole lines joined by "\n"; key: b'"subreddit"'; wanted: a tuple of lowercase ASCII
- * names (bytes); max_line: sources.MAX_LINE_BYTES. None when a line is not regular: over
- * max_line bytes, not starting with "{" or not ending with "}" / "}\r", without the key, with
- * it twice (overlapping occurrences included), the key not followed by [ \t\r]*:[ \t\r]*" and a
- * plain value (no backslash, no byte >= 0x80) and its closing quote, or holding a \u006 / \u007
- * escape. Otherwise exact lists (index, line, offset) of every line whose value, lowercased
- * (ASCII), is a wanted name, and lines is the number of lines. The caller checks the block's
- * UTF-8 first. The same answer as sources._scan_regular (tests/test_lsdscc_sources_prefilter.py).
+ * block: whole lines joined by "\n", valid UTF-8 (the caller checks); key: b'"subreddit"';
+ * wanted: a tuple of lowercase ASCII names (bytes); max_line: sources.MAX_LINE_BYTES. A line is
+ * skipped when it is at most max_line bytes, starts with "{", ends with "}" or "}\r", holds the
+ * key exactly once (overlapping occurrences count), followed by [ \t\r]*:[ \t\r]*" and a plain
+ * value (no backslash, no byte >= 0x80) with its closing quote, holds no \u006 / \u007 escape,
+ * and its value lowercased (ASCII) is not a wanted name. exact lists (index, line, offset) of
+ * every other line, lines is the number of lines: the line rule of sources._scan_block, in one
+ * pass without splitting the block (tests/test_lsdscc_sources_prefilter.py compares the two).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -92,9 +92,9 @@ static int is_wanted(const char *name, Py_ssize_t len, PyObject *wanted)
     return 0;
 }
 
-/* 1: the line [s, e) is regular (*hit set when its value is wanted); 0: it is not. */
-static int regular_line(const char *s, const char *e, const char *key, Py_ssize_t keylen,
-                        PyObject *wanted, Py_ssize_t max_line, int *hit)
+/* 1: the line [s, e) is skipped (another subreddit's, by the rule above); 0: it must be parsed. */
+static int skipped_line(const char *s, const char *e, const char *key, Py_ssize_t keylen,
+                        PyObject *wanted, Py_ssize_t max_line)
 {
     if (e - s > max_line || e == s || *s != '{')
         return 0;
@@ -107,8 +107,7 @@ static int regular_line(const char *s, const char *e, const char *key, Py_ssize_
     Py_ssize_t len = plain_value(k, keylen, e, &name);
     if (len < 0 || has_letter_escape(s, e))
         return 0;
-    *hit = is_wanted(name, len, wanted);
-    return 1;
+    return !is_wanted(name, len, wanted);
 }
 
 static PyObject *scan(PyObject *self, PyObject *args)
@@ -134,12 +133,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
         const char *e = memchr(s, '\n', (size_t)(end - s));
         if (e == NULL)
             e = end;
-        int hit = 0;
-        if (!regular_line(s, e, key, keylen, wanted, max_line, &hit)) {
-            Py_DECREF(exact);
-            Py_RETURN_NONE;
-        }
-        if (hit) {
+        if (!skipped_line(s, e, key, keylen, wanted, max_line)) {
             PyObject *item = Py_BuildValue("(ny#n)", index, s, (Py_ssize_t)(e - s), (Py_ssize_t)(s - data));
             if (item == NULL || PyList_Append(exact, item) < 0) {
                 Py_XDECREF(item);
@@ -157,7 +151,7 @@ static PyObject *scan(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
-    {"scan", scan, METH_VARARGS, "scan(block, key, wanted, max_line) -> (exact, lines) or None"},
+    {"scan", scan, METH_VARARGS, "scan(block, key, wanted, max_line) -> (exact, lines)"},
     {NULL, NULL, 0, NULL},
 };
 
