@@ -8,8 +8,8 @@
  * key exactly once (overlapping occurrences count), followed by [ \t\r]*:[ \t\r]*" and a plain
  * value (no backslash, no byte >= 0x80) with its closing quote, holds no \u006 / \u007 escape,
  * and its value lowercased (ASCII) is not a wanted name. exact lists (index, line, offset) of
- * every other line, lines is the number of lines: the line rule of sources._scan_block, in one
- * pass without splitting the block (tests/test_lsdscc_sources_prefilter.py compares the two).
+ * every other line, lines is the number of lines: the line rule of sources._scan_block, read in
+ * place, never split into lines (tests/test_lsdscc_sources_prefilter.py compares the two).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

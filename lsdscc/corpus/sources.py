@@ -415,11 +415,11 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     lines without the key, keys nested twice (crossposts), escaped or non-ASCII values and
     body texts quoting the key, takes the exact path: a false positive is only slower.
 
-    A valid UTF-8 block is decided by the C scanner (``lsdscc/corpus/_sources_native.c``, one
-    pass, no line split). Without it, a block whose every line has that shape (a month of
-    comments) is decided a block at a time (:func:`_scan_regular`), any other a line at a time
-    (:func:`_scan_lines`), as is a block with invalid UTF-8. The three give the same lines
-    (tests/test_lsdscc_sources_prefilter.py).
+    A valid UTF-8 block is decided by the C scanner (``lsdscc/corpus/_sources_native.c``, the
+    block read in place, never split into lines). Without it, a block whose every line has that
+    shape (a month of comments) is decided a block at a time (:func:`_scan_regular`), any other
+    a line at a time (:func:`_scan_lines`), as is a block with invalid UTF-8. The three give the
+    same lines (tests/test_lsdscc_sources_prefilter.py).
     """
     if _NATIVE_SCAN is not None and (block.isascii() or _is_utf8(block)):
         exact, count = _NATIVE_SCAN(block, _KEY, tuple(wanted), MAX_LINE_BYTES)
