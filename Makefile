@@ -24,7 +24,7 @@ FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,\
   lsdscc_threads layering code_shape docs_links hfdata_features \
   ead bleu_conventions location no_parsed_args analysis_config file_validation score_tables))
 
-$(STAMP): setup.py constraints.txt lsdscc/corpus/_cleaning_native.c
+$(STAMP): setup.py constraints.txt lsdscc/corpus/_cleaning_native.c lsdscc/corpus/_sources_native.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24" wheel setuptools
 	$(PY) -m pip install --quiet -c constraints.txt -e ".[test,meteor]"

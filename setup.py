@@ -60,7 +60,8 @@ setup(
     include_package_data=True,
     # The C half of the text cleaning's fast path; without a compiler the same steps run in
     # Python (lsdscc/corpus/cleaning.py, same tokens, about twice the cleaning time).
-    ext_modules=[Extension("lsdscc.corpus._cleaning_native", ["lsdscc/corpus/_cleaning_native.c"], optional=True)],
+    ext_modules=[Extension("lsdscc.corpus._cleaning_native", ["lsdscc/corpus/_cleaning_native.c"], optional=True),
+                 Extension("lsdscc.corpus._sources_native", ["lsdscc/corpus/_sources_native.c"], optional=True)],
     install_requires=CORE,
     extras_require={"test": TEST, "meteor": METEOR},
     entry_points={

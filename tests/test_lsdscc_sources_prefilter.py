@@ -3,17 +3,24 @@ before JSON parsing, never a wanted line, and the counts stay those of the exact
 
 import gzip
 import json
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
+from unittest import mock
 
 import pytest
 import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lsdscc.corpus import records, sources
+from lsdscc.corpus import cleaning, records, sources
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.sample_gen import generate
 
 MOVIES = CorpusConfig()  # subreddits=("movies",)
+NATIVE_SCAN = sources._NATIVE_SCAN
 
 
 def _comment(subreddit="pics", cid="c1", body="a comment", **extra) -> dict:
@@ -255,3 +262,107 @@ def test_subreddits_must_be_names_not_one_string(tmp_path):
     path = _write(tmp_path / "one.jsonl", [_dumps(_comment("movies"))])
     with pytest.raises(TypeError, match="not one string: 'movies'"):
         list(sources.read_items(path, subreddits="movies"))
+
+
+# --- the block-at-a-time path (_scan_regular) against the line rule (_scan_lines) ------------
+_NAMES = ("pics", "movies", "Movies", "MOVIES", "moviescirclejerk", "AskReddit", "mOvIeS", "m", "")
+# byte-level changes that each break one condition of the line rule (or quote the key harmlessly)
+_MUTATIONS = (
+    lambda line: line.replace(b'"subreddit"', b'"sub"'),  # no key
+    lambda line: line[:-1] + b',"crosspost_parent_list":[{"subreddit":"pics"}]}',  # the key twice
+    lambda line: line.replace(b'"subreddit":"', b'"subreddit"subreddit":"'),  # two overlapping keys
+    lambda line: line.replace(b'"subreddit":"', b'"subreddit":"\\u006d'),  # escaped value
+    lambda line: line.replace(b'"subreddit":"', b'"subreddit":"\\u004D'),
+    lambda line: line.replace(b'"subreddit":"', b'"subreddit":"\xe2\x84\xaa'),  # Kelvin sign: lowercases to k
+    lambda line: line.replace(b'"subreddit":"', b'"subreddit":"caf\xc3\xa9'),  # non-ASCII value
+    lambda line: line.replace(b'"subreddit"', b'"sub\\u0072eddit"'),  # the key spelt with an escape
+    lambda line: line.replace(b'"body":"', b'"body":"\\u0073'),  # an escape elsewhere in the line
+    lambda line: line.replace(b'"body":"', b'"body":"\xff'),  # invalid UTF-8
+    lambda line: line.replace(b'"body":"', b'"body":"he said subreddit\\" and \\"subreddit\\": \\"movies\\" '),
+    lambda line: line.replace(b'"subreddit":"', b'"subreddit":null,"x":"'),  # not a string
+    lambda line: line.replace(b'"subreddit":"', b'"subreddit" :\t"'),  # spacing: still regular
+    lambda line: line + b"\r",  # CRLF: still regular
+    lambda line: b" " + line,
+    lambda line: line[:-1],  # cut
+    lambda line: line[:-1] + b"\r",  # cut, with a CR
+    lambda line: b"",  # blank line
+    lambda line: b"[" + line + b"]",
+    lambda line: line.replace(b'"body":"', b'"body":"\x00'),
+    lambda line: line.replace(b'"body":"', b'"body":"' + b"x" * 700),  # over the (patched) line limit
+)
+
+
+@st.composite
+def _blocks(draw):
+    """(block, whether a line was changed): lines of other subreddits and r/movies spellings, a
+    few of them changed by one of :data:`_MUTATIONS` (one per block, so each meets the block path alone)."""
+    lines, mutated = [], False
+    mutation = draw(st.sampled_from(_MUTATIONS))
+    for i in range(draw(st.integers(1, 12))):
+        record = _comment(draw(st.sampled_from(_NAMES)), cid=f"c{i}", body=draw(st.sampled_from(("a", "Movies", "x y"))))
+        if draw(st.integers(0, 9)) == 0:
+            record = {"kind": "t1", "data": record}
+        line = _dumps(record, separators=draw(st.sampled_from(((",", ":"), (", ", ": "))))).encode()
+        if draw(st.integers(0, 3)) == 0:
+            line, mutated = mutation(line), True
+        lines.append(line)
+    return b"\n".join(lines), mutated
+
+
+@settings(derandomize=True, max_examples=400, deadline=None, database=None)
+@given(_blocks(), st.sampled_from([frozenset({b"movies"}), frozenset({b"pics", b"movies"}), frozenset()]))
+def test_block_path_equals_the_line_rule_and_never_skips_a_kept_line(case, wanted):
+    block, mutated = case
+    with mock.patch.object(sources, "MAX_LINE_BYTES", 600):  # the long-line check without 1 MiB lines
+        lines = block.split(b"\n")
+        reference = sources._scan_lines(block, lines, wanted)
+        fast = sources._scan_regular(block, lines, wanted)
+        native = NATIVE_SCAN(block, sources._KEY, tuple(wanted), sources.MAX_LINE_BYTES) if sources._is_utf8(block) else None
+        assert sources._scan_block(block, wanted) == (reference, len(lines) - len(reference), len(lines))
+        assert fast is None or fast == reference
+        assert native == (reference, len(lines)) or not sources._is_utf8(block)  # C: every valid UTF-8 block
+        if not mutated:  # a block of plain comment lines is decided a block at a time, with C or without
+            assert fast is not None
+        config = CorpusConfig(subreddits=tuple(n.decode() for n in wanted) or ("none-wanted",))
+        parsed = {index for index, _, _ in reference}
+        for index, line in enumerate(lines):
+            if index not in parsed:  # skipped: the exact path drops it as other-subreddit, or it is not
+                item = sources._item(index + 1, line, 0)  # JSON (read_items' documented exception)
+                assert _outcome(item, config) in ("dropped-other-subreddit", "rejected-malformed-json"), line
+
+
+def test_the_c_scanner_is_built():
+    assert NATIVE_SCAN is not None, "lsdscc/corpus/_sources_native.c is not built: run `pip install -e .` with a C compiler"
+
+
+@pytest.mark.parametrize("value,off", [("1", True), ("0", False)])
+def test_no_c_extension_turns_the_c_scanner_off(value, off):
+    code = "from lsdscc.corpus import sources; print(sources._NATIVE_SCAN is None)"
+    env = {**os.environ, cleaning.NO_C_EXTENSION: value}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == str(off)
+
+
+@pytest.mark.parametrize("compress", ["zst", "plain"])
+def test_same_items_with_and_without_the_c_scanner(tmp_path, monkeypatch, compress):
+    lines = _mixed_lines(9, 3000)
+    lines[10:10] = [_dumps(_comment(rng_name, cid=f"x{i}")) for i, rng_name in enumerate(["pics", "Movies"] * 800)]
+    path = _write(tmp_path / "RC_mixed", lines, compress)
+    with_c = list(sources.read_items(path, subreddits=("movies", "television")))
+    monkeypatch.setattr(sources, "_NATIVE_SCAN", None)
+    assert list(sources.read_items(path, subreddits=("movies", "television"))) == with_c
+    assert sum(i[1] for i in with_c if i[0] == "skipped") > 1000 and sum(i[0] == "ok" for i in with_c) > 1000
+
+
+def test_a_month_of_comments_is_read_a_block_at_a_time(tmp_path, monkeypatch):
+    rng = random.Random(11)
+    lines = [_dumps(_comment(rng.choice(("pics", "news", "movies", "Movies")), cid=f"c{i}", body="b" * rng.randrange(900)))
+             for i in range(6000)]
+    path = _write(tmp_path / "RC_month.zst", lines, "zst")
+    monkeypatch.setattr(sources, "_NATIVE_SCAN", None)  # the Python block path (the C one: the property test)
+    calls = Counter()
+    for name in ("_scan_regular", "_scan_lines"):
+        real = getattr(sources, name)
+        monkeypatch.setattr(sources, name, lambda *a, _real=real, _name=name: calls.update([_name]) or _real(*a))
+    assert tally(path, ("movies",)) == tally(path)
+    assert calls["_scan_regular"] >= 3 and calls["_scan_lines"] == 0

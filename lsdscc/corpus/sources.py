@@ -35,12 +35,14 @@ import contextlib
 import glob
 import itertools
 import json
+import operator
 import os
 import re
 import zlib
 from typing import Iterator
 
 from lsdscc.corpus import parquet_source
+from lsdscc.corpus.cleaning import NO_C_EXTENSION
 from lsdscc.corpus.records import MAX_TEXT_CHARS, redact_record
 from multiref.util.errors import UserError
 from multiref.util.location import is_remote
@@ -219,7 +221,7 @@ def _zstd():
     new = zstandard.ZstdDecompressor(max_window_size=2**31).decompressobj
 
     def step(dobj, data):
-        yield dobj.decompress(data)
+        return (dobj.decompress(data),)  # one call, one output (a tuple: no generator per 256 bytes)
 
     return new, step, _ZSTD_SLICE, (zstandard.ZstdError,)
 
@@ -364,8 +366,8 @@ def _chunk_lines(chunk: bytes, state: list, limit: int) -> Iterator:
             return
         if state[0] is not None:
             yield state[0]
-        head = chunk[:cut]
-        state[0] = b"".join(state[1]) + head if state[1] else head
+        head = memoryview(chunk)[:cut]
+        state[0] = b"".join([*state[1], head]) if state[1] else chunk[:cut]  # one copy of the block's bytes
         state[1], state[2] = [chunk[cut + 1:]], len(chunk) - cut - 1
         return
 
@@ -412,11 +414,83 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     line is one ``normalize`` would drop as ``other-subreddit``. Everything else, including
     lines without the key, keys nested twice (crossposts), escaped or non-ASCII values and
     body texts quoting the key, takes the exact path: a false positive is only slower.
+
+    A valid UTF-8 block is decided by the C scanner (``lsdscc/corpus/_sources_native.c``, the
+    block read in place, never split into lines). Without it, a block whose every line has that
+    shape (a month of comments) is decided a block at a time (:func:`_scan_regular`), any other
+    a line at a time (:func:`_scan_lines`), as is a block with invalid UTF-8. The three give the
+    same lines (tests/test_lsdscc_sources_prefilter.py).
     """
+    if _NATIVE_SCAN is not None and (block.isascii() or _is_utf8(block)):
+        exact, count = _NATIVE_SCAN(block, _KEY, tuple(wanted), MAX_LINE_BYTES)
+        return exact, count - len(exact), count
     lines = block.split(b"\n")
+    exact = None if _NATIVE_SCAN is not None else _scan_regular(block, lines, wanted)
+    if exact is None:
+        exact = _scan_lines(block, lines, wanted)
+    return exact, len(lines) - len(exact), len(lines)
+
+
+def _native_scan():
+    """``scan`` of the C scanner (``_sources_native``, built by ``pip install``), or None when it
+    is not built or ``MULTIREF_NO_C_EXTENSION`` is set (:data:`lsdscc.corpus.cleaning.NO_C_EXTENSION`):
+    :func:`_scan_regular` gives the same lines, more slowly."""
+    if os.environ.get(NO_C_EXTENSION, "") not in ("", "0"):
+        return None
+    try:
+        from lsdscc.corpus import _sources_native
+    except ImportError:  # pragma: no cover - a build without a C compiler
+        return None
+    return _sources_native.scan
+
+
+_NATIVE_SCAN = _native_scan()
+
+
+_KEY_TAIL = b'subreddit"'  # once in each "subreddit", twice in two overlapping ones; never overlaps itself
+_VALUE_NAME = operator.itemgetter(1)
+
+
+def _scan_regular(block: bytes, lines: list, wanted: frozenset) -> list | None:
+    """:func:`_scan_block`'s ``exact`` for a block of regular lines, None when a line is not
+    (then :func:`_scan_lines` decides). Regular: every line is at most :data:`MAX_LINE_BYTES`,
+    starts with ``{``, ends with ``}`` (or ``}\\r``), has ``"subreddit"`` followed by a plain
+    value (:data:`_VALUE`) at its last occurrence, and the block holds as many ``subreddit"``
+    as lines, no escape of :data:`_LETTER_ESCAPE` and only valid UTF-8. Each line then holds
+    the key exactly once (at least once, and one ``subreddit"`` each), so the line rule reduces
+    to the value's test. The checks run in C over the whole list (``map``, ``bytes.count``):
+    no Python step per line; only the lines whose value is wanted are returned."""
+    repeat = itertools.repeat
+    keys = list(map(bytes.rfind, lines, repeat(_KEY)))
+    if -1 in keys or block.count(_KEY_TAIL) != len(lines):
+        return None
+    values = list(map(_VALUE.match, lines, map(operator.add, keys, repeat(len(_KEY)))))
+    if None in values or not (all(map(bytes.startswith, lines, repeat(b"{")))
+                              and all(map(bytes.endswith, lines, repeat(_OBJECT_ENDS)))):
+        return None
+    if len(block) > MAX_LINE_BYTES and _may_hold_long_line(block):
+        return None
+    if _LETTER_ESCAPE.search(block) or not (block.isascii() or _is_utf8(block)):
+        return None
+    names = list(map(bytes.lower, map(_VALUE_NAME, values)))
+    if wanted.isdisjoint(names):
+        return []
+    before = list(itertools.accumulate(map(len, lines), initial=0))  # bytes of the lines before, without line ends
+    hits = itertools.compress(range(len(lines)), map(wanted.__contains__, names))
+    return [(i, lines[i], before[i] + i) for i in hits]
+
+
+def _may_hold_long_line(block: bytes) -> bool:
+    """False when no line of ``block`` is over :data:`MAX_LINE_BYTES`: such a line would hold a
+    whole aligned window of half that size, and every window holds a line end (a few short finds)."""
+    half = MAX_LINE_BYTES // 2
+    return any(block.find(b"\n", at, at + half) < 0 for at in range(0, len(block) - half + 1, half))
+
+
+def _scan_lines(block: bytes, lines: list, wanted: frozenset) -> list:
+    """:func:`_scan_block`'s ``exact``, the rule applied a line at a time."""
     escape = check_utf8 = None  # block-wide checks, made at the first line that could be skipped
     exact: list = []
-    skipped = 0
     match = _VALUE.match
     end = 0
     for index, line in enumerate(lines):
@@ -435,10 +509,9 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
                 escape = _LETTER_ESCAPE.search if _LETTER_ESCAPE.search(block) else False
                 check_utf8 = not block.isascii() and not _is_utf8(block)
             if not (escape and escape(line)) and not (check_utf8 and not _is_utf8(line)):
-                skipped += 1
                 continue
         exact.append((index, line, start))
-    return exact, skipped, len(lines)
+    return exact
 
 
 def _orjson_loads():

@@ -1,0 +1,160 @@
+/* The C half of the reader's subreddit prefilter (lsdscc/corpus/sources.py, _scan_block).
+ *
+ * scan(block, key, wanted, max_line) -> (exact, lines)
+ *
+ * block: whole lines joined by "\n", valid UTF-8 (the caller checks); key: b'"subreddit"';
+ * wanted: a tuple of lowercase ASCII names (bytes); max_line: sources.MAX_LINE_BYTES. A line is
+ * skipped when it is at most max_line bytes, starts with "{", ends with "}" or "}\r", holds the
+ * key exactly once (overlapping occurrences count), followed by [ \t\r]*:[ \t\r]*" and a plain
+ * value (no backslash, no byte >= 0x80) with its closing quote, holds no \u006 / \u007 escape,
+ * and its value lowercased (ASCII) is not a wanted name. exact lists (index, line, offset) of
+ * every other line, lines is the number of lines: the line rule of sources._scan_block, read in
+ * place, never split into lines (tests/test_lsdscc_sources_prefilter.py compares the two).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+static const char *find_key(const char *p, const char *end, const char *key, Py_ssize_t len)
+{
+    while (end - p >= len) {
+        const char *q = memchr(p, key[0], (size_t)(end - p - len + 1));
+        if (q == NULL)
+            return NULL;
+        if (memcmp(q, key, (size_t)len) == 0)
+            return q;
+        p = q + 1;
+    }
+    return NULL;
+}
+
+static int has_letter_escape(const char *p, const char *end)
+{
+    while (p < end) {
+        const char *q = memchr(p, '\\', (size_t)(end - p));
+        if (q == NULL)
+            return 0;
+        if (end - q >= 5 && q[1] == 'u' && q[2] == '0' && q[3] == '0' && (q[4] == '6' || q[4] == '7'))
+            return 1;
+        p = q + 1;
+    }
+    return 0;
+}
+
+static const char *skip_space(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* The plain value after the key at k: its first byte in *name, its length returned; -1 if none. */
+static Py_ssize_t plain_value(const char *k, Py_ssize_t keylen, const char *end, const char **name)
+{
+    const char *p = skip_space(k + keylen, end);
+    if (p >= end || *p != ':')
+        return -1;
+    p = skip_space(p + 1, end);
+    if (p >= end || *p != '"')
+        return -1;
+    const char *start = ++p;
+    while (p < end && *p != '"') {
+        if (*p == '\\' || (unsigned char)*p >= 0x80)
+            return -1;
+        p++;
+    }
+    if (p >= end)
+        return -1;
+    *name = start;
+    return p - start;
+}
+
+static int is_wanted(const char *name, Py_ssize_t len, PyObject *wanted)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(wanted);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(wanted, i);
+        if (PyBytes_GET_SIZE(item) != len)
+            continue;
+        const char *w = PyBytes_AS_STRING(item);
+        Py_ssize_t j = 0;
+        while (j < len) {
+            char c = name[j];
+            if (c >= 'A' && c <= 'Z')
+                c = (char)(c - 'A' + 'a');
+            if (c != w[j])
+                break;
+            j++;
+        }
+        if (j == len)
+            return 1;
+    }
+    return 0;
+}
+
+/* 1: the line [s, e) is skipped (another subreddit's, by the rule above); 0: it must be parsed. */
+static int skipped_line(const char *s, const char *e, const char *key, Py_ssize_t keylen,
+                        PyObject *wanted, Py_ssize_t max_line)
+{
+    if (e - s > max_line || e == s || *s != '{')
+        return 0;
+    if (!(e[-1] == '}' || (e - s >= 2 && e[-1] == '\r' && e[-2] == '}')))
+        return 0;
+    const char *k = find_key(s, e, key, keylen);
+    if (k == NULL || find_key(k + 1, e, key, keylen) != NULL)
+        return 0;
+    const char *name;
+    Py_ssize_t len = plain_value(k, keylen, e, &name);
+    if (len < 0 || has_letter_escape(s, e))
+        return 0;
+    return !is_wanted(name, len, wanted);
+}
+
+static PyObject *scan(PyObject *self, PyObject *args)
+{
+    PyObject *block, *wanted;
+    const char *key;
+    Py_ssize_t keylen, max_line;
+    if (!PyArg_ParseTuple(args, "Sy#O!n", &block, &key, &keylen, &PyTuple_Type, &wanted, &max_line))
+        return NULL;
+    if (keylen < 1)
+        return PyErr_Format(PyExc_ValueError, "empty key");
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(wanted); i++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(wanted, i)))
+            return PyErr_Format(PyExc_TypeError, "wanted names must be bytes");
+    const char *data = PyBytes_AS_STRING(block);
+    const char *end = data + PyBytes_GET_SIZE(block);
+    PyObject *exact = PyList_New(0);
+    if (exact == NULL)
+        return NULL;
+    Py_ssize_t index = 0;
+    const char *s = data;
+    for (;;) {
+        const char *e = memchr(s, '\n', (size_t)(end - s));
+        if (e == NULL)
+            e = end;
+        if (!skipped_line(s, e, key, keylen, wanted, max_line)) {
+            PyObject *item = Py_BuildValue("(ny#n)", index, s, (Py_ssize_t)(e - s), (Py_ssize_t)(s - data));
+            if (item == NULL || PyList_Append(exact, item) < 0) {
+                Py_XDECREF(item);
+                Py_DECREF(exact);
+                return NULL;
+            }
+            Py_DECREF(item);
+        }
+        index++;
+        if (e == end)
+            break;
+        s = e + 1;
+    }
+    return Py_BuildValue("(Nn)", exact, index);
+}
+
+static PyMethodDef methods[] = {
+    {"scan", scan, METH_VARARGS, "scan(block, key, wanted, max_line) -> (exact, lines)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_sources_native", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__sources_native(void) { return PyModule_Create(&module); }
