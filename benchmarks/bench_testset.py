@@ -355,6 +355,20 @@ def _parser():
                         help="with --overlap: also the full corpus in P independent parts trained in P processes "
                              "and in one: --doc2vec-parts P (lsdscc/testset/doc2vec_parts.py); P:dims or P:epochs: "
                              "every part on all the sentences with its share of the dimensions or epochs (tried)")
+    corpus = parser.add_mutually_exclusive_group()
+    corpus.add_argument("--dataset", metavar="FOLDER",
+                        help="instead of generated pairs: a corpus folder written by `multiref lsdscc build "
+                             "--skip-testset`, copied and run through `multiref lsdscc testset` in a child process "
+                             "(process tree measured step by step)")
+    corpus.add_argument("--realistic-month", metavar="N", type=_positive,
+                        help="instead of generated pairs: a realistic month of N r/movies comments "
+                             "(lsdscc.synthetic.dumps, as `bench_corpus.py --text realistic`), built with `multiref "
+                             "lsdscc build --skip-testset`, then as --dataset (with --keep: the month is reused)")
+    parser.add_argument("--month-seed", type=int, default=7, help="--realistic-month's seed (default 7, bench_corpus's)")
+    parser.add_argument("--build-flags", default="", metavar="FLAGS",
+                        help='--realistic-month: flags added to the build (e.g. "--workers 1"; default: its defaults)')
+    parser.add_argument("--sample-interval", type=float, default=0.5, metavar="SECONDS",
+                        help="--dataset/--realistic-month: how often the process tree's memory and CPU are sampled")
     parser.add_argument("--generate-into", metavar="FOLDER", help=argparse.SUPPRESS)  # the generator's child process
     testset_cli.add_testset_arguments(parser)
     return parser
@@ -386,13 +400,31 @@ def _parts_specs(text: str) -> list:
     return specs
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"wants a positive comment count, got {text!r}")
+    return value
+
+
 def main(argv=None) -> int:
     from pipelines import testset_options as testset_cli
     from pipelines.lsdscc_testset import run_testset_stage
 
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     if args.generate_into:
         print(json.dumps(generate(args.generate_into, args.pairs)))
+        return 0
+    if args.dataset is not None or args.realistic_month is not None:
+        from benchmarks.testset_corpus import check_corpus_args, corpus_stage
+
+        check_corpus_args(parser, args)
+        report = corpus_stage(args, testset_cli.configs_from_args(args))
+        print(json.dumps(report, indent=2, sort_keys=True))
         return 0
     folder = args.keep or tempfile.mkdtemp(prefix="bench-testset-")
     if args.keep:
