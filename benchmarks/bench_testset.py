@@ -33,6 +33,18 @@ sentences, trained in full) 219 s of CPU for the stage, 1,116 s wall, peak RSS 2
 963 s wall, peak RSS 7.1 GB. Earlier, at load average 2-4: 1M pairs 281 s wall (Doc2Vec
 248 s); the faster variant 185 s.
 
+On a real corpus folder instead of generated pairs (:mod:`benchmarks.testset_corpus`): the
+stage as the user runs it, ``multiref lsdscc testset --dataset COPY`` in a child process on a
+copy of the folder (fresh build cache), the process tree measured step by step (wall, CPU and
+peak RSS of each step from ``/proc``, the JVM inside; totals from ``os.wait4``) and the disk
+it leaves. ``--realistic-month N`` first writes a realistic month of N r/movies comments (the
+month ``bench_corpus.py --text realistic --comments N`` builds; ``--month-seed``) and builds it
+with ``multiref lsdscc build --skip-testset`` (``--build-flags``), measured the same way; with
+``--keep FOLDER`` the month stays there and is reused by the next run::
+
+    .venv/bin/python benchmarks/bench_testset.py --dataset out/lsdscc-corpus
+    .venv/bin/python benchmarks/bench_testset.py --realistic-month 3000000 --keep /tmp/bench-3m
+
 Quality of a Doc2Vec sample (``--overlap N[,N...]``, :mod:`benchmarks.testset_overlap`): instead
 of the stage, the re-ranked neighbours of models trained on N sentences against the
 full-corpus model's (docs/testset.md#doc2vec-on-a-sample)::
