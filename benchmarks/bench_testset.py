@@ -33,6 +33,18 @@ sentences, trained in full) 219 s of CPU for the stage, 1,116 s wall, peak RSS 2
 963 s wall, peak RSS 7.1 GB. Earlier, at load average 2-4: 1M pairs 281 s wall (Doc2Vec
 248 s); the faster variant 185 s.
 
+On a real corpus folder instead of generated pairs (:mod:`benchmarks.testset_corpus`): the
+stage as the user runs it, ``multiref lsdscc testset --dataset COPY`` in a child process on a
+copy of the folder (fresh build cache), the process tree measured step by step (wall, CPU and
+peak RSS of each step from ``/proc``, the JVM inside; totals from ``os.wait4``) and the disk
+it leaves. ``--realistic-month N`` first writes a realistic month of N r/movies comments (the
+month ``bench_corpus.py --text realistic --comments N`` builds; ``--month-seed``) and builds it
+with ``multiref lsdscc build --skip-testset`` (``--build-flags``), measured the same way; with
+``--keep FOLDER`` the month stays there and is reused by the next run::
+
+    .venv/bin/python benchmarks/bench_testset.py --dataset out/lsdscc-corpus
+    .venv/bin/python benchmarks/bench_testset.py --realistic-month 3000000 --keep /tmp/bench-3m
+
 Quality of a Doc2Vec sample (``--overlap N[,N...]``, :mod:`benchmarks.testset_overlap`): instead
 of the stage, the re-ranked neighbours of models trained on N sentences against the
 full-corpus model's (docs/testset.md#doc2vec-on-a-sample)::
@@ -355,6 +367,20 @@ def _parser():
                         help="with --overlap: also the full corpus in P independent parts trained in P processes "
                              "and in one: --doc2vec-parts P (lsdscc/testset/doc2vec_parts.py); P:dims or P:epochs: "
                              "every part on all the sentences with its share of the dimensions or epochs (tried)")
+    corpus = parser.add_mutually_exclusive_group()
+    corpus.add_argument("--dataset", metavar="FOLDER",
+                        help="instead of generated pairs: a corpus folder written by `multiref lsdscc build "
+                             "--skip-testset`, copied and run through `multiref lsdscc testset` in a child process "
+                             "(process tree measured step by step)")
+    corpus.add_argument("--realistic-month", metavar="N", type=_positive,
+                        help="instead of generated pairs: a realistic month of N r/movies comments "
+                             "(lsdscc.synthetic.dumps, as `bench_corpus.py --text realistic`), built with `multiref "
+                             "lsdscc build --skip-testset`, then as --dataset (with --keep: the month is reused)")
+    parser.add_argument("--month-seed", type=int, default=7, help="--realistic-month's seed (default 7, bench_corpus's)")
+    parser.add_argument("--build-flags", default="", metavar="FLAGS",
+                        help='--realistic-month: flags added to the build (e.g. "--workers 1"; default: its defaults)')
+    parser.add_argument("--sample-interval", type=float, default=0.5, metavar="SECONDS",
+                        help="--dataset/--realistic-month: how often the process tree's memory and CPU are sampled")
     parser.add_argument("--generate-into", metavar="FOLDER", help=argparse.SUPPRESS)  # the generator's child process
     testset_cli.add_testset_arguments(parser)
     return parser
@@ -386,13 +412,31 @@ def _parts_specs(text: str) -> list:
     return specs
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"wants a positive comment count, got {text!r}")
+    return value
+
+
 def main(argv=None) -> int:
     from pipelines.lsdscc import testset_options as testset_cli
     from pipelines.lsdscc.testset import run_testset_stage
 
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     if args.generate_into:
         print(json.dumps(generate(args.generate_into, args.pairs)))
+        return 0
+    if args.dataset is not None or args.realistic_month is not None:
+        from benchmarks.testset_corpus import check_corpus_args, corpus_stage
+
+        check_corpus_args(parser, args)
+        report = corpus_stage(args, testset_cli.configs_from_args(args))
+        print(json.dumps(report, indent=2, sort_keys=True))
         return 0
     folder = args.keep or tempfile.mkdtemp(prefix="bench-testset-")
     if args.keep:
