@@ -32,7 +32,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _P = r"^\[lsdscc testset\] "
-#: the stage's steps, each ended by its progress line (pipelines/lsdscc_testset.py); then "rest": publishing
+#: the stage's steps, each ended by its progress line (pipelines/lsdscc/testset.py); then "rest": publishing
 STAGE_STEPS = (
     ("start_up", _P + r"snapshot of the corpus"),
     ("snapshot_and_read_corpus", _P + r"[\d,]+ pairs, [\d,]+ distinct queries"),
