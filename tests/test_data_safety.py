@@ -155,6 +155,31 @@ def test_sigterm_during_a_build(base, tmp_path):
     assert load_rows(folder, "multi_turn", tmp_path) == card_splits(folder)["multi_turn"]
 
 
+def test_sigterm_to_the_driver_alone_ends_a_build_with_two_worker_processes(tmp_path):
+    """``kill PID`` reaches the driver only (Ctrl-C reaches the whole process group): the driver
+    ends the job's worker processes and exits 130 with one line. Before, the local runner's
+    driver waited on its idle workers for ever."""
+    from lsdscc.synthetic.dumps import write_month
+    from pipelines.beam.guard import marked
+
+    inputs = [arg for path in write_month(str(tmp_path / "month"), 50_000, seed=7, text="realistic")
+              for arg in ("--input", path)]
+    out = tmp_path / "out" / "lsdscc"
+    proc = start("lsdscc", "build", *inputs, "--output", str(out), *SKIP_TESTSET, "--workers", "2")
+    try:
+        wait_for(proc, "local worker processes")
+        time.sleep(2)
+        t0 = time.monotonic()
+        code, _, err = interrupt(proc, signal.SIGTERM)
+        assert time.monotonic() - t0 < 60
+    finally:
+        proc.kill()
+    assert code == 130, err[-2000:]
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("multiref: error: interrupted by SIGTERM: ")
+    assert not out.exists() and sidecars(tmp_path / "out") == []
+    assert marked(str(proc.pid)) == []  # no worker left behind
+
+
 def test_sigint_during_the_testset_stage_then_a_full_run(base, tmp_path):
     """Interrupts after the snapshot, after the Lucene index and after test_candidates is
     written (before the leak removal): never a test set that leaks into training."""

@@ -38,8 +38,25 @@ def signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+#: what runs first when a SignalGuard catches a signal (see :func:`on_interrupt`)
+_INTERRUPT_HOOKS: list = []
+
+
+@contextlib.contextmanager
+def on_interrupt(hook) -> Iterator[None]:
+    """While the block runs, call ``hook()`` when SIGINT/SIGTERM reaches a :class:`SignalGuard`,
+    before its KeyboardInterrupt: e.g. ending the processes a job waits on, which a signal sent
+    to this process alone (``kill``, ``timeout``, a scheduler) does not reach."""
+    _INTERRUPT_HOOKS.append(hook)
+    try:
+        yield
+    finally:
+        _INTERRUPT_HOOKS.remove(hook)
+
+
 class SignalGuard:
-    """SIGINT/SIGTERM -> KeyboardInterrupt in the main thread, remembering which one came."""
+    """SIGINT/SIGTERM -> KeyboardInterrupt in the main thread, remembering which one came
+    (the :func:`on_interrupt` hooks run first)."""
 
     def __init__(self):
         self.received = None
@@ -58,6 +75,11 @@ class SignalGuard:
 
         self.received = signal.Signals(signum).name
         logging.getLogger("apache_beam").setLevel(logging.CRITICAL)  # its tracebacks of the interrupt are noise
+        for hook in list(_INTERRUPT_HOOKS):
+            try:
+                hook()
+            except Exception:  # noqa: BLE001 - best effort: the interrupt goes on
+                pass
         raise KeyboardInterrupt
 
     def __exit__(self, *exc):

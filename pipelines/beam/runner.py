@@ -258,6 +258,32 @@ def _driver_pid_in_environment():
             os.environ[DRIVER_ENV] = old
 
 
+@contextlib.contextmanager
+def _workers_end_on_interrupt():
+    """When SIGINT/SIGTERM reaches this driver alone (``kill PID``, ``timeout``, a scheduler;
+    Ctrl-C reaches the whole process group), end the job's worker processes too: the local
+    runner's driver waits on its multi-process workers and would otherwise wait for ever. Their
+    threads' tracebacks of that end are dropped: one line says what happened
+    (:mod:`multiref.output.publish`)."""
+    import os
+    import signal
+    import threading
+
+    from multiref.output.publish_guard import on_interrupt
+    from pipelines.beam.guard import marked
+
+    def end_workers() -> None:
+        threading.excepthook = lambda args: None
+        for pid in marked(str(os.getpid())):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    with on_interrupt(end_workers):
+        yield
+
+
 def run_pipeline(p):
     """Run pipeline ``p`` and wait until it finishes; return its result.
 
@@ -272,7 +298,7 @@ def run_pipeline(p):
     job = _JobException()
     job_log.addHandler(job)
     try:
-        with _driver_pid_in_environment(), _guarded():
+        with _driver_pid_in_environment(), _guarded(), _workers_end_on_interrupt():
             return _run_and_wait(p, runner, job)
     finally:
         job_log.removeHandler(job)
