@@ -113,7 +113,7 @@ def test_treebank_never_leaves_a_sentence_period_glued(comments):
         glued = [t for t in clean_and_tokenize(text, convention="treebank") if t.endswith(".") and t.strip(".")]
         assert glued == [], text
     # the previous behaviour glued it (NLTK splits only the text's last period)
-    assert "weekend." in cleaning._tokenizer("treebank")("this weekend. then more.")
+    assert "weekend." in cleaning.nltk_tokenizer("treebank")("this weekend. then more.")
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["with-c", "python-only"])
