@@ -1023,7 +1023,8 @@ REFUSED_ENTITIES, REFUSED_FOLLOWED, REFUSED_OTHER, REFUSED_LINKS = 1, 2, 4, 8
 #: rule runs only where its trigger is in the text), _protect_quotes's pairs, the e-mail and url
 #: guards (a ``.tld`` of :data:`TLDS` too). REFUSED_ENTITIES: decoded, then tried again;
 #: REFUSED_FOLLOWED: the rules of :func:`_followed_markup`, the same; REFUSED_OTHER: the Python
-#: steps; REFUSED_LINKS: e-mails and urls (:func:`_mail_and_urls`). C matches them ignoring ASCII case (refusing more is only slower).
+#: steps; REFUSED_LINKS: e-mails and urls (:func:`_mail_and_urls`). C matches them ignoring
+#: ASCII case (refusing more is only slower).
 #: A new rule's guard goes here (tests/test_lsdscc_cleaning_tables.py reads the guards of these
 #: functions: each is a trigger, a line rule's or whitespace's).
 NATIVE_TRIGGERS = (
@@ -1144,7 +1145,8 @@ def _followed_markup(text: str) -> str:
 
 
 #: What _native_plain runs for each cause ``plain`` gives, in strip_markup's and _lsdscc_fast's order.
-_NATIVE_STEPS = ((REFUSED_ENTITIES, _entities), (REFUSED_FOLLOWED, _followed_markup), (REFUSED_LINKS, _mail_and_urls))
+_NATIVE_STEPS = ((REFUSED_ENTITIES, _entities), (REFUSED_FOLLOWED, _followed_markup),
+                 (REFUSED_LINKS, _mail_and_urls))
 
 
 def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None, native: bool = True) -> list[str] | str:
