@@ -103,8 +103,9 @@ def test_ascii_table_equals_the_to_space_regex(texts):
 
 def _old_characters_head(text: str) -> str:
     """``lsdscc_characters`` before its last pass (ASCII text: no wide characters to replace)."""
-    text = cleaning._DIGIT_RUN.sub("digits", cleaning._protect_quotes(text))
-    return cleaning._PUNCT_RUN.sub(r"\1\1", text) if "!!!" in text or "???" in text else text
+    text = re.sub(r"\d+", cleaning.DIGITS, cleaning._protect_quotes(text))
+    runs = "([" + re.escape(cleaning.PUNCT_RUNS) + r"])\1{2,}"  # the rule as its table declares it
+    return re.sub(runs, r"\1\1", text) if "!!!" in text or "???" in text else text
 
 
 def test_laughter_words_equal_the_laughter_regex(texts):
