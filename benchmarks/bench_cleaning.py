@@ -77,11 +77,7 @@ def _python_only(text: str) -> list:
     """The default convention with the C extension off."""
     from lsdscc.corpus import cleaning
 
-    saved, cleaning._native = cleaning._native, None
-    try:
-        return cleaning.clean_and_tokenize(text, convention="lsdscc")
-    finally:
-        cleaning._native = saved
+    return cleaning.clean_and_tokenize(text, convention="lsdscc", native=False)
 
 
 def _time(fn, comments) -> float:
@@ -117,7 +113,7 @@ def main(argv=None) -> int:
     runs = {"lsdscc": lambda t: clean_and_tokenize(t, convention="lsdscc"),
             "lsdscc-python": _python_only,
             "treebank": lambda t: clean_and_tokenize(t, convention="treebank")}
-    if cleaning._native is None:
+    if cleaning.native_extension() is None:
         print("the C extension is not built (pip install -e . with a C compiler): lsdscc is the Python path too")
     if baseline is None:
         print(f"no baseline: {why}; timing the current implementation only")

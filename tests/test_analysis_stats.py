@@ -106,7 +106,7 @@ def test_rowwise_correlations_match_scipy_with_ties():
     for n in (5, 80, 250):  # the pairwise kendall path (one block, several blocks) and the scipy path
         X = rng.integers(0, 4, size=(20, n)).astype(float)
         Y = rng.integers(0, 4, size=(20, n)).astype(float)
-        got = stats._rowwise_correlations(X, Y)
+        got = stats.rowwise_correlations(X, Y)
         for b in range(20):
             if len(set(X[b])) > 1 and len(set(Y[b])) > 1:
                 assert got["pearson"][b] == pytest.approx(sps.pearsonr(X[b], Y[b])[0], abs=1e-9)
@@ -148,7 +148,7 @@ def test_resampled_correlations_equal_correlating_the_resampled_rows(n):
     counts = stats.resample_counts(idx, n)
     assert counts.sum(axis=1).tolist() == [n] * 40
     got = stats.Resampled(x, counts).correlations(stats.Resampled(y, counts))
-    want = stats._rowwise_correlations(x[idx], y[idx])
+    want = stats.rowwise_correlations(x[idx], y[idx])
     for kind in stats.CORRELATIONS:
         np.testing.assert_allclose(got[kind], want[kind], atol=1e-12, equal_nan=True)
     if n == 7:

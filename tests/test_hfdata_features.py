@@ -1,4 +1,4 @@
-"""multiref.output.hfdata._features_yaml writes the card's feature list without importing
+"""multiref.output.hfdata.features_yaml writes the card's feature list without importing
 ``datasets`` for the types the project's datasets use; it must give what ``datasets`` gives."""
 
 from __future__ import annotations
@@ -26,17 +26,17 @@ def _datasets(schema) -> list:
 @pytest.mark.parametrize("arrow_type", TYPES, ids=str)
 def test_each_type(arrow_type):
     schema = pa.schema([("a", pa.string()), ("field", arrow_type)])
-    assert hfdata._features_yaml(schema) == _datasets(schema)
+    assert hfdata.features_yaml(schema) == _datasets(schema)
 
 
 def test_the_projects_schemas():
     schemas = [outputs.schema(c) for c in outputs.CONFIGS]
     schemas += [ddpp.schema(c) for c in (ddpp.MULTIREF, ddpp.DDPP, ddpp.CORRUPTED, ddpp.CONTEXTS)]
     for schema in schemas:
-        assert hfdata._features_yaml(schema) == _datasets(schema)
+        assert hfdata.features_yaml(schema) == _datasets(schema)
 
 
 def test_feature_metadata_goes_to_datasets():
     schema = Features({"label": __import__("datasets").ClassLabel(names=["a", "b"])}).arrow_schema
-    assert hfdata._features_yaml(schema) == _datasets(schema)
+    assert hfdata.features_yaml(schema) == _datasets(schema)
     assert _datasets(schema)[0].get("dtype") != "int64"  # (the metadata changes what the card says)

@@ -119,8 +119,8 @@ def test_fast_tokenizer_matches_nltk_token_for_token(name):
         "i don't think so . haha :) wasn't it ?",
         "l'amour, rock'n'roll & co. -- u.s.a. etc...",
     ]
-    fast = cleaning._tokenizer(name, True)
-    slow = cleaning._tokenizer(name, False)
+    fast = cleaning.nltk_tokenizer(name, True)
+    slow = cleaning.nltk_tokenizer(name, False)
     for text in texts:
         assert fast(text) == slow(text)
 

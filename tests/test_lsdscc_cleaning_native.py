@@ -1,10 +1,10 @@
 """The C half of the lsdscc fast path (``lsdscc/corpus/_cleaning_native.c``) gives the tokens of
 the Python steps it replaces (issue 22: cleaning realistic bodies was half of the corpus build).
 
-``_native.tail(text, lowercase)`` stands for :func:`cleaning._lsdscc_tail` (emoticons, emoji,
-elongated words, laughter, lowercasing, the ``lsdscc`` character rules and the Treebank rules
-left for them); ``_native.plain(text, lowercase)`` for the whole :func:`cleaning._lsdscc_fast`
-on a text the markup, e-mail and url steps leave as it is. Each returns None where it leaves
+``native_extension().tail(text, lowercase)`` stands for :func:`cleaning.lsdscc_tail` (emoticons,
+emoji, elongated words, laughter, lowercasing, the ``lsdscc`` character rules and the Treebank rules
+left for them); ``native_extension().plain(text, lowercase)`` for the whole
+``clean_and_tokenize(text, lowercase=lowercase)`` (the ``lsdscc`` fast path) on a text the markup, e-mail and url steps leave as it is. Each returns None where it leaves
 the text to Python; these tests compare them with the Python steps wherever they decide, on
 realistic, random and hostile text, and check that they decide for nearly every real text.
 """
@@ -19,7 +19,7 @@ from lsdscc.synthetic.text import RealisticText
 from lsdscc.corpus import cleaning
 from lsdscc.corpus.emoticons import emoticon_table
 
-NATIVE = cleaning._native
+NATIVE = cleaning.native_extension()
 
 _PIECES = list("ab xyz*_~[]()!?<>@.,:;/-\"' \n\t#^|`=%+$&\\¯0123456789aAhHlLoOeEcCnNtTgGmMwWkK") + [
     "(ツ)", "¯\\_(ツ)_/¯", "```", "\u200b", "\u3000", "\x1c", "\x85", "\u00a0", "\u2028", "\r\n", "\x0b",
@@ -44,22 +44,15 @@ def _fuzz(n: int, seed: int, longest: int = 40) -> list[str]:
     return ["".join(rng.choice(_PIECES) for _ in range(rng.randint(0, longest))) for _ in range(n)]
 
 
-def _head(text: str) -> str:
-    """The Python steps before the tail: markup, e-mails, urls."""
-    text = cleaning.strip_markup(cleaning._protect_quotes(text))
-    if "@" in text:
-        text = cleaning._email_sub(text)
-    if cleaning._has_url(text):
-        text = cleaning._url_sub(cleaning._LSDSCC_URL, text)
-    return text
+_head = cleaning.lsdscc_head  # the Python steps before the tail: markup, e-mails, urls
 
 
 def _python_fast(text: str, lowercase: bool) -> list[str]:
-    saved, cleaning._native = cleaning._native, None
-    try:
-        return cleaning._lsdscc_fast(text, lowercase)
-    finally:
-        cleaning._native = saved
+    return cleaning.clean_and_tokenize(text, lowercase=lowercase, native=False)
+
+
+def _fast(text: str, lowercase: bool) -> list[str]:
+    return cleaning.clean_and_tokenize(text, lowercase=lowercase)
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +75,7 @@ def _check(texts, lowercase: bool) -> tuple[int, int]:
         tokens = NATIVE.tail(head, lowercase)
         if tokens is not None:
             tails += 1
-            assert tokens == cleaning._lsdscc_tail(head, lowercase), repr(head)
+            assert tokens == cleaning.lsdscc_tail(head, lowercase), repr(head)
         tokens = NATIVE.plain(text, lowercase)
         if isinstance(tokens, list) and not cleaning.may_name_user(text):  # (others never reach plain())
             plains += 1
@@ -108,7 +101,7 @@ def test_random_and_hostile_text(seed):
 def test_the_whole_fast_path_with_and_without_the_extension(bodies):
     # (_native_plain: strip_markup's entity, link, emphasis, code and superscript rules, then plain())
     for text in bodies + _fuzz(4000, 9) + _fuzz(500, 10, longest=200):
-        assert cleaning._lsdscc_fast(text, True) == _python_fast(text, True), repr(text)
+        assert _fast(text, True) == _python_fast(text, True), repr(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -123,7 +116,7 @@ def test_each_rule_in_c(text):
     """Texts that exercise each rule the C code implements are decided in C, not left to Python."""
     for lowercase in (True, False):
         head = _head(text)
-        assert NATIVE.tail(head, lowercase) == cleaning._lsdscc_tail(head, lowercase), repr(text)
+        assert NATIVE.tail(head, lowercase) == cleaning.lsdscc_tail(head, lowercase), repr(text)
 
 
 @pytest.mark.parametrize("text", ["It's a plain comment, with 2 sentences.", "“Quoted” — and so on!!", "ok :)"])
@@ -142,7 +135,7 @@ def test_plain_leaves_markup_urls_and_mail_to_python(text):
 def test_what_c_leaves_to_python(text):
     """The shrug rule stays in Python."""
     assert NATIVE.tail(text, True) is None
-    assert cleaning._lsdscc_fast(text, True) == _python_fast(text, True)
+    assert _fast(text, True) == _python_fast(text, True)
 
 
 @pytest.mark.parametrize("text", ["g\u0130mme", "g\u0131mme", "G\u0131MME now", "can\u0130not", "lemme \u0131t",
@@ -152,8 +145,8 @@ def test_characters_re_i_matches_with_ascii_letters(text):
     i, long s, the Kelvin sign) in the contractions and domain endings: C folds them as re.I does
     (the Kelvin sign and long s in a domain ending gave ``foo uk`` in C and ``url`` in Python)."""
     for lowercase in (True, False):
-        assert NATIVE.tail(_head(text), lowercase) == cleaning._lsdscc_tail(_head(text), lowercase)
-        assert cleaning._lsdscc_fast(text, lowercase) == _python_fast(text, lowercase), repr(text)
+        assert NATIVE.tail(_head(text), lowercase) == cleaning.lsdscc_tail(_head(text), lowercase)
+        assert _fast(text, lowercase) == _python_fast(text, lowercase), repr(text)
 
 
 @pytest.mark.parametrize("lowercase", [True, False])
@@ -162,17 +155,17 @@ def test_every_character(lowercase):
     for start in range(0, 0x110000, 4096):
         chars = [chr(c) for c in range(start, start + 4096)]
         for text in (" ".join(chars), "A" + "".join(chars[:300]) + "Σ b", "".join(chars[300:900])):
-            assert NATIVE.tail(text, lowercase) == cleaning._lsdscc_tail(text, lowercase), hex(start)
+            assert NATIVE.tail(text, lowercase) == cleaning.lsdscc_tail(text, lowercase), hex(start)
 
 
 def test_long_texts():
     rng = random.Random(5)
     for size in (10_000, 200_000):
         text = "".join(rng.choice(_PIECES) for _ in range(size // 3))
-        assert NATIVE.tail(_head(text), True) in (None, cleaning._lsdscc_tail(_head(text), True))
+        assert NATIVE.tail(_head(text), True) in (None, cleaning.lsdscc_tail(_head(text), True))
     runs = ["a" * 100_000, "!" * 100_000, "9" * 100_000, "\"" * 50_000, ":)" * 50_000, "ha" * 50_000, "–" * 50_000]
     for text in runs:
-        assert NATIVE.tail(text, True) == cleaning._lsdscc_tail(text, True)
+        assert NATIVE.tail(text, True) == cleaning.lsdscc_tail(text, True)
 
 
 def test_configure_checks_the_table():
@@ -211,27 +204,25 @@ def test_configure_checks_the_table():
     with pytest.raises(TypeError):
         NATIVE.configure(without)
     NATIVE.configure(tables)  # (a failed call leaves the table as it was)
-    assert NATIVE.tail("ok :)", True) == cleaning._lsdscc_tail("ok :)", True) == ["ok", table[":)"]]
+    assert NATIVE.tail("ok :)", True) == cleaning.lsdscc_tail("ok :)", True) == ["ok", table[":)"]]
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["with-c", "python-only"])
-def test_clean_and_count(bodies, native, monkeypatch):
+def test_clean_and_count(bodies, native):
     """The corpus's step: the joined tokens, each counted (in C: interned tokens, no list)."""
-    if not native:
-        monkeypatch.setattr(cleaning, "_native", None)
     from collections import Counter
 
     texts = bodies[:2000] + _fuzz(3000, 21) + ["", "   ", "cannot gonna", "é É ΣΑΣ 😂"]
     words, expected = Counter(), Counter()
     for text in texts:
-        tokens = cleaning.clean_and_tokenize(text)
-        assert cleaning.clean_and_count(text, words) == " ".join(tokens), repr(text)
+        tokens = cleaning.clean_and_tokenize(text, native=native)
+        assert cleaning.clean_and_count(text, words, native=native) == " ".join(tokens), repr(text)
         expected.update(tokens)
     assert words == expected and list(words) == list(expected)  # (the same counts, in the same order)
     for convention in ("treebank",):  # (the other conventions count in Python)
         other = Counter()
-        assert cleaning.clean_and_count("It's 90s :)", other, convention=convention) == " ".join(
-            cleaning.clean_and_tokenize("It's 90s :)", convention=convention))
+        assert cleaning.clean_and_count("It's 90s :)", other, convention=convention, native=native) == " ".join(
+            cleaning.clean_and_tokenize("It's 90s :)", convention=convention, native=native))
 
 
 def test_counts_must_be_a_dict():

@@ -25,15 +25,15 @@ from lsdscc.corpus import cleaning, emoticons
 from lsdscc.corpus.rule_tables import first_characters, re_case_folds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NATIVE = cleaning._native  # (tests/test_lsdscc_cleaning_native.py names the cause where it is not built)
+NATIVE = cleaning.native_extension()  # (tests/test_lsdscc_cleaning_native.py names the cause where it is not built)
 
 
 def _python(text: str, lowercase: bool = True) -> list[str]:
-    saved, cleaning._native = cleaning._native, None
-    try:
-        return cleaning._lsdscc_fast(text, lowercase)
-    finally:
-        cleaning._native = saved
+    return cleaning.clean_and_tokenize(text, lowercase=lowercase, native=False)
+
+
+def _fast(text: str, lowercase: bool) -> list[str]:
+    return cleaning.clean_and_tokenize(text, lowercase=lowercase)
 
 
 def _same_in_both(texts) -> int:
@@ -42,7 +42,7 @@ def _same_in_both(texts) -> int:
     decided = 0
     for text in texts:
         for lowercase in (True, False):
-            assert cleaning._lsdscc_fast(text, lowercase) == _python(text, lowercase), repr(text)
+            assert _fast(text, lowercase) == _python(text, lowercase), repr(text)
         words, expected = Counter(), Counter()
         assert cleaning.clean_and_count(text, words) == " ".join(_python(text)), repr(text)
         expected.update(_python(text))
@@ -63,8 +63,8 @@ def test_every_domain_ending():
             texts = [f"check out foo.{ending} for tickets", f"foo.{ending}", f"foo.{ending}x ok", f"foo.{ending}/a b",
                      f"x .{ending}", f"foo.{ending}_"]
             _same_in_both(texts)
-            assert cleaning._lsdscc_fast(texts[0], True) == ["check", "out", "url", "for", "tickets"]
-            assert NATIVE.plain(texts[0], True) == cleaning._LINKS  # (C refuses it for the url rule)
+            assert _fast(texts[0], True) == ["check", "out", "url", "for", "tickets"]
+            assert NATIVE.plain(texts[0], True) == cleaning.REFUSED_LINKS  # (C refuses it for the url rule)
 
 
 def test_every_contraction():
@@ -74,7 +74,7 @@ def test_every_contraction():
             decided = _same_in_both([word, f"{word} it", f"i {word}!", f"{word}s no", f"x{word} y", f"{word}-it",
                                      f"{word}\n", f"{word}."])
             assert decided >= 6, word
-            assert cleaning._lsdscc_fast(f"{word} it", False)[:2] == [word[:len(first)], word[len(first):]]
+            assert _fast(f"{word} it", False)[:2] == [word[:len(first)], word[len(first):]]
 
 
 def test_every_emoticon_and_emoji():
@@ -82,7 +82,7 @@ def test_every_emoticon_and_emoji():
     for entry, word in table.items():
         _same_in_both(_contexts(entry))
         # (after the markup steps: some faces hold markup, "^_^" is a superscript first)
-        assert NATIVE.tail(f"a {entry} b", True) == cleaning._lsdscc_tail(f"a {entry} b", True) == ["a", word, "b"]
+        assert NATIVE.tail(f"a {entry} b", True) == cleaning.lsdscc_tail(f"a {entry} b", True) == ["a", word, "b"]
 
 
 def test_every_character_rule():
@@ -94,7 +94,7 @@ def test_every_character_rule():
     chars |= set(cleaning.LAUGH_WORDS)
     for char in sorted(chars):
         _same_in_both(_contexts(char) + [f"gim{char}me", f"can{char}not", f'{char}"q"', f"{char * 4}x", f"a{char}9b"])
-    assert cleaning._lsdscc_fast('he said "no" (and "yes")!!!! at 9', True) == [
+    assert _fast('he said "no" (and "yes")!!!! at 9', True) == [
         "he", "said", "``", "no", "''", "(", "and", "``", "yes", "''", ")", "!", "!", "at", cleaning.DIGITS]
 
 
@@ -117,9 +117,9 @@ def test_a_new_trigger_is_refused_in_c():
     refuse the texts that hold it, in either case where it ends in a letter."""
     tables = cleaning.native_tables()
     try:
-        NATIVE.configure({**tables, "triggers": tables["triggers"] + (("u/", cleaning._OTHER), ("zq", cleaning._OTHER))})
+        NATIVE.configure({**tables, "triggers": tables["triggers"] + (("u/", cleaning.REFUSED_OTHER), ("zq", cleaning.REFUSED_OTHER))})
         for text in ("hi u/someone", "hi U/x", "a zq b", "a ZQ b", "a zQ"):
-            assert NATIVE.plain(text, True) == cleaning._OTHER, text
+            assert NATIVE.plain(text, True) == cleaning.REFUSED_OTHER, text
         assert isinstance(NATIVE.plain("hi you", True), list)
     finally:
         NATIVE.configure(tables)
@@ -132,7 +132,7 @@ LAUGHTER = ["ahahaha", "HAHAHA", "ahah", "haaahaha", "ahahahx", "hehehe", "HeHeh
 
 
 def _laughter_tokens() -> list[list[str]]:
-    return [cleaning._lsdscc_fast(text, True) for text in LAUGHTER]
+    return [_fast(text, True) for text in LAUGHTER]
 
 
 def test_a_laughter_word_changed_in_python_changes_both_paths(monkeypatch):
@@ -146,7 +146,7 @@ def test_a_laughter_word_changed_in_python_changes_both_paths(monkeypatch):
         NATIVE.configure(cleaning.native_tables())
         assert NATIVE.tail("ahahaha hehehe lololol", True) == list(words)
         assert _same_in_both(LAUGHTER + [" ".join(LAUGHTER * 200), "lolol " * 3000]) > 0
-        assert cleaning._lsdscc_fast("so ahahaha, LOLOL hehehe", True) == ["so", "laughing", ",", "laughingoutloud", "hee"]
+        assert _fast("so ahahaha, LOLOL hehehe", True) == ["so", "laughing", ",", "laughingoutloud", "hee"]
     finally:
         monkeypatch.undo()
         NATIVE.configure(cleaning.native_tables())
@@ -189,8 +189,8 @@ def test_guards_of_the_python_steps_are_triggers():
     texts that hold it."""
     triggers = {t for _, ts in cleaning.NATIVE_TRIGGERS for t in ts}
     line_chars = set().union(*(first_characters(r).chars for r, _ in cleaning.NATIVE_LINE_RULES)) | {"\n"}
-    found = _guards((cleaning.strip_markup, cleaning._protect_quotes, cleaning._lsdscc_fast, cleaning._has_url,
-                     cleaning._followed_markup, cleaning._mail_and_urls))
+    found = _guards((cleaning.strip_markup, cleaning._protect_quotes, cleaning._lsdscc_fast, cleaning.lsdscc_head,
+                     cleaning._has_url, cleaning._followed_markup, cleaning._mail_and_urls))
     assert {"&", "<", "|", "@", "://", "www."} <= found  # (the walk finds the guards)
     for guard in found:
         ok = (guard in triggers or set(guard) <= line_chars or not guard.strip(" ")
@@ -207,7 +207,7 @@ C_STEP_GUARDS = {"!!!!", "????", "....", ",,", ",:", ":,", "::", '"', "--"}
 def test_guards_of_the_steps_in_c_are_known():
     """A new guard in a step C does itself (a new rule in the tail) fails here: C must learn the
     rule, or refuse its texts (a trigger in NATIVE_TRIGGERS, for a rule moved before the tail)."""
-    found = _guards((cleaning._lsdscc_tail, cleaning.shorten_elongated, cleaning._may_laugh,
+    found = _guards((cleaning.lsdscc_tail, cleaning.shorten_elongated, cleaning._may_laugh,
                      cleaning.lsdscc_characters, emoticons.substitute_emoticons))
     assert {"!!!!", "--", ",,"} <= found
     assert found == C_STEP_GUARDS, found ^ C_STEP_GUARDS
@@ -264,7 +264,7 @@ def _run(code: str, env: dict, cwd: str = ROOT) -> str:
 
 
 def test_the_switch_forces_the_python_path():
-    code = "from lsdscc.corpus import cleaning; print(cleaning._native is None)"
+    code = "from lsdscc.corpus import cleaning; print(cleaning.native_extension() is None)"
     assert _run(code, {cleaning.NO_C_EXTENSION: "1", "PYTHONPATH": ROOT}).strip() == "True"
     assert _run(code, {cleaning.NO_C_EXTENSION: "0", "PYTHONPATH": ROOT}).strip() == "False"
 
@@ -278,7 +278,7 @@ def test_removing_a_domain_ending_changes_both_paths(tmp_path):
     assert source.count('"info", "biz", ') == 1
     (copy / "corpus" / "cleaning.py").write_text(source.replace('"info", "biz", ', '"info", '), encoding="utf-8")
     code = ("from lsdscc.corpus import cleaning; import lsdscc; "
-            "print(lsdscc.__file__, cleaning._native is None, cleaning.clean_and_tokenize('check out foo.biz for tickets'))")
+            "print(lsdscc.__file__, cleaning.native_extension() is None, cleaning.clean_and_tokenize('check out foo.biz for tickets'))")
     for where, tokens in ((ROOT, "'url'"), (str(tmp_path), "'foo', 'biz'")):
         with_c = _run(code, {"PYTHONPATH": os.pathsep.join([where, ROOT])}, cwd=where)
         without = _run(code, {"PYTHONPATH": os.pathsep.join([where, ROOT]), cleaning.NO_C_EXTENSION: "1"}, cwd=where)
@@ -293,7 +293,7 @@ from lsdscc.corpus import cleaning
 from pipelines.lsdscc.corpus import run
 folder, out = sys.argv[1], sys.argv[2]
 run((["--input", folder] if folder else []) + ["--output", out, "--workers", "1"], quiet=True)
-print(json.dumps({"native": cleaning._native is not None, "files": output_digests(out)}))
+print(json.dumps({"native": cleaning.native_extension() is not None, "files": output_digests(out)}))
 """
 
 

@@ -113,20 +113,18 @@ def test_treebank_never_leaves_a_sentence_period_glued(comments):
         glued = [t for t in clean_and_tokenize(text, convention="treebank") if t.endswith(".") and t.strip(".")]
         assert glued == [], text
     # the previous behaviour glued it (NLTK splits only the text's last period)
-    assert "weekend." in cleaning._tokenizer("treebank")("this weekend. then more.")
+    assert "weekend." in cleaning.nltk_tokenizer("treebank")("this weekend. then more.")
 
 
 @pytest.mark.parametrize("native", [True, False], ids=["with-c", "python-only"])
 @pytest.mark.parametrize("lowercase", [True, False])
-def test_fast_path_matches_the_step_functions(comments, lowercase, native, monkeypatch):
-    # _lsdscc_fast is a fused copy of tokenize(clean_text(...)) with NLTK's Treebank tokenizer;
+def test_fast_path_matches_the_step_functions(comments, lowercase, native):
+    # the fast path is a fused copy of tokenize(clean_text(...)) with NLTK's Treebank tokenizer;
     # its second half runs in C when the extension is built (lsdscc/corpus/_cleaning_native.c).
-    if not native:
-        monkeypatch.setattr(cleaning, "_native", None)
     texts = comments + _fuzz(4000, seed=2 + lowercase)
     for text in texts:
         reference = tokenize(clean_text(text, "lsdscc"), "treebank", lowercase, "lsdscc")
-        assert clean_and_tokenize(text, lowercase=lowercase) == reference, repr(text)
+        assert clean_and_tokenize(text, lowercase=lowercase, native=native) == reference, repr(text)
 
 
 def test_nltk_tokenizer_combines_with_the_lsdscc_convention():

@@ -222,11 +222,9 @@ def _flat(tokens) -> str:
 
 @pytest.mark.parametrize("native", [True, False], ids=["c-fast-path", "python"])
 @pytest.mark.parametrize("convention", ["lsdscc", "treebank"])
-def test_no_username_form_survives_cleaning(monkeypatch, native, convention):
-    if not native:
-        monkeypatch.setattr(cleaning, "_native", None)
+def test_no_username_form_survives_cleaning(native, convention):
     for form in FORMS:
-        tokens = cleaning.clean_and_tokenize(f"ask {form} about it", convention=convention)
+        tokens = cleaning.clean_and_tokenize(f"ask {form} about it", convention=convention, native=native)
         assert "secret" not in _flat(tokens) and "gamma" not in _flat(tokens), (form, tokens)
         assert tokens[0] == "ask" and tokens[-2:] == ["about", "it"], (form, tokens)
         assert "secret" not in cleaning.clean_text(f"ask {form} about it", convention).lower()

@@ -178,7 +178,7 @@ build(*corpus_from_args(options.view_as(corpus_pipeline_options())), options=opt
 
 def test_two_workers_of_one_pool_share_the_job(default_build, tmp_path):
     # With the treebank convention, cleaning imports nltk when it tokenizes its first comment
-    # (lsdscc.corpus.cleaning._tokenizer), so a worker process that imports nltk has cleaned
+    # (lsdscc.corpus.cleaning.nltk_tokenizer), so a worker process that imports nltk has cleaned
     # comments: data, not only the stage's code.
     flags = ("--text-convention", "treebank")
     with worker_pool(tmp_path) as (address, _, log):

@@ -30,7 +30,7 @@ ENTRY_MODULES = ("pipelines.lsdscc.transforms", "pipelines.lsdscc.vocabulary", "
 DRIVER_ONLY = {
     ("lsdscc.corpus.outputs", "plot_all", "matplotlib"),  # plots, after the job
     ("multiref.output.hfdata", "card_text", "yaml"),  # the dataset card, after the job
-    ("multiref.output.hfdata", "_features_yaml", "datasets"),  # the card's features
+    ("multiref.output.hfdata", "features_yaml", "datasets"),  # the card's features
 }
 
 #: Never on a worker of the corpus job (the test-set stage runs on one machine).

@@ -1,6 +1,6 @@
 /* The lsdscc fast path of lsdscc/corpus/cleaning.py in C, and the vocabulary's rewrite.
  *
- * tail(text, lowercase) returns the tokens that cleaning._lsdscc_tail(text, lowercase)
+ * tail(text, lowercase) returns the tokens that cleaning.lsdscc_tail(text, lowercase)
  * returns (emoticons and emoji, elongated words, laughter, lowercasing, the lsdscc character
  * rules, the Treebank rules left for lsdscc text, whitespace split), or None where it does
  * not decide (a shrug): the caller then runs the Python steps.
@@ -930,7 +930,7 @@ static int characters(const Buf *in, Buf *out, int lower_ascii, int *quotes, int
     return 0;
 }
 
-/* --- the Treebank rules left for lsdscc text (the end of cleaning._lsdscc_tail) ------------- */
+/* --- the Treebank rules left for lsdscc text (the end of cleaning.lsdscc_tail) ------------- */
 /* a text starting with " starts with " OPEN "; then _OPEN_QUOTE: a " after one of
    OPEN_QUOTE_AFTER (in the text before this substitution) is OPEN */
 static int open_quotes(const Buf *in, Buf *out) {
@@ -1338,7 +1338,7 @@ static int dot_tld(const Buf *b, Py_ssize_t dot) {
     return 0;
 }
 
-/* Why plain() leaves a text to Python (0: it does not), cleaning._ENTITIES and the others: */
+/* Why plain() leaves a text to Python (0: it does not), cleaning.REFUSED_ENTITIES and the others: */
 enum { ENTITIES = 1, FOLLOWED = 2, OTHER = 4, LINKS = 8 };
 /* The causes of the triggers that end at b->p[i] (cleaning.NATIVE_TRIGGERS, matched as re.I
    would), LINKS for a domain ending, OTHER for what is not printable but a newline (strip_markup
@@ -1521,7 +1521,7 @@ static PyMethodDef methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(tables): every table and trigger the code uses (lsdscc.corpus.cleaning.native_tables())."},
     {"tail", tail, METH_VARARGS,
-     "tail(text, lowercase, counts=None): the tokens of cleaning._lsdscc_tail, or None; with counts (a dict), "
+     "tail(text, lowercase, counts=None): the tokens of cleaning.lsdscc_tail, or None; with counts (a dict), "
      "their text joined with spaces, each token counted into it."},
     {"apply_vocabulary", apply_vocabulary, METH_VARARGS,
      "apply_vocabulary(text, unchanged, rewrites): lsdscc.corpus.vocab.Vocabulary.apply_text."},

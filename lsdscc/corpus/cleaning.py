@@ -29,8 +29,9 @@ Text conventions (:data:`CONVENTIONS`; docs/corpus.md#text-conventions has the m
 
 The step functions keep their historical default (``treebank``);
 :func:`clean_and_tokenize`, the corpus's per-text entry point, defaults to ``lsdscc`` and
-runs it through a fused fast path (:func:`_lsdscc_fast`, checked token for token against
-the step functions in ``tests/test_lsdscc_conventions.py``).
+runs it through a fused fast path (:func:`lsdscc_head` then :func:`lsdscc_tail`, the latter
+in C where :func:`native_extension` is built; checked token for token against the step
+functions in ``tests/test_lsdscc_conventions.py``).
 """
 
 from __future__ import annotations
@@ -885,7 +886,10 @@ def stdlib_regex_tokenizer(tokenizer):
 
 
 @functools.lru_cache(maxsize=None)
-def _tokenizer(name: str, fast: bool = True):
+def nltk_tokenizer(name: str, fast: bool = True):
+    """The ``tokenize`` of NLTK's ``treebank`` or ``nltk`` word tokenizer (one per name, cached),
+    its patterns run by the stdlib ``re`` (:func:`stdlib_regex_tokenizer`) unless ``fast`` is
+    False (the unmodified NLTK tokenizer, the reference :func:`tokenize` is checked against)."""
     if name == "treebank":
         from nltk.tokenize import TreebankWordTokenizer
 
@@ -956,34 +960,36 @@ def tokenize(text: str, tokenizer: str = "treebank", lowercase: bool = True, con
     if check_convention(convention) == "treebank":
         if "." in text:
             text = _GLUED_PERIOD.sub(r" \1", text)
-        return _tokenizer(tokenizer)(text)
+        return nltk_tokenizer(tokenizer)(text)
     text = lsdscc_characters(text)
-    tokens = _tokenizer(tokenizer)(text)
+    tokens = nltk_tokenizer(tokenizer)(text)
     if _OPEN in text or _CLOSE in text:
         tokens = [_QUOTE_TOKENS.get(t, t) for t in tokens]
     return tokens
 
 
 def clean_and_tokenize(text: str, tokenizer: str = "treebank", lowercase: bool = True,
-                       convention: str = DEFAULT_CONVENTION) -> list[str]:
+                       convention: str = DEFAULT_CONVENTION, native: bool = True) -> list[str]:
     """Steps 1-4, then tokenization: the per-text work done before the vocabulary is counted.
 
     ``convention`` names the text convention (:data:`CONVENTIONS`; default ``lsdscc``, the
     released LSDSCC text). ``lsdscc`` with the ``treebank`` tokenizer takes the fused fast
-    path; every other combination runs the step functions one after the other.
+    path; every other combination runs the step functions one after the other. ``native=False``
+    runs the fast path's Python steps only (:func:`lsdscc_head`, :func:`lsdscc_tail`), as where
+    the C half is not built or :data:`NO_C_EXTENSION` is set: the same tokens, slower.
     """
     if check_convention(convention) == "lsdscc" and tokenizer == "treebank":
-        return _lsdscc_fast(text, lowercase)
+        return _lsdscc_fast(text, lowercase, None, native)
     return tokenize(clean_text(text, convention), tokenizer, lowercase, convention)
 
 
 def clean_and_count(text: str, words: Counter, tokenizer: str = "treebank", lowercase: bool = True,
-                    convention: str = DEFAULT_CONVENTION) -> str:
+                    convention: str = DEFAULT_CONVENTION, native: bool = True) -> str:
     """``" ".join(clean_and_tokenize(text, ...))``, each token counted into ``words``: the
     corpus's per-post step (steps 1-4, tokenization, the first pass of step 5)."""
     if check_convention(convention) == "lsdscc" and tokenizer == "treebank":
-        return _lsdscc_fast(text, lowercase, words)
-    tokens = clean_and_tokenize(text, tokenizer, lowercase, convention)
+        return _lsdscc_fast(text, lowercase, words, native)
+    tokens = clean_and_tokenize(text, tokenizer, lowercase, convention, native)
     words.update(tokens)
     return " ".join(tokens)
 
@@ -1010,24 +1016,27 @@ _CONTRACTION_SPLIT = " {} {} ".format(*("".join(f"\\{2 * k + part}" for k in ran
 _CONTRACTION_GUARDS = tuple(sorted({(a + b)[2:] for a, b in CONTRACTIONS + CONTRACTIONS_BEFORE_SPACE}))
 
 
-_ENTITIES, _FOLLOWED, _OTHER, _LINKS = 1, 2, 4, 8  # why _native.plain refused a text (_cleaning_native.c)
-#: What makes ``_native.plain`` refuse a text, by cause: the guards of strip_markup's rules (a
+#: Why ``native_extension().plain`` refused a text (the int it returns is an or of these;
+#: _cleaning_native.c has the same numbers).
+REFUSED_ENTITIES, REFUSED_FOLLOWED, REFUSED_OTHER, REFUSED_LINKS = 1, 2, 4, 8
+#: What makes ``plain`` refuse a text, by cause: the guards of strip_markup's rules (a
 #: rule runs only where its trigger is in the text), _protect_quotes's pairs, the e-mail and url
-#: guards (a ``.tld`` of :data:`TLDS` too). _ENTITIES: decoded, then tried again; _FOLLOWED: the
-#: rules of :func:`_followed_markup`, the same; _OTHER: the Python steps; _LINKS: e-mails and urls
-#: (:func:`_mail_and_urls`). C matches them ignoring ASCII case (refusing more is only slower).
+#: guards (a ``.tld`` of :data:`TLDS` too). REFUSED_ENTITIES: decoded, then tried again;
+#: REFUSED_FOLLOWED: the rules of :func:`_followed_markup`, the same; REFUSED_OTHER: the Python
+#: steps; REFUSED_LINKS: e-mails and urls (:func:`_mail_and_urls`). C matches them ignoring
+#: ASCII case (refusing more is only slower).
 #: A new rule's guard goes here (tests/test_lsdscc_cleaning_tables.py reads the guards of these
 #: functions: each is a trigger, a line rule's or whitespace's).
 NATIVE_TRIGGERS = (
-    (_ENTITIES, ("&",)),
-    (_FOLLOWED, ("<", ">", "]", "*", "_", "~~", "`", "^")),
-    (_OTHER, ("\\", "|", "```", "~~~", "''", "``")),
-    (_LINKS, ("@", "://", "www.")),
+    (REFUSED_ENTITIES, ("&",)),
+    (REFUSED_FOLLOWED, ("<", ">", "]", "*", "_", "~~", "`", "^")),
+    (REFUSED_OTHER, ("\\", "|", "```", "~~~", "''", "``")),
+    (REFUSED_LINKS, ("@", "://", "www.")),
 )
 #: strip_markup's line rules: where a line starts with one of the characters its match can start
 #: with (derived from the pattern), ``_native.plain`` asks the rule itself.
-NATIVE_LINE_RULES = ((_INDENTED_CODE, _OTHER), (_SETEXT, _OTHER), (_HRULE, _OTHER), (_HEADER, _FOLLOWED),
-                     (_BULLET, _FOLLOWED))
+NATIVE_LINE_RULES = ((_INDENTED_CODE, REFUSED_OTHER), (_SETEXT, REFUSED_OTHER), (_HRULE, REFUSED_OTHER),
+                     (_HEADER, REFUSED_FOLLOWED), (_BULLET, REFUSED_FOLLOWED))
 #: Set (to anything but "" or "0") to run the Python steps only, as where the C half was not built.
 NO_C_EXTENSION = "MULTIREF_NO_C_EXTENSION"
 
@@ -1073,6 +1082,14 @@ def _load_native():
 _native = _load_native()
 
 
+def native_extension():
+    """The C half of the fast path, configured (``lsdscc/corpus/_cleaning_native.c``: ``tail``
+    gives :func:`lsdscc_tail`'s tokens, ``plain`` those of the whole path or a ``REFUSED_*`` cause,
+    ``configure`` takes :func:`native_tables`), or None where it was not built or
+    :data:`NO_C_EXTENSION` is set (``clean_and_tokenize(..., native=False)`` runs as it then does)."""
+    return _native
+
+
 def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> list[str] | str | None:
     """The tokens of :func:`_lsdscc_fast` from ``_native.plain``, or None. Where ``plain``
     refuses a text only for entities, the markup rules it cannot follow (quotes, links, tags,
@@ -1083,12 +1100,12 @@ def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> 
     left after decoding stays an &, as in strip_markup)."""
     result, literal = _native.plain(text, lowercase, 0, counts), 0  # (None: a text it leaves to Python)
     for cause, rules in _NATIVE_STEPS:
-        if result.__class__ is not int or result & _OTHER:
+        if result.__class__ is not int or result & REFUSED_OTHER:
             break
         literal |= cause  # (from here on, what is left of this cause's characters stays as it is)
         if result & cause:
             text = rules(text)
-            if cause == _ENTITIES and may_name_user(text):  # u&#47;name: the Python steps decide
+            if cause == REFUSED_ENTITIES and may_name_user(text):  # u&#47;name: the Python steps decide
                 return None
             result = _native.plain(text, lowercase, literal, counts)
     return None if result is None or result.__class__ is int else result
@@ -1128,10 +1145,11 @@ def _followed_markup(text: str) -> str:
 
 
 #: What _native_plain runs for each cause ``plain`` gives, in strip_markup's and _lsdscc_fast's order.
-_NATIVE_STEPS = ((_ENTITIES, _entities), (_FOLLOWED, _followed_markup), (_LINKS, _mail_and_urls))
+_NATIVE_STEPS = ((REFUSED_ENTITIES, _entities), (REFUSED_FOLLOWED, _followed_markup),
+                 (REFUSED_LINKS, _mail_and_urls))
 
 
-def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None) -> list[str] | str:
+def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None, native: bool = True) -> list[str] | str:
     """``tokenize(clean_text(text, "lsdscc"), "treebank", lowercase, "lsdscc")``, fused.
 
     The same steps with guards that skip a pass when its trigger characters are absent, and
@@ -1142,27 +1160,38 @@ def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None) -> l
     for ``gonna``-style words.
 
     With ``counts`` (a Counter): the tokens' text joined with single spaces, each token
-    counted into it (the corpus's step; in C without a list of tokens).
+    counted into it (the corpus's step; in C without a list of tokens). ``native=False``: the
+    Python steps only, as where the C half is not built.
     """
-    plain = _without_usernames(text) if _native is not None else None
+    native = native and _native is not None
+    plain = _without_usernames(text) if native else None
     if plain is not None:
         result = _native_plain(plain, lowercase, counts)
         if result is not None:
             return result
+    text = lsdscc_head(text)
+    if native:
+        result = _native.tail(text, lowercase, counts)
+        if result is not None:
+            return result
+    tokens = lsdscc_tail(text, lowercase)
+    if counts is None:
+        return tokens
+    counts.update(tokens)
+    return " ".join(tokens)
+
+
+def lsdscc_head(text: str) -> str:
+    """The Python steps of the fast path before :func:`lsdscc_tail`: ``''``/```` `` ```` kept as quote
+    tokens, markup stripped (step 1), e-mail addresses and urls replaced (the ``lsdscc`` url rule:
+    ``r/name`` stays text). ``lsdscc_tail(lsdscc_head(text), lowercase)`` is
+    ``clean_and_tokenize(text, lowercase=lowercase, native=False)``."""
     text = strip_markup(_protect_quotes(text))
     if "@" in text:
         text = _email_sub(text)
     if _has_url(text):
         text = _url_sub(_LSDSCC_URL, text)
-    if _native is not None:
-        result = _native.tail(text, lowercase, counts)
-        if result is not None:
-            return result
-    tokens = _lsdscc_tail(text, lowercase)
-    if counts is None:
-        return tokens
-    counts.update(tokens)
-    return " ".join(tokens)
+    return text
 
 
 def _without_usernames(text: str) -> str | None:
@@ -1178,11 +1207,11 @@ def _without_usernames(text: str) -> str | None:
     return None if may_name_user(text) else text
 
 
-def _lsdscc_tail(text: str, lowercase: bool) -> list[str]:
-    """The rest of :func:`_lsdscc_fast` after markup, e-mails and urls: emoticons, elongated
-    words, lowercasing, the ``lsdscc`` character rules and the Treebank rules left for them.
-    ``lsdscc/corpus/_cleaning_native.c`` does the same in C (``_native.tail``; None where it
-    leaves a text to this function)."""
+def lsdscc_tail(text: str, lowercase: bool) -> list[str]:
+    """The rest of the fast path after :func:`lsdscc_head` (markup, e-mails and urls): emoticons,
+    elongated words, lowercasing, the ``lsdscc`` character rules and the Treebank rules left for
+    them. ``lsdscc/corpus/_cleaning_native.c`` does the same in C (``native_extension().tail``;
+    None where it leaves a text to this function)."""
     text = shorten_elongated(substitute_emoticons(text))
     if lowercase:
         text = text.lower()

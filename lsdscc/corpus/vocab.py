@@ -105,7 +105,7 @@ class Vocabulary:
         :attr:`unchanged` (most texts) takes one C-level set test; any other text maps each
         token through :attr:`rewrites`, also at C level (a token's rewrite does not depend on
         its neighbours, and empty rewrites, the dropped tokens, are left out of the join)."""
-        native = cleaning._native  # (the same in C, lsdscc/corpus/_cleaning_native.c, where it is built)
+        native = cleaning.native_extension()  # (the same in C, lsdscc/corpus/_cleaning_native.c, where it is built)
         if native is not None:
             return native.apply_vocabulary(text, self.unchanged, self.rewrites)
         words = text.split()

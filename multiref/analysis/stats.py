@@ -107,7 +107,7 @@ def _rowwise_kendall(X, Y):
     return out
 
 
-def _rowwise_correlations(X, Y, kendall: bool = True) -> dict:
+def rowwise_correlations(X, Y, kendall: bool = True) -> dict:
     """``{kind: array}`` of the three correlations of each row of X with the row of Y
     (without ``kendall``, only Pearson and Spearman)."""
     from scipy import stats
@@ -132,7 +132,7 @@ def resample_counts(resamples, n_rows: int):
 class Resampled:
     """One variable's side of the correlations of many bootstrap resamples, from the counts
     ``W`` (:func:`resample_counts`) instead of the resampled rows: equal, up to rounding, to
-    :func:`_rowwise_correlations` of ``values[resamples]``, in ``O(B n)`` work plus one
+    :func:`rowwise_correlations` of ``values[resamples]``, in ``O(B n)`` work plus one
     ``(B, n) @ (n, n)`` product for Kendall's tau. With the rows' distinct values sorted and
     ``m_g`` the draws of value g in a resample, its average rank is ``sum_{h<g} m_h + (m_g + 1) / 2``
     and its tied pairs ``sum_g C(m_g, 2)``; Kendall's concordance is ``sum_{a<b} w_a w_b
@@ -175,7 +175,7 @@ class Resampled:
         return np.clip(r, -1.0, 1.0)
 
     def correlations(self, other: "Resampled") -> dict:
-        """``{kind: (B,) array}`` as :func:`_rowwise_correlations` gives them."""
+        """``{kind: (B,) array}`` as :func:`rowwise_correlations` gives them."""
         import numpy as np
 
         n = self.total
@@ -279,7 +279,7 @@ def bootstrap_correlations(x, y, resamples: int, seed: int, confidence: float = 
         return {}
     xa, ya = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     idx, _ = resample_indices(len(xa), resamples, seed)
-    return _intervals(_rowwise_correlations(xa[idx], ya[idx]), confidence)
+    return _intervals(rowwise_correlations(xa[idx], ya[idx]), confidence)
 
 
 def system_means(values: Sequence[float], systems: Sequence[str]) -> dict:
@@ -305,7 +305,7 @@ def bootstrap_system_correlations(x, y, systems, resamples: int, seed: int, conf
     idx, spans = resample_indices(len(xa), resamples, seed, strata=list(systems))
     mx = np.stack([xa[idx[:, cols]].mean(axis=1) for _, cols in spans], axis=1)
     my = np.stack([ya[idx[:, cols]].mean(axis=1) for _, cols in spans], axis=1)
-    return _intervals(_rowwise_correlations(mx, my), confidence)
+    return _intervals(rowwise_correlations(mx, my), confidence)
 
 
 def threshold_grid(start: float = 0.0, stop: float = 1.0, step: float = 0.01) -> list:
@@ -490,7 +490,7 @@ def _system_level_null(za, zb, h, swap, systems) -> tuple:
     pa = _group_means(np.vstack([za, np.where(swap, zb, za)]), systems)
     pb = _group_means(np.vstack([zb, np.where(swap, za, zb)]), systems)
     hh = np.broadcast_to(_group_means(h[None, :], systems), pa.shape)
-    return _rowwise_correlations(pa, hh), _rowwise_correlations(pb, hh)
+    return rowwise_correlations(pa, hh), rowwise_correlations(pb, hh)
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> list | None:

@@ -118,7 +118,7 @@ _DTYPES = {"string": "string", "int64": "int64", "int32": "int32", "double": "fl
            "bool": "bool"}
 
 
-def _features_yaml(schema) -> list:
+def features_yaml(schema) -> list:
     """``datasets.Features.from_arrow_schema(schema)._to_yaml_list()``: written out here for the
     types above, lists and structs of them (importing ``datasets`` is 0.3 s of every build);
     ``datasets`` itself for any other type or a schema carrying its own feature metadata.
@@ -203,7 +203,7 @@ def config_entry(info: ConfigInfo, split_bytes: Mapping[str, int]) -> dict:
         "splits": dict(info.splits),
         "split_bytes": dict(split_bytes),
         "data_files": info.files(),
-        "features": _features_yaml(info.features),
+        "features": features_yaml(info.features),
         "options": _jsonable(info.options),
         "counts": _jsonable(info.counts),
     }
