@@ -16,11 +16,14 @@ import json
 
 def _augment(args) -> int:
     """The configs and sources from the parsed flags, one call (:func:`pipelines.augment.job.augment`), its counts."""
+    from multiref.util.options import from_args
+    from multiref.util.tables import ColumnNames
     from pipelines.augment.job import augment
-    from pipelines.augment.options import configs_from_args, sources_from_args
+    from pipelines.augment.options import AugmentInputs, configs_from_args
 
     configs = configs_from_args(args)  # its mistakes first, then the sources'
-    counts = augment(*sources_from_args(args), args.output, *configs)
+    inputs = from_args(AugmentInputs, args)
+    counts = augment(*inputs.sources(from_args(ColumnNames, args)), inputs.output, *configs)
     counts.pop("seconds", None)
     print(json.dumps(counts, indent=2, sort_keys=True))
     return 0
