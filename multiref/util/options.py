@@ -9,8 +9,9 @@ another options dataclass is made with :func:`group`. Everything else is derived
   Beam's parser from a ``PipelineOptions`` subclass's ``_add_argparse_args``);
 - :func:`from_args` builds the dataclass from the parsed flags (argparse's result or a Beam
   options view): the command line calls it once, at the top, and hands the config down;
-- :func:`recorded` gives the options as the card records them, and :func:`to_argv` the
-  flags that give recorded options back (rebuilding a release from its card);
+- :func:`recorded` gives the options as the card records them, :func:`from_recorded` the
+  config of recorded options (checked as the parser checks their flags: rebuilding a release
+  from its ids file or card), and :func:`to_argv` the flags that give recorded options back;
 - :func:`declared` lists each flag with its default, help and the fields it sets, for the
   docs (``docs/cli.md``).
 
