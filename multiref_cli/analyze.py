@@ -2,8 +2,8 @@
 
 The options are declared once, in :mod:`multiref.analysis.config`; this module adds their
 flags, turns the parsed flags into the command's config once, makes one call to
-:mod:`multiref.analysis.commands` (which runs the analysis and writes the reports) and prints
-what it returns. Only the standard library is imported at module level.
+:mod:`multiref.analysis.commands` (which checks the output folder, runs the analysis and writes
+the reports) and prints what it returns. Only the standard library is imported at module level.
 
 Examples::
 
@@ -67,32 +67,9 @@ def _run(name: str, cls: type, args) -> int:
     from multiref.util.options import from_args
 
     config = from_args(cls, args)
-    _check_output(config)
     outcome = getattr(commands, name)(config)
     for note in outcome.notes:
         if not (args.quiet and note.startswith("note:")):
             print(f"multiref analyze: {note}", file=sys.stderr)
     sys.stdout.write(reports.dumps(outcome.payload) if config.output.format == "json" else outcome.text)
     return 0
-
-
-def _input_paths(config) -> list:
-    """Every path the analysis reads: the fields of ``config`` (and of its groups) declared with
-    a ``FILE`` or ``PATH`` metavar."""
-    from multiref.util.options import options_of
-
-    paths = []
-    for field, opt in options_of(type(config)):
-        value = getattr(config, field.name)
-        if opt.group is not None:
-            paths += _input_paths(value)
-        elif opt.metavar in ("FILE", "PATH") and value:
-            paths.append(value)
-    return paths
-
-
-def _check_output(config) -> None:
-    """The output folder is no input and lies in no dataset folder (multiref.output.file_output)."""
-    from multiref.output.file_output import check_output_folder
-
-    check_output_folder(config.output.output_dir, "--output", _input_paths(config))

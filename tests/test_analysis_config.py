@@ -96,3 +96,26 @@ def test_a_config_without_its_input_is_a_user_error():
         commands.correlation(config.CorrelationConfig())
     with pytest.raises(UserError, match="--test"):
         commands.discrimination(config.DiscriminationConfig())
+
+
+def test_the_library_call_refuses_an_input_or_a_dataset_folder_as_its_output(tmp_path):
+    """The guard is the library's, so a Python caller has it too: checked before any work."""
+    import shutil
+
+    from multiref.util.errors import UserError
+
+    ratings = tmp_path / "ratings.csv"
+    shutil.copy(RATINGS, ratings)
+    before = ratings.read_bytes()
+    with pytest.raises(UserError, match="it is the input"):
+        commands.correlation(config.CorrelationConfig(ratings=config.RatingsOptions(ratings=str(ratings)),
+                                                      output=config.OutputOptions(output_dir=str(ratings))))
+    assert ratings.read_bytes() == before
+    dataset = tmp_path / "ds"
+    dataset.mkdir()
+    (dataset / "README.md").write_text("# card\n")
+    (dataset / "dataset_meta.json").write_text('{"configs": {}}\n')
+    with pytest.raises(UserError, match="inside the dataset folder"):  # before the bad --orders
+        commands.refcount(config.RefcountConfig(ratings=config.RatingsOptions(ratings=str(ratings)), orders=0,
+                                                output=config.OutputOptions(output_dir=str(dataset / "plots"))))
+    assert sorted(p.name for p in dataset.iterdir()) == ["README.md", "dataset_meta.json"]

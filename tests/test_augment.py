@@ -244,6 +244,27 @@ def test_rerun_is_byte_identical_and_loads_with_datasets(inputs, loose):
     assert datasets.load_dataset(loose[0], "test_auto", split="test")[0]["id"] in {"t_para", "t_jazz", "t_none"}
 
 
+def test_a_python_caller_gets_the_commands_folder_and_counts(inputs, loose, tmp_path):
+    """``pipelines.augment.job.augment`` is the command's one call: same bytes, same counts, and
+    an input folder as the output is refused before anything is written."""
+    from lsdscc.testset.augment import AugmentConfig
+    from lsdscc.testset.doc2vec import Doc2VecConfig
+    from lsdscc.testset.retrieval import RetrievalConfig
+    from multiref.util.errors import UserError
+    from pipelines.augment.job import Source, augment
+
+    root, corpus, test = inputs
+    sources = (Source(corpus, "pairs", "train", "corpus"), Source(test, "items", "test", "test"))
+    configs = (AugmentConfig(max_candidates=40), RetrievalConfig(depth=50), Doc2VecConfig(threshold=-1.0, seed=7))
+    counts = augment(*sources, str(tmp_path / "py"), *configs)
+    assert file_digests(tmp_path / "py") == file_digests(loose[0])
+    counts.pop("seconds")
+    assert counts == loose[1]
+    with pytest.raises(UserError, match="is an input folder"):
+        augment(*sources, corpus, *configs)
+    assert sorted(os.listdir(root / "corpus")) == ["README.md", "dataset_meta.json", "pairs"]
+
+
 def test_doc2vec_parts_reach_augment_and_its_card(inputs, loose):
     """--doc2vec-parts 2 through the command (its parts train in worker processes started
     from ``python -m multiref_cli``): recorded in the card, the parts' cosines used."""

@@ -26,7 +26,7 @@ from lsdscc.corpus.config import CorpusConfig
 from multiref.analysis.ratings import load_ratings, ratings_summary
 from multiref.output.file_output import check_output
 from multiref.util.errors import UserError
-from multiref_cli.lsdscc.ids import _release_options
+from pipelines.lsdscc.rehydrate import release_configs
 from tests.helpers import data_path
 from tests.test_cli_errors import run_multiref
 from tests.test_fuzz_references import case_timer, mutate_bytes, mutate_tree, scratch  # noqa: F401 (fixture)
@@ -63,7 +63,7 @@ def _ids_case(folder, label: str, data: bytes) -> str:
     with case_timer(label):
         try:
             release = ids.read_ids(str(path))
-            _release_options(str(path), release)
+            release_configs(str(path), release)
         except UserError as exc:
             _one_line_naming(exc, path, label)
             return "refused"

@@ -126,3 +126,48 @@ def test_a_python_caller_writes_the_same_ids_file(released, tmp_path):
     with pytest.raises(UserError, match="inside the dataset folder"):
         write_ids(ExportIdsConfig(dataset=str(out), output=str(out / "ids.json")))
     assert not (out / "ids.json").exists()
+
+
+def test_a_python_caller_rehydrates_the_same_bytes_as_the_command(released, tmp_path):
+    """``pipelines.lsdscc.rehydrate.rehydrate`` is the command's one call: same folder, the
+    counts and the warnings as data."""
+    from lsdscc.corpus.ids import RehydrateConfig
+    from pipelines.lsdscc.rehydrate import rehydrate
+
+    root, out = released
+    outcome = rehydrate(RehydrateConfig(ids=str(root / "ids.json"), input=(str(root / "dumps"),),
+                                        output=str(tmp_path / "again")))
+    assert _parquet(tmp_path / "again") == _parquet(out) and _parquet(out)
+    assert outcome.warnings == [] and outcome.notes == [] and outcome.missing == ()
+    stats = json.loads((out / "stats.json").read_text())
+    assert outcome.splits == stats["splits"] and outcome.output == str(tmp_path / "again")
+    assert (tmp_path / "again" / "README.md").read_bytes() == (out / "README.md").read_bytes()
+
+
+def test_the_recorded_options_become_the_build_configs(released):
+    """The ids file's options give the build's CorpusConfig back (no flags parsed on the way), and
+    a tampered value is refused naming the file and the option, before any work."""
+    from lsdscc.corpus.config import CorpusConfig
+    from multiref.util.errors import UserError
+    from pipelines.lsdscc.rehydrate import release_configs
+
+    root, _out = released
+    release = json.loads((root / "ids.json").read_text())
+    job, corpus = release_configs("ids.json", release)
+    assert job.num_shards == "2" and job.input == ()
+    assert corpus == CorpusConfig(since=1262304000, validation_fraction=0.3)
+    assert dict(corpus.as_options(), num_shards=2) == release["options"]
+    for tampered, words in [({"vocab_size": "abc"}, "ids.json: options: argument --vocab-size: expected an integer, "
+                                                    "got 'abc'"),
+                            ({"lowercase": "no"}, 'ids.json: options: lowercase: "no" is not a value of '
+                                                  "--lowercase/--no-lowercase (it would be recorded as true)"),
+                            ({"num_shards": "auto"}, "ids.json: options: num_shards: 'auto' is not a number of shards"),
+                            ({"colour": "blue"}, "ids.json: options: the release was built with colour='blue', which "
+                                                 "no flag of this version sets (default None); it cannot be rebuilt")]:
+        with pytest.raises(UserError) as refused:
+            release_configs("ids.json", {**release, "options": {**release["options"], **tampered}})
+        assert str(refused.value) == words
+    options = dict(release["options"])
+    del options["min_turns"]
+    with pytest.raises(UserError, match="ids.json: options: no 'min_turns'"):
+        release_configs("ids.json", {**release, "options": options})

@@ -356,3 +356,57 @@ def test_exclusive_short_and_one_or_more_read_back():
     assert config == Source(file="f", hypotheses="h.jsonl", names=("a", "b"))
     assert from_args(Source, _source_parser().parse_args(["--folder", "d"])).names == ()
     assert "--hypotheses HYPOTHESES, -H HYPOTHESES" in _source_parser().format_help()
+
+
+# -- from_recorded: recorded options back to the config, checked as the parser checks their flags ----
+
+@pytest.mark.parametrize("config", [Toy(), Toy(size=4, name="b", loud=False, quiet=True, strict=False, words=("y", "z"),
+                                             pair=(5, 6), tags=("p",), inner=Inner(0.1, 0.2, 3), seed=3),
+                                    Spellings(paths=("a", "b"), fast=True, penalty=False), Spellings(penalty=True)])
+def test_from_recorded_is_the_inverse_of_recorded(config):
+    from multiref.util.options import from_recorded
+
+    assert from_recorded(type(config), recorded(config)) == config
+    assert from_recorded(Toy, {}) == Toy() and from_recorded(Toy, {"size": 5}, seed=9) == Toy(size=5, seed=9)
+
+
+class _Refusing(argparse.ArgumentParser):
+    def error(self, message):
+        raise ValueError(message)
+
+
+#: tampered values of Toy's recorded options, each refused by the parser given to_argv's flags
+TAMPERED = [{"size": "abc"}, {"size": 10}, {"size": 2.5}, {"size": True}, {"toy_name": "c"}, {"toy_name": 3},
+            {"size": [4, 5]}, {"pair": [1]}, {"pair": [1, 2, 3]}, {"tags": ["r"]}, {"words": [1, "x"], "size": "z"},
+            {"inner": {"low": "x"}}, {"inner": {"low": 0.9, "high": 0.1}}]
+
+
+@pytest.mark.parametrize("tampered", TAMPERED)
+def test_from_recorded_refuses_what_the_parser_refuses_in_its_words(tampered):
+    from multiref.util.options import from_recorded
+
+    options = {**recorded(Toy()), **tampered}
+    if "inner" in tampered:
+        options["inner"] = {**recorded(Toy())["inner"], **tampered["inner"]}
+    parser = _Refusing(add_help=False)
+    add_arguments(parser, Toy)
+    with pytest.raises(ValueError) as by_parser:
+        from_args(Toy, parser.parse_args(to_argv(Toy, options)[0]))
+    with pytest.raises(ValueError) as by_config:
+        from_recorded(Toy, options)
+    assert str(by_config.value) == str(by_parser.value)
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("loud", "no", 'loud: "no" is not a value of --loud/--no-loud (it would be recorded as true)'),
+    ("words", "xy", 'argument --word: expected a list, got "xy"'),
+    ("words", [], "words: [] is not a value of --word (it would be recorded as [\"x\"])"),
+    ("size", None, "size: null is not a value of --size (it would be recorded as 3)"),
+    ("inner", 7, "inner: expected an object of options, got int")])
+def test_from_recorded_refuses_a_value_the_config_would_not_record_naming_the_field(field, value, words):
+    """What the parser would have turned into another value (a switch's truth, a default) is refused."""
+    from multiref.util.options import from_recorded
+
+    with pytest.raises(ValueError) as refused:
+        from_recorded(Toy, {**recorded(Toy()), field: value})
+    assert str(refused.value) == words

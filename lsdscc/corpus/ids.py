@@ -11,7 +11,8 @@ ids release (:func:`export_ids`) is one JSON file with no text at all:
   rows as ids only: ``[thread_id, query_id, response_id]`` (``single_turn``) or
   ``[thread_id, [comment ids]]`` (``multi_turn``), in file order.
 
-Rehydrating (:func:`build_argv` then :func:`compare`) rebuilds the dataset with the same
+Rehydrating (``multiref lsdscc rehydrate``: the recorded options become the corpus configs,
+checked as the build's flags are, then :func:`compare`) rebuilds the dataset with the same
 options from the user's own dumps; with the same dump files the parquet files come out
 byte-identical. Rows the user's dumps cannot give (deleted since, a missing month) are named
 per file; rows the release does not hold are removed, so the rebuilt folder never holds more
@@ -194,25 +195,6 @@ def _row_ok(config: str, row) -> bool:
         return len(row) == 3 and all(isinstance(x, str) and _ID.match(x) for x in row)
     return (len(row) == 2 and isinstance(row[0], str) and bool(_ID.match(row[0])) and isinstance(row[1], list)
             and bool(row[1]) and all(isinstance(x, str) and _ID.match(x) for x in row[1]))
-
-
-def build_argv(options: dict) -> list:
-    """Corpus flags (:func:`pipelines.lsdscc.options.add_corpus_arguments`) giving ``options``.
-
-    Raises UserError for an option no flag sets to the recorded value (a build made with a
-    changed default cannot be reproduced by flags)."""
-    from lsdscc.corpus.config import CorpusConfig
-    from multiref.util.options import to_argv
-
-    default = CorpusConfig().as_options()
-    argv, fixed = to_argv(CorpusConfig, options)
-    if options.get("num_shards") is not None:  # the card records the number used; the job's --num-shards sets it
-        argv += ["--num-shards", str(options["num_shards"])]
-    for key in sorted(set(options) - fixed - {"num_shards"}):
-        if options[key] != default.get(key):
-            raise UserError(f"the release was built with {key}={options[key]!r}, which no flag of this "
-                            f"version sets (default {default.get(key)!r}); it cannot be rebuilt")
-    return argv
 
 
 def compare(release: dict, folder: str) -> tuple[list, list]:

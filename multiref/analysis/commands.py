@@ -2,7 +2,8 @@
 
 :func:`correlation`, :func:`refcount`, :func:`discrimination` and :func:`regression` each take
 the command's config (:mod:`multiref.analysis.config`: the options ``multiref analyze``
-declares, as a frozen dataclass), run the analysis, write the JSON report, the Markdown report
+declares, as a frozen dataclass), refuse an output folder that is an input or lies in a dataset
+folder, run the analysis, write the JSON report, the Markdown report
 and the PNG plots into ``config.output.output_dir`` when it is set, and return an
 :class:`Outcome`: the report, the terminal table, what ``--format json`` prints, and notes for
 the user. Nothing is printed here (the command line prints the outcome); a user's mistake is
@@ -138,6 +139,29 @@ def _warnings(report: dict) -> list:
 
 # -- the commands --------------------------------------------------------------------------
 
+def _input_paths(config) -> list:
+    """Every path the analysis reads: the fields of ``config`` (and of its groups) declared with
+    a ``FILE`` or ``PATH`` metavar."""
+    from multiref.util.options import options_of
+
+    paths = []
+    for f, opt in options_of(type(config)):
+        value = getattr(config, f.name)
+        if opt.group is not None:
+            paths += _input_paths(value)
+        elif opt.metavar in ("FILE", "PATH") and value:
+            paths.append(value)
+    return paths
+
+
+def _check_output(config) -> None:
+    """Before any work: the output folder (``--output``) is no input and lies in no dataset
+    folder (:func:`multiref.output.file_output.check_output_folder`)."""
+    from multiref.output.file_output import check_output_folder
+
+    check_output_folder(config.output.output_dir, "--output", _input_paths(config))
+
+
 def correlation(config) -> Outcome:
     """``analyze correlation`` (a :class:`multiref.analysis.config.CorrelationConfig`): metric scores
     against human ratings, with the single original reference and with all of them
@@ -147,6 +171,7 @@ def correlation(config) -> Outcome:
     from multiref.analysis.report_text import correlation_tables
     from multiref.util import progress
 
+    _check_output(config)
     stats, metrics, output_dir = config.statistics, config.metrics, config.output.output_dir
     _check_statistics(stats.confidence, bootstrap=stats.bootstrap, permutations=stats.permutations)
     notes: list = []
@@ -201,6 +226,7 @@ def refcount(config) -> Outcome:
     from multiref.analysis.report_text import refcount_markdown, refcount_table
     from multiref.util import progress
 
+    _check_output(config)
     if config.orders < 1:
         raise UserError(f"--orders must be at least 1, got {config.orders}")
     _check_statistics(config.confidence, bootstrap=config.bootstrap)
@@ -241,6 +267,7 @@ def discrimination(config) -> Outcome:
     from multiref.analysis.scoring import AGGREGATIONS, make_weighted_scorer
     from multiref.util import progress
 
+    _check_output(config)
     data, metrics, grid, output_dir = config.data, config.metrics, config.thresholds, config.output.output_dir
     if grid.step <= 0 or grid.stop < grid.start:
         raise UserError(f"bad threshold grid: --threshold-start {grid.start} --threshold-stop "
@@ -308,6 +335,7 @@ def regression(config) -> Outcome:
     from multiref.analysis.report_text import regression_markdown, regression_table
     from multiref.util import progress
 
+    _check_output(config)
     data, model, output_dir = config.data, config.model, config.output.output_dir
     if model.top_m < 1 or model.svr_c <= 0:
         raise UserError(f"--top-m must be at least 1 and --svr-c positive (got {model.top_m}, {model.svr_c})")

@@ -9,8 +9,9 @@ another options dataclass is made with :func:`group`. Everything else is derived
   Beam's parser from a ``PipelineOptions`` subclass's ``_add_argparse_args``);
 - :func:`from_args` builds the dataclass from the parsed flags (argparse's result or a Beam
   options view): the command line calls it once, at the top, and hands the config down;
-- :func:`recorded` gives the options as the card records them, and :func:`to_argv` the
-  flags that give recorded options back (rebuilding a release from its card);
+- :func:`recorded` gives the options as the card records them, :func:`from_recorded` the
+  config of recorded options (checked as the parser checks their flags: rebuilding a release
+  from its ids file or card), and :func:`to_argv` the flags that give recorded options back;
 - :func:`declared` lists each flag with its default, help and the fields it sets, for the
   docs (``docs/cli.md``).
 
@@ -370,6 +371,105 @@ def to_argv(cls: type, options: dict) -> tuple[list, set]:
     for flag, parts in indexed.items():
         argv += [flag, *_tokens([v for _i, v in sorted(parts.items())])]
     return argv, names
+
+
+def from_recorded(cls: type, options: dict, **given):
+    """The ``cls`` instance whose :func:`recorded` options are ``options`` (a card's, an ids
+    file's): the inverse of :func:`recorded` for the fields that have a flag, checked as the
+    parser checks the flags :func:`to_argv` gives (the flag's type and bounds, its choices, with
+    argparse's words: ``argument --vocab-size: ...``), then by ``convert`` and the dataclass's own
+    checks, then that the config records ``options`` back. Fields without a flag, and those
+    ``options`` does not name, keep their default unless named in ``given``. ValueError (the
+    mistake is the file's: the caller names it) otherwise."""
+    fields = [(f, opt) for f, opt in options_of(cls) if f.name not in given and (opt.card or f.name) in options]
+    kwargs, extra = {}, []
+    for f, opt in fields:
+        value = options[opt.card or f.name]
+        if opt.group is not None:
+            if not isinstance(value, dict):
+                raise ValueError(f"{opt.card or f.name}: expected an object of options, got {type(value).__name__}")
+            kwargs[f.name] = from_recorded(opt.group, value)
+        else:
+            kwargs[f.name], more = _recorded_value(opt, f.default, value)
+            extra += more
+    if extra:  # a list where the flag takes one value: the words argparse has for the tokens left over
+        raise ValueError(f"unrecognized arguments: {' '.join(extra)}")
+    for f, opt in fields:
+        if opt.group is None and opt.convert is not None and not isinstance(kwargs[f.name], _NotAList):
+            kwargs[f.name] = opt.convert(kwargs[f.name])
+    wrong = [kwargs.pop(name) for name, value in list(kwargs.items()) if isinstance(value, _NotAList)]
+    config = cls(**kwargs, **given)
+    if wrong:
+        raise ValueError(wrong[0])
+    back = recorded(config)
+    for f, opt in fields:
+        name = opt.card or f.name
+        if opt.group is None and back[name] != options[name]:
+            raise ValueError(f"{name}: {_json(options[name])} is not a value of {_action_name(opt, f.default)} "
+                             f"(it would be recorded as {_json(back[name])})")
+    return config
+
+
+class _NotAList(str):
+    """A repeatable flag's recorded value that is no list: the error, raised after the parser's and
+    the dataclass's checks of the other values (the field keeps its default meanwhile)."""
+
+
+def _json(value) -> str:
+    import json
+
+    return json.dumps(value)[:60]
+
+
+def _action_name(opt: Option, default) -> str:
+    """The flag as argparse names it in an error (``--lowercase/--no-lowercase``, ``-r/--references``)."""
+    switch = isinstance(default, bool) or (default is None and opt.negatable)
+    if switch and (default or opt.negatable) and not opt.inverse:
+        return f"{opt.flag}/--no-{opt.flag[2:]}"
+    return "/".join((opt.flag, *opt.aliases))
+
+
+def _recorded_value(opt: Option, default, value) -> tuple:
+    """``(field value, tokens left over)`` of one recorded ``value``: what the parser makes of
+    the tokens :func:`_flag_tokens` gives (a switch takes the value's truth, a flag not given
+    the default)."""
+    if isinstance(default, bool):
+        on = bool(value)
+        return ((not default) if on != default else default) if opt.inverse else on, []
+    if default is None and opt.negatable and (value is None or isinstance(value, bool)):
+        return value, []
+    if opt.repeat:
+        if not isinstance(value, (list, tuple)):  # refused after the values the parser would have read
+            return _NotAList(f"argument {_action_name(opt, default)}: expected a list, got {_json(value)}"), []
+        sample = (default or ("",))[0]
+        return (tuple(_parsed(opt, sample, t) for t in _tokens(value)) if value else default), []
+    tokens = [] if value is None else _tokens(value)
+    if not tokens:
+        return default, []
+    if isinstance(default, tuple) and opt.index is None:  # nargs N (a tuple default), or "+" (choices)
+        n = len(default) if default and not opt.choices else len(tokens)
+        if len(tokens) < n:
+            raise ValueError(f"argument {_action_name(opt, default)}: expected {n} arguments")
+        return tuple(_parsed(opt, (default or ("",))[0], t) for t in tokens[:n]), tokens[n:]
+    sample = default[0] if isinstance(default, tuple) and default else default
+    return _parsed(opt, sample, tokens[0]), tokens[1:]
+
+
+def _parsed(opt: Option, sample, text: str):
+    """``text`` through the flag's type and choices, as argparse checks it (its error words)."""
+    action = argparse.Action([opt.flag, *opt.aliases], opt.dest, choices=opt.choices)
+    kind = _value_type(opt, sample)
+    try:
+        value = kind(text) if kind is not None else text
+        argparse.ArgumentParser(add_help=False)._check_value(action, value)  # argparse's words for a choice
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(str(argparse.ArgumentError(action, str(exc)))) from None
+    except argparse.ArgumentError as exc:
+        raise ValueError(str(exc)) from None
+    except (TypeError, ValueError):
+        name = getattr(kind, "__name__", repr(kind))
+        raise ValueError(str(argparse.ArgumentError(action, f"invalid {name} value: {text!r}"))) from None
+    return value
 
 
 def shown(default) -> str:

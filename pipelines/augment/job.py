@@ -205,6 +205,24 @@ def run_augment(corpus: Source, test: Source, folder: str, config: aug.AugmentCo
     return counts
 
 
+def augment(corpus: Source, test: Source, output: str, config: aug.AugmentConfig, retrieval: RetrievalConfig,
+            d2v: Doc2VecConfig) -> dict:
+    """``multiref augment`` as one call: :func:`run_augment` into a staging folder beside the
+    dataset folder ``output``, checked (``test_candidates`` and ``test_auto``) and published whole
+    (:mod:`multiref.output.publish`: a foreign folder or one holding an input is refused, the old
+    folder kept on any failure). UserError when ``output`` is one of the input folders. Returns
+    :func:`run_augment`'s counts."""
+    from multiref.output import publish, published
+
+    for source in (corpus, test):
+        if os.path.abspath(source.folder) == os.path.abspath(output):
+            raise UserError(f"--output {output} is an input folder; augment writes a new dataset folder")
+    with publish.publishing(output, command="multiref augment", inputs=[corpus.folder, test.folder]) as pub:
+        counts = run_augment(corpus, test, pub.staging, config, retrieval, d2v)
+        published.check_dataset(pub.staging, required=[("test_candidates", "test"), ("test_auto", "test")])
+    return counts
+
+
 def write_outputs(folder: str, found: list, options: dict, counts: dict) -> None:
     """The two configs and the card; adds the candidate counts to ``counts``."""
     from lsdscc.testset.assemble import candidates_schema

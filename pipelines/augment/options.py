@@ -1,7 +1,8 @@
 """``multiref augment``'s options (light: no JVM or gensim here), declared once: the test-set
 stage's option classes, three fields under augment's own flag names (:data:`RENAMED`).
 
-:func:`add_augment_arguments` adds the flags (the command's parser calls it);
+:class:`AugmentInputs` declares the inputs and the output; :func:`add_augment_arguments` adds
+the flags (the command's parser calls it);
 :func:`configs_from_args` turns parsed flags into the frozen configs the driver
 (:mod:`pipelines.augment.job`) takes: Lucene's and Doc2Vec's are the LSDSCC test-set stage's own
 (:class:`lsdscc.testset.retrieval.RetrievalConfig`, :class:`lsdscc.testset.doc2vec.Doc2VecConfig`).
@@ -10,11 +11,12 @@ stage's option classes, three fields under augment's own flag names (:data:`RENA
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from lsdscc.testset.augment import AugmentConfig
 from lsdscc.testset.doc2vec import Doc2VecConfig
 from lsdscc.testset.retrieval import RetrievalConfig
-from multiref.util.options import add_arguments, default_of, from_args, type_of
+from multiref.util.options import add_arguments, default_of, from_args, option, type_of
 from multiref.util.tables import ColumnNames
 
 
@@ -26,35 +28,48 @@ RENAMED = (("--top-k", "K", RetrievalConfig, "depth", "--retrieval-depth",
            ("--seed", "S", Doc2VecConfig, "seed", "--testset-seed", "seed of Doc2Vec"))
 
 
+_IO = "inputs and output (a dataset folder, or a .jsonl/.json/.csv/.tsv/.parquet file)"
+_TABLE = "a file or dataset folder with a context column (a list of turns or a string) and a response column"
+
+
+@dataclass(frozen=True)
+class AugmentInputs:
+    """``multiref augment``'s inputs and output: the corpus the candidates come from and the test
+    set to grow (each a dataset folder, with its config and split, or a table file), and the
+    dataset folder to write (:meth:`sources` makes the driver's :class:`pipelines.augment.job.Source` s)."""
+
+    corpus: str | None = option(None, flag="--corpus", required=True, metavar="PATH", title=_IO,
+                                help=f"the training corpus the candidates come from: {_TABLE}")
+    corpus_config: str | None = option(None, flag="--corpus-config", metavar="NAME", title=_IO,
+                                       help="folder only: its config (default: the only one)")
+    corpus_split: str | None = option(None, flag="--corpus-split", metavar="NAME", title=_IO,
+                                      help="folder only: its split (default: the only one, else test)")
+    test: str | None = option(None, flag="--test", required=True, metavar="PATH", title=_IO,
+                              help=f"the test set to grow: {_TABLE} (or a references list)")
+    test_config: str | None = option(None, flag="--test-config", metavar="NAME", title=_IO,
+                                     help="folder only: its config (default: the only one)")
+    test_split: str | None = option(None, flag="--test-split", metavar="NAME", title=_IO,
+                                    help="folder only: its split (default: the only one, else test)")
+    output: str | None = option(None, flag="--output", required=True, metavar="FOLDER", title=_IO,
+                                help="dataset folder to write (test_candidates, test_auto); replaced whole")
+
+    def sources(self, columns: ColumnNames = ColumnNames()) -> tuple:
+        """``(corpus, test)`` :class:`pipelines.augment.job.Source` s, their columns renamed by ``columns``."""
+        from pipelines.augment.job import Source
+
+        return (Source(self.corpus, self.corpus_config, self.corpus_split, "corpus", columns),
+                Source(self.test, self.test_config, self.test_split, "test", columns))
+
+
 def add_augment_arguments(parser: argparse.ArgumentParser) -> None:
     """The inputs, the output and the method's options (each recorded in the card): the
     test-set stage's Lucene and Doc2Vec options, three of them under augment's own names."""
-    io = parser.add_argument_group("inputs and output (a dataset folder, or a .jsonl/.json/.csv/.tsv/.parquet file)")
-    for name, what in (("corpus", "the training corpus the candidates come from"),
-                       ("test", "the test set to grow")):
-        io.add_argument(f"--{name}", required=True, metavar="PATH",
-                        help=f"{what}: a file or dataset folder with a context column (a list of turns or a "
-                             "string) and a response column" + (" (or a references list)" if name == "test" else ""))
-        io.add_argument(f"--{name}-config", metavar="NAME", help="folder only: its config (default: the only one)")
-        io.add_argument(f"--{name}-split", metavar="NAME",
-                        help="folder only: its split (default: the only one, else test)")
-    io.add_argument("--output", required=True, metavar="FOLDER",
-                    help="dataset folder to write (test_candidates, test_auto); replaced whole")
-    add_arguments(parser, ColumnNames)
+    add_arguments(parser, AugmentInputs, ColumnNames)
     g = parser.add_argument_group("method (LSDSCC's test set, docs/algorithms.md section 2)")
     for flag, metavar, cls, name, _stage_flag, text in RENAMED:
         g.add_argument(flag, type=type_of(cls, name), default=default_of(cls, name), metavar=metavar,
                        help=f"{text} (default: %(default)s)")
     add_arguments(g, AugmentConfig, RetrievalConfig, Doc2VecConfig, skip=tuple(r[4] for r in RENAMED))
-
-
-def sources_from_args(parsed) -> tuple:
-    """``(corpus, test)`` :class:`pipelines.augment.job.Source` of parsed flags."""
-    from pipelines.augment.job import Source
-
-    columns = from_args(ColumnNames, parsed)
-    return (Source(parsed.corpus, parsed.corpus_config, parsed.corpus_split, "corpus", columns),
-            Source(parsed.test, parsed.test_config, parsed.test_split, "test", columns))
 
 
 def configs_from_args(parsed) -> tuple:
