@@ -286,6 +286,13 @@ def test_apply_vocabulary_in_c(bodies):
             assert same > least, same  # (texts that come back as they are)
     with pytest.raises(TypeError):
         NATIVE.apply_vocabulary("a", set(), {})
+    # interned tokens (counted above) are rewritten from their slots: rewrites of several
+    # tokens, empty ones left out, a rewrite that is not a str refused
+    assert NATIVE.apply_vocabulary("the movie the", frozenset({"the"}), {"movie": "mo vie"}) == "the mo vie the"
+    assert NATIVE.apply_vocabulary("the movie the", frozenset(), {"the": "", "movie": "x"}) == "x"
+    assert NATIVE.apply_vocabulary("the movie", frozenset(), {"the": "", "movie": ""}) == ""
+    with pytest.raises(TypeError):
+        NATIVE.apply_vocabulary("the movie", frozenset(), {"the": 1, "movie": "m"})
 
 
 def test_counting_when_the_token_table_is_full(bodies):
