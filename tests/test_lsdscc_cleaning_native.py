@@ -16,7 +16,7 @@ import random
 import pytest
 
 from lsdscc.synthetic.text import RealisticText
-from lsdscc.corpus import cleaning
+from lsdscc.corpus import cleaning, emoticons
 from lsdscc.corpus.emoticons import emoticon_table
 
 NATIVE = cleaning.native_extension()
@@ -138,6 +138,28 @@ def test_what_c_leaves_to_python(text):
     assert _fast(text, True) == _python_fast(text, True)
 
 
+@pytest.mark.parametrize("text", ["¯\\_(ツ)_/¯", "a (ツ) b", "so ¯\\\\_(ツ)_/¯ :) 😂 haaaa", "(ツ(ツ)) x", "__(ツ)__ ok",
+                                  "**¯\\_(ツ)_/¯** [l](http://x.com/(ツ))", "a(ツ)b ツ ( ツ )"])
+def test_the_shrug_is_substituted_before_the_c_tail(text, monkeypatch):
+    """A text holding a shrug after markup, e-mails and urls (1% of realistic bodies) has the
+    shrug rule run in Python, then the C tail decides the rest: the Python tail never runs,
+    and the tokens are the Python steps' (with and without counting)."""
+    from collections import Counter
+
+    assert NATIVE.tail(emoticons.substitute_shrug(_head(text)), True) is not None
+    expected = _python_fast(text, True)
+
+    def no_python_tail(*_):
+        raise AssertionError("the Python tail ran")
+
+    monkeypatch.setattr(cleaning, "lsdscc_tail", no_python_tail)
+    assert cleaning._lsdscc_fast(text, True) == expected
+    words = Counter()
+    assert cleaning._lsdscc_fast(text, True, words) == " ".join(expected)
+    assert words == Counter(expected) and list(words) == list(Counter(expected))
+    assert emoticons.substitute_shrug(emoticons.substitute_shrug(text)) == emoticons.substitute_shrug(text)
+
+
 @pytest.mark.parametrize("text", ["g\u0130mme", "g\u0131mme", "G\u0131MME now", "can\u0130not", "lemme \u0131t",
                                   "see foo.u\u212a now", "mi\u017fs.u\u017f", "x.b\u0130z", "a.\u212ao"])
 def test_characters_re_i_matches_with_ascii_letters(text):
@@ -255,6 +277,13 @@ def test_apply_vocabulary_in_c(bodies):
             assert same > least, same  # (texts that come back as they are)
     with pytest.raises(TypeError):
         NATIVE.apply_vocabulary("a", set(), {})
+    # interned tokens (counted above) are rewritten from their slots: rewrites of several
+    # tokens, empty ones left out, a rewrite that is not a str refused
+    assert NATIVE.apply_vocabulary("the movie the", frozenset({"the"}), {"movie": "mo vie"}) == "the mo vie the"
+    assert NATIVE.apply_vocabulary("the movie the", frozenset(), {"the": "", "movie": "x"}) == "x"
+    assert NATIVE.apply_vocabulary("the movie", frozenset(), {"the": "", "movie": ""}) == ""
+    with pytest.raises(TypeError):
+        NATIVE.apply_vocabulary("the movie", frozenset(), {"the": 1, "movie": "m"})
 
 
 def test_counting_when_the_token_table_is_full(bodies):

@@ -1473,6 +1473,55 @@ static int kept_as_it_is(PyObject *text, PyObject *unchanged) {
     return 1;
 }
 
+/* the characters of the str s appended to b */
+static int buf_put_str(Buf *b, PyObject *s) {
+    int kind = PyUnicode_KIND(s);
+    const void *d = PyUnicode_DATA(s);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s);
+    if (buf_grow(b, n) < 0) return -1;
+    for (Py_ssize_t i = 0; i < n; i++) b->p[b->n++] = PyUnicode_READ(kind, d, i);
+    return 0;
+}
+
+/* apply_vocabulary on a text of tokens joined by single spaces, each of them interned (a text
+   of the cleaning, most often): the tokens in unchanged as they are, the others replaced by
+   rewrites[token], left out where that is empty, all joined by single spaces, without a list
+   of tokens (a kept token's rewrite is itself: Vocabulary.unchanged). 1 and *out set; 0 where
+   the text is not such a text (the caller's general path); -1 with the error set. */
+static int apply_interned(PyObject *text, PyObject *unchanged, PyObject *rewrites, PyObject **out) {
+    int kind = PyUnicode_KIND(text);
+    const void *d = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Buf b;
+    if (buf_init(&b, n + 16) < 0) return -1;
+    int found = 1;
+    for (Py_ssize_t i = 0; i < n && found == 1;) {
+        Py_ssize_t j = i;
+        Py_UCS4 c = 0;
+        while (j < n && (c = PyUnicode_READ(kind, d, j)) != ' ' && !is_space(c)) j++;
+        Slot *slot = NULL;
+        if (j == i || (j < n && (c != ' ' || j + 1 == n)) || !(slot = interned_slice(kind, d, i, j - i))) {
+            found = 0;  /* (not single spaces, or a token not interned) */
+            break;
+        }
+        int in = slot_kept(slot, unchanged);
+        if (in < 0) { found = -1; break; }
+        PyObject *r = in ? (Py_INCREF(slot->s), slot->s) : PyObject_GetItem(rewrites, slot->s);
+        if (!r || !PyUnicode_Check(r)) {
+            if (r) PyErr_SetString(PyExc_TypeError, "rewrites: str values, please");
+            Py_XDECREF(r);
+            found = -1;
+            break;
+        }
+        if (PyUnicode_GET_LENGTH(r) && ((b.n && buf_put(&b, ' ') < 0) || buf_put_str(&b, r) < 0)) found = -1;
+        Py_DECREF(r);
+        i = j + 1;
+    }
+    if (found == 1 && !(*out = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b.p, b.n))) found = -1;
+    buf_free(&b);
+    return found;
+}
+
 /* " ".join(tokens) where every token is in unchanged (the text itself where it is that join);
    else the non-empty rewrites[token] (a mapping: a dict subclass's __missing__ fills it) joined. */
 static PyObject *apply_vocabulary(PyObject *self, PyObject *args) {
@@ -1483,6 +1532,8 @@ static PyObject *apply_vocabulary(PyObject *self, PyObject *args) {
         if (kept > 0) Py_INCREF(text);
         return kept > 0 ? text : NULL;
     }
+    int done = apply_interned(text, unchanged, rewrites, &result);
+    if (done) return done > 0 ? result : NULL;
     PyObject *tokens = PyList_New(0);
     int single, all = 1;
     if (!tokens || text_tokens(text, tokens, &single) < 0) goto done;

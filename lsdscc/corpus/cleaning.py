@@ -44,7 +44,7 @@ import re
 from collections import Counter
 
 from lsdscc.corpus.config import CONVENTIONS, DEFAULT_CONVENTION
-from lsdscc.corpus.emoticons import emoticon_table, substitute_emoticons
+from lsdscc.corpus.emoticons import emoticon_table, substitute_emoticons, substitute_shrug
 from lsdscc.corpus.rule_tables import first_characters, re_case_folds
 
 # --- what is never published: removal markers and usernames (docs/data-safety.md) -----------
@@ -1170,8 +1170,8 @@ def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None, nati
         if result is not None:
             return result
     text = lsdscc_head(text)
-    if native:
-        result = _native.tail(text, lowercase, counts)
+    if native:  # (the C tail leaves a shrug to Python: its rule, the tail's first, runs here)
+        result = _native.tail(substitute_shrug(text), lowercase, counts)
         if result is not None:
             return result
     tokens = lsdscc_tail(text, lowercase)

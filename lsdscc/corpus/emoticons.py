@@ -126,12 +126,18 @@ def substitute_emoticons(text: str) -> str:
     Faces first, then emoji, so an emoji's replacement never makes a face stand alone.
     """
     faces, emoji, emoji_starts, word = _emoticon_regex()
-    if SHRUG in text:
-        text = _SHRUG.sub(" shrug ", text)
+    text = substitute_shrug(text)
     text = faces.sub(word, text)
     if not text.isascii():
         text = _emoji_sub(text, emoji, emoji_starts, word)
     return text
+
+
+def substitute_shrug(text: str) -> str:
+    """The first step of :func:`substitute_emoticons`: every shrug (:data:`SHRUG` with its arms)
+    replaced by `` shrug ``. Running it twice changes nothing (no shrug is left, and the
+    spaces around the word keep one from forming)."""
+    return _SHRUG.sub(" shrug ", text) if SHRUG in text else text
 
 
 def _emoji_sub(text: str, emoji: re.Pattern, starts: tuple, word) -> str:
