@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -35,13 +36,27 @@ def test_the_tree_is_measured_step_by_step():
     assert child["returncode"] == 0 and child["stdout"] == "done\n"
     assert "[step] allocated" in child["stderr"]
     assert child["peak_tree_rss_mb"] > 290  # both holders at once: the sum over the tree
-    assert child["peak_rss_mb"] < 250  # wait4: the largest single process only
+    assert child["peak_rss_mb"] < 250  # the largest single process only (sampled VmHWM)
     steps = child["steps"]
     assert [s["name"] for s in steps] == ["start", "hold", "rest"]  # a mark never seen is skipped
     assert sum(s["seconds"] for s in steps) == pytest.approx(child["process_seconds"])
     assert steps[1]["peak_tree_rss_mb"] > 290 and steps[2]["peak_tree_rss_mb"] < 250
     assert steps[1]["seconds"] >= 1.4  # the grandchild's sleep
     assert 0 <= sum(s["cpu_seconds"] for s in steps) <= child["cpu_seconds"] + 0.01
+
+
+def test_the_largest_process_is_not_the_parent_that_spawned_it():
+    """wait4's ru_maxrss counts the spawning parent's resident set (Linux carries the old
+    memory's high-water mark across exec): a 400 MB parent made the holders' peak read 459 MB
+    under pytest-xdist. The sampled VmHWM is each process's own."""
+    script = ("import sys\nfrom multiref.util.process_tree import run_sampled\n"
+              "ballast = bytearray(400 * 2**20)\nballast[::4096] = b'x' * len(ballast[::4096])\n"
+              f"child = run_sampled([sys.executable, '-c', {TWO_HOLDERS!r}], interval=0.1)\n"
+              "print(child['peak_rss_mb'], child['peak_tree_rss_mb'])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          cwd=REPO_DIR, env={**os.environ, "PYTHONPATH": str(REPO_DIR)})
+    largest, tree = map(float, done.stdout.split())
+    assert largest < 250 and tree > 290, done.stderr
 
 
 def test_steps_from_lines_and_samples():

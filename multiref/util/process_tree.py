@@ -5,10 +5,12 @@ the resident memory and CPU time of the child *and all its descendants* (read fr
 ``/proc``: a JVM started inside the child, Beam or Doc2Vec worker processes are counted),
 and timestamps each line the child writes to standard error. Lines matching the ``marks``
 (``[(step name, regular expression)]``) end a step: each step gets its wall seconds, its CPU
-seconds (sampled) and its peak tree RSS (sampled). The whole run's CPU seconds and the
-largest single process's peak RSS come from ``os.wait4`` (exact, like
-:func:`multiref.util.measure.run_child`). Linux only (``/proc``); elsewhere the samples are
-empty and only the ``wait4`` figures are given.
+seconds (sampled) and its peak tree RSS (sampled). The whole run's CPU seconds come from
+``os.wait4`` (exact, like :func:`multiref.util.measure.run_child`); the largest single
+process's peak RSS is the largest ``VmHWM`` sampled in the tree (``wait4``'s ``ru_maxrss``
+would count the parent's resident set at the moment it spawned the child: Linux carries the
+old memory's high-water mark across ``exec``). Linux only (``/proc``); elsewhere the samples
+are empty and only the ``wait4`` figures are given.
 """
 
 from __future__ import annotations
@@ -70,9 +72,24 @@ def tree_usage(root: int) -> tuple:
     return rss_pages * PAGE / 2**20, ticks / TICKS
 
 
+def largest_peak(root: int) -> float:
+    """The largest peak resident set (``VmHWM``, MB) among ``root`` and its live descendants."""
+    peak = 0
+    for pid in descendants(root):
+        try:
+            with open(f"/proc/{pid}/status", "rb") as fh:
+                for line in fh:
+                    if line.startswith(b"VmHWM:"):
+                        peak = max(peak, int(line.split()[1]))  # kB
+                        break
+        except (OSError, IndexError, ValueError):
+            continue
+    return peak / 1024
+
+
 def run_sampled(argv: list, cwd: str | None = None, marks=(), interval: float = 0.5, env=None) -> dict:
     """Runs ``argv`` to its end, sampled (module docstring). Returns ``returncode``, ``stdout``,
-    ``stderr``, ``process_seconds``, ``cpu_seconds`` and ``peak_rss_mb`` (``wait4``),
+    ``stderr``, ``process_seconds``, ``cpu_seconds`` (``wait4``), ``peak_rss_mb`` (sampled ``VmHWM``),
     ``peak_tree_rss_mb`` (sampled) and ``steps``: ``[{name, seconds, cpu_seconds, peak_tree_rss_mb}]``
     for the marks seen, in order, then ``rest`` (from the last mark seen to the exit)."""
     with tempfile.TemporaryFile() as out:
@@ -81,12 +98,13 @@ def run_sampled(argv: list, cwd: str | None = None, marks=(), interval: float = 
         lines: list = []
         reader = threading.Thread(target=_read_lines, args=(proc.stderr, t0, lines), daemon=True)
         reader.start()
-        samples = [(0.0, 0.0, 0.0)]
+        samples, largest = [(0.0, 0.0, 0.0)], 0.0
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
             rss, cpu = tree_usage(proc.pid)
+            largest = max(largest, largest_peak(proc.pid))
             samples.append((time.perf_counter() - t0, rss, cpu))
             time.sleep(interval)
         wall = time.perf_counter() - t0
@@ -99,7 +117,8 @@ def run_sampled(argv: list, cwd: str | None = None, marks=(), interval: float = 
     samples.append((wall, 0.0, cpu))
     return {
         "returncode": proc.returncode, "stdout": stdout, "stderr": "".join(text for _, text in lines),
-        "process_seconds": wall, "cpu_seconds": cpu, "peak_rss_mb": usage.ru_maxrss / 1024,  # KiB on Linux
+        "process_seconds": wall, "cpu_seconds": cpu,
+        "peak_rss_mb": largest or usage.ru_maxrss / 1024,  # wait4 (KiB on Linux) where /proc is not
         "peak_tree_rss_mb": max(s[1] for s in samples), "steps": steps_of(lines, samples, marks, wall),
     }
 
