@@ -33,17 +33,22 @@ def marked(driver: str) -> list[int]:
     return found
 
 
+def end_job(driver: str) -> None:
+    """SIGKILL every process :func:`marked` with ``driver`` (gone ones are skipped)."""
+    for pid in marked(driver):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def main() -> int:
     driver = os.environ.get(DRIVER_ENV, "")
     if not driver.isdigit():
         return 2
     if sys.stdin.buffer.read().strip() == b"done":
         return 0
-    for pid in marked(driver):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+    end_job(driver)
     return 0
 
 

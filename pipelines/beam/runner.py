@@ -266,19 +266,14 @@ def _workers_end_on_interrupt():
     threads' tracebacks of that end are dropped: one line says what happened
     (:mod:`multiref.output.publish`)."""
     import os
-    import signal
     import threading
 
     from multiref.output.publish_guard import on_interrupt
-    from pipelines.beam.guard import marked
+    from pipelines.beam.guard import end_job
 
     def end_workers() -> None:
         threading.excepthook = lambda args: None
-        for pid in marked(str(os.getpid())):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        end_job(str(os.getpid()))
 
     with on_interrupt(end_workers):
         yield
