@@ -56,11 +56,12 @@ def descendants(root: int) -> list:
     return tree
 
 
-def tree_usage(root: int) -> tuple:
-    """``(RSS in MB, CPU seconds)`` of ``root`` and its live descendants: the sum of their
-    resident sets (``statm``) and of their user + system times, their reaped children's included."""
+def tree_usage(root: int, pids: list | None = None) -> tuple:
+    """``(RSS in MB, CPU seconds)`` of ``root`` and its live descendants (``pids``, when the
+    caller has just listed them): the sum of their resident sets (``statm``) and of their user +
+    system times, their reaped children's included."""
     rss_pages, ticks = 0, 0
-    for pid in descendants(root):
+    for pid in pids or descendants(root):
         fields = _stat_fields(pid)
         try:
             with open(f"/proc/{pid}/statm", "rb") as fh:
@@ -72,10 +73,11 @@ def tree_usage(root: int) -> tuple:
     return rss_pages * PAGE / 2**20, ticks / TICKS
 
 
-def largest_peak(root: int) -> float:
-    """The largest peak resident set (``VmHWM``, MB) among ``root`` and its live descendants."""
+def largest_peak(root: int, pids: list | None = None) -> float:
+    """The largest peak resident set (``VmHWM``, MB) among ``root`` and its live descendants
+    (``pids``, when the caller has just listed them)."""
     peak = 0
-    for pid in descendants(root):
+    for pid in pids or descendants(root):
         try:
             with open(f"/proc/{pid}/status", "rb") as fh:
                 for line in fh:
@@ -103,8 +105,9 @@ def run_sampled(argv: list, cwd: str | None = None, marks=(), interval: float = 
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
             if pid:
                 break
-            rss, cpu = tree_usage(proc.pid)
-            largest = max(largest, largest_peak(proc.pid))
+            tree = descendants(proc.pid)  # one walk of /proc a sample, for both figures
+            rss, cpu = tree_usage(proc.pid, tree)
+            largest = max(largest, largest_peak(proc.pid, tree))
             samples.append((time.perf_counter() - t0, rss, cpu))
             time.sleep(interval)
         wall = time.perf_counter() - t0
