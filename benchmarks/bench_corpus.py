@@ -229,11 +229,8 @@ def report_parquet(build: dict) -> None:
 def build_size(args, tmp: str, comments: int, extra: list, compare: bool) -> dict:
     """Generates a month of ``comments``, builds it in a child, times the baseline on the same files
     (and with ``compare``, builds it again with ``--workers-compare``'s flags)."""
-    folder, out = os.path.join(tmp, f"month-{comments}"), os.path.join(tmp, f"out-{comments}")
-    t0 = time.perf_counter()
-    month = write_month(folder, comments, seed=args.seed, text=args.text)
-    print(f"generated a month of {comments:,} r/movies comments ({args.text} text) in {time.perf_counter() - t0:.0f}s "
-          f"({sum(os.path.getsize(p) for p in month) / 2**20:,.1f} MB zstd); load average {load_average()}", flush=True)
+    folder, out = month_folder(args, tmp, comments), os.path.join(tmp, f"out-{comments}")
+    month = generated_month(args, folder, comments)
     build = measure_build(SCRIPT, folder, out, extra, ROOT)
     build["comments"] = comments
     build["records"], build["baseline_seconds"], build["baseline_cpu_seconds"] = baseline_parse(month)
@@ -244,9 +241,40 @@ def build_size(args, tmp: str, comments: int, extra: list, compare: bool) -> dic
         build["workers"] = compare_workers(folder, out, extra, shlex.split(args.workers_compare))
     if args.parquet:
         build["parquet"] = compare_parquet(month, os.path.join(tmp, f"arctic-{comments}"), out, extra)
-    shutil.rmtree(folder, ignore_errors=True)
+    if not args.months:
+        shutil.rmtree(folder, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
     return build
+
+
+def month_folder(args, tmp: str, comments: int) -> str:
+    """Where the month of ``comments`` is generated: the run's temporary folder, or ``--months``."""
+    if not args.months:
+        return os.path.join(tmp, f"month-{comments}")
+    return os.path.join(args.months, f"month-{comments}-{args.text}-seed{args.seed}")
+
+
+def generated_month(args, folder: str, comments: int) -> list:
+    """The month's dump files: generated, or (``--months``) reused when an earlier run finished
+    generating the same comments, text and seed there (its ``DONE`` file says so)."""
+    done, recipe = os.path.join(folder, "DONE"), f"comments={comments} text={args.text} seed={args.seed}\n"
+    paths = [os.path.join(folder, name) for name in ("RS_2019-06.zst", "RC_2019-06.zst")]
+    if os.path.exists(done) and open(done, encoding="utf-8").read() == recipe and all(map(os.path.exists, paths)):
+        print(f"reusing the month of {comments:,} r/movies comments in {folder}", flush=True)
+        return paths
+    foreign = set(os.listdir(folder)) - {"DONE", *map(os.path.basename, paths)} if os.path.isdir(folder) else ()
+    if foreign:
+        raise SystemExit(f"bench_corpus.py: error: {folder} holds files it did not write ({', '.join(sorted(foreign))})")
+    if os.path.exists(done):
+        os.remove(done)  # (a month being rewritten is not reused if this run stops before the end)
+    t0 = time.perf_counter()
+    month = write_month(folder, comments, seed=args.seed, text=args.text)
+    print(f"generated a month of {comments:,} r/movies comments ({args.text} text) in {time.perf_counter() - t0:.0f}s "
+          f"({sum(os.path.getsize(p) for p in month) / 2**20:,.1f} MB zstd); load average {load_average()}", flush=True)
+    if args.months:
+        with open(done, "w", encoding="utf-8") as marker:
+            marker.write(recipe)
+    return month
 
 
 def run_reader(args, tmp: str) -> dict:
@@ -305,6 +333,9 @@ def parse_args(argv):
                         help="comment bodies of the build's month: the thread generator's short templated ones "
                              "(default) or realistic ones (real Reddit lengths, markdown, links, mentions)")
     parser.add_argument("--json", default=None, help="also write the results here")
+    parser.add_argument("--months", default=None, metavar="DIR",
+                        help="keep the generated months in DIR and reuse them in later runs with the same size, "
+                             "--text and --seed (generating 3M realistic comments takes about 10 minutes)")
     parser.add_argument("--child-build", nargs=2, default=None, help=argparse.SUPPRESS)
     return parser.parse_known_args(argv)
 

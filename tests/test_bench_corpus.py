@@ -110,3 +110,21 @@ def _bench_corpus(*argv):
 def test_sizes_reject(text):
     proc = _bench_corpus("--sizes", text)
     assert proc.returncode == 2 and "--sizes wants" in proc.stderr, proc.stderr
+
+
+def test_months_are_kept_and_reused_but_never_over_foreign_files(tmp_path):
+    months = tmp_path / "months"
+    argv = ("--only", "build", "--comments", "200", "--text", "realistic", "--months", str(months))
+    first = _bench_corpus(*argv)
+    assert first.returncode == 0 and "generated a month of 200" in first.stdout, first.stderr[-2000:]
+    folder = months / "month-200-realistic-seed7"
+    rc = folder / "RC_2019-06.zst"
+    before = (rc.stat().st_mtime_ns, _sha(str(rc)))
+    second = _bench_corpus(*argv)
+    assert second.returncode == 0 and "reusing the month of 200" in second.stdout, second.stderr[-2000:]
+    assert (rc.stat().st_mtime_ns, _sha(str(rc))) == before
+    (folder / "DONE").write_text("comments=200 text=realistic seed=8\n")  # another recipe: not reused
+    (folder / "notes.txt").write_text("mine")
+    refused = _bench_corpus(*argv)
+    assert refused.returncode == 1 and "holds files it did not write (notes.txt)" in refused.stderr
+    assert (folder / "notes.txt").read_text() == "mine"
