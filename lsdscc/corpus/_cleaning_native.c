@@ -1427,6 +1427,171 @@ static PyObject *plain(PyObject *self, PyObject *args) {
     return run_tail(a, b, lowercase, &s, counts == Py_None ? NULL : counts);
 }
 
+/* --- emphasis, inline code and superscripts: strip_markup's last rules (helper cmarkup1) --- */
+/* emphasis(text), inline_code(text) and superscript(text) return the str that cleaning._emphasis,
+   cleaning._INLINE_CODE.sub(r"\1", text) and cleaning._superscript_sub return, for every str (they
+   never leave a text to Python), each in one linear scan (tests/test_lsdscc_cleaning_native_markup.py
+   compares them on random, hostile and realistic text and on every code point). They need no
+   table: their characters are the patterns' literals, \s, \S and \w are re's (is_space, is_word). */
+
+/* the characters of a str in a new buffer (0, or -1 with the error set) */
+static int buf_from_str(PyObject *text, Buf *b) {
+    if (!PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "text: a str, please"); return -1; }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (buf_init(b, n + 1) < 0) return -1;
+    if (!PyUnicode_AsUCS4(text, b->p, b->cap, 0)) { buf_free(b); return -1; }
+    b->n = n;
+    return 0;
+}
+
+/* the buffer as a str, freed (NULL with the error set); text itself where nothing changed
+   (changed: 0) */
+static PyObject *buf_to_str(Buf *b, PyObject *text, int changed) {
+    PyObject *s = changed ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b->p, b->n) : (Py_INCREF(text), text);
+    buf_free(b);
+    return s;
+}
+
+/* _EMPHASIS = (\*\*{0,2}|__{0,2}|~~)(?=\S)(.+?)(?<=\S)\1: its delimiters * ** *** _ __ ___ ~~,
+   numbered 3 * (an underscore) + length - 1, and 6 for ~~ */
+#define N_DELIMITERS 7
+
+/* whether the delimiter (len times ch) closes at m: (?<=\S) and then the delimiter */
+static inline int closes_at(const Buf *b, Py_ssize_t m, Py_UCS4 ch, int len) {
+    if (m < 1 || m + len > b->n) return 0;
+    for (int k = 0; k < len; k++)
+        if (b->p[m + k] != ch) return 0;
+    return !is_space(b->p[m - 1]);
+}
+
+/* the first m >= from where the delimiter closes (b->n: nowhere). *cursor is the answer to the
+   delimiter's question before (-1: none yet); from never decreases, so each position is looked
+   at once a delimiter: linear time however many openers fail (cleaning._emphasis_subn's
+   binary search in the closers' positions, as a cursor). */
+static Py_ssize_t next_closer(const Buf *b, Py_ssize_t from, Py_UCS4 ch, int len, Py_ssize_t *cursor) {
+    if (*cursor >= from) return *cursor;
+    Py_ssize_t m = from;
+    while (m < b->n && !closes_at(b, m, ch, len)) m++;
+    return *cursor = m;
+}
+
+/* _EMPHASIS.subn(r"\2", in) into out: from each delimiter run (*** to *, ___ to _, ~~; longest
+   first, as re's backtracking tries them), where (?=\S) holds after it, the match ends at the
+   first closer of that delimiter before the line's end (.+? does not cross a newline), and
+   the search goes on after it. The number of matches (-1 with the error set). */
+static Py_ssize_t emphasis_pass(const Buf *in, Buf *out) {
+    Py_ssize_t cursor[N_DELIMITERS], newline = -1, pos = 0, found = 0, n = in->n;
+    for (int k = 0; k < N_DELIMITERS; k++) cursor[k] = -1;
+    for (Py_ssize_t p = 0; p < n; p++) {
+        Py_UCS4 c = in->p[p];
+        if (c != '*' && c != '_' && c != '~') continue;
+        int run = 1;
+        while (run < 3 && p + run < n && in->p[p + run] == c) run++;
+        if (c == '~') run = run >= 2 ? 2 : 0;  /* ~~ only */
+        for (int len = run; len >= (c == '~' ? 2 : 1); len--) {
+            Py_ssize_t a = p + len;  /* the emphasised text starts here */
+            if (a >= n || is_space(in->p[a])) continue;
+            if (newline < a) {  /* (a shorter delimiter's a is a delimiter character: no newline) */
+                newline = a;
+                while (newline < n && in->p[newline] != '\n') newline++;
+            }
+            int k = c == '~' ? 6 : 3 * (c == '_') + len - 1;
+            Py_ssize_t m = next_closer(in, a + 1, c, len, &cursor[k]);
+            if (m < newline) {
+                if (buf_putu(out, in->p + pos, p - pos) < 0 || buf_putu(out, in->p + a, m - a) < 0) return -1;
+                pos = m + len;
+                p = pos - 1;
+                found++;
+                break;
+            }
+        }
+    }
+    return buf_putu(out, in->p + pos, n - pos) < 0 ? -1 : found;
+}
+
+/* whether a delimiter is left: * or _ or ~~ (cleaning._emphasis's guard for the nested pass) */
+static int has_delimiter(const Buf *b) {
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        Py_UCS4 c = b->p[i];
+        if (c == '*' || c == '_' || (c == '~' && i + 1 < b->n && b->p[i + 1] == '~')) return 1;
+    }
+    return 0;
+}
+
+/* cleaning._emphasis: a pass, and where it matched and a delimiter is left (***a***, **_a_**) a
+   second one */
+static PyObject *emphasis(PyObject *self, PyObject *text) {
+    Buf a, b;
+    if (buf_from_str(text, &a) < 0) return NULL;
+    if (buf_init(&b, a.n + 1) < 0) { buf_free(&a); return NULL; }
+    Py_ssize_t found = emphasis_pass(&a, &b), again = 0;
+    if (found > 0 && has_delimiter(&b)) {
+        buf_swap(&a, &b);
+        again = emphasis_pass(&a, &b);
+    }
+    buf_free(&a);
+    if (found < 0 || again < 0) { buf_free(&b); return NULL; }
+    return buf_to_str(&b, text, found > 0);
+}
+
+/* _INLINE_CODE.sub(r"\1") = `+([^`]*)`+ from each run of backticks: to the next run (both go, the
+   text between stays, newlines too); with no backtick after it, a run of two or more goes (re
+   gives its last backtick to the closing `+, the text between is empty) and a single one stays */
+static PyObject *inline_code(PyObject *self, PyObject *text) {
+    Buf a, b;
+    if (buf_from_str(text, &a) < 0) return NULL;
+    if (buf_init(&b, a.n + 1) < 0) { buf_free(&a); return NULL; }
+    Py_ssize_t n = a.n, pos = 0, p = 0;
+    int ok = 1;
+    while (ok && p < n) {
+        if (a.p[p] != '`') { p++; continue; }
+        Py_ssize_t r = p, q;
+        while (r < n && a.p[r] == '`') r++;
+        for (q = r; q < n && a.p[q] != '`'; q++) {}
+        if (q == n) {  /* no backtick after the run */
+            if (r - p < 2) break;  /* (a single one: nothing after it matches) */
+            q = r;  /* (the run's last backtick closes, the text between is empty) */
+        }
+        ok = buf_putu(&b, a.p + pos, p - pos) == 0 && buf_putu(&b, a.p + r, q - r) == 0;
+        for (p = q; p < n && a.p[p] == '`'; p++) {}
+        pos = p;
+    }
+    if (ok) ok = buf_putu(&b, a.p + pos, n - pos) == 0;
+    buf_free(&a);
+    if (!ok) { buf_free(&b); return NULL; }
+    return buf_to_str(&b, text, pos > 0);
+}
+
+/* _SUPERSCRIPT.sub (cleaning._superscript_sub) = \^\(([^)]*)\)|\^(?=\w): ^( ... ) becomes what
+   is between the parentheses where a ) follows (the first one); else a ^ before a word character
+   goes. The next ) is a cursor: each position is looked at once. */
+static PyObject *superscript(PyObject *self, PyObject *text) {
+    Buf a, b;
+    if (buf_from_str(text, &a) < 0) return NULL;
+    if (buf_init(&b, a.n + 1) < 0) { buf_free(&a); return NULL; }
+    Py_ssize_t n = a.n, pos = 0, close = -1;
+    int ok = 1;
+    for (Py_ssize_t p = 0; ok && p + 1 < n; p++) {
+        if (a.p[p] != '^') continue;
+        if (a.p[p + 1] == '(') {
+            if (close < p + 2)
+                for (close = p + 2; close < n && a.p[close] != ')'; close++) {}
+            if (close < n) {
+                ok = buf_putu(&b, a.p + pos, p - pos) == 0 && buf_putu(&b, a.p + p + 2, close - p - 2) == 0;
+                pos = close + 1;
+                p = close;
+            }
+        } else if (is_word(a.p[p + 1])) {
+            ok = buf_putu(&b, a.p + pos, p - pos) == 0;
+            pos = p + 1;
+        }
+    }
+    if (ok) ok = buf_putu(&b, a.p + pos, n - pos) == 0;
+    buf_free(&a);
+    if (!ok) { buf_free(&b); return NULL; }
+    return buf_to_str(&b, text, pos > 0);
+}
+
 /* --- apply_vocabulary(): lsdscc.corpus.vocab.Vocabulary.apply_text ------------------------- */
 /* The tokens of a text (the cleaned texts of the corpus: interned where seen before, so their
    hashes are cached), and whether the text is them joined by single spaces. */
@@ -1579,6 +1744,9 @@ static PyMethodDef methods[] = {
     {"plain", plain, METH_VARARGS,
      "plain(text, lowercase, literal=0): the tokens of cleaning._lsdscc_fast, or why not (1 entities, 2 quotes, "
      "links, emphasis, code or superscripts, 4 other markup, 8 e-mails or urls); literal: causes already dealt with."},
+    {"emphasis", emphasis, METH_O, "emphasis(text): cleaning._emphasis(text)."},
+    {"inline_code", inline_code, METH_O, "inline_code(text): cleaning._INLINE_CODE.sub(r\"\\1\", text)."},
+    {"superscript", superscript, METH_O, "superscript(text): cleaning._superscript_sub(text)."},
     {NULL, NULL, 0, NULL},
 };
 
