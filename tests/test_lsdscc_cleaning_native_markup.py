@@ -116,6 +116,18 @@ def test_hostile_runs_in_linear_time(name):
             assert got == rule(text), (twin, name, tail)
 
 
+@pytest.mark.parametrize("name", sorted(set(HOSTILE) - {"backtick-runs"}))  # (`` is a quote: Python's)
+def test_hostile_runs_through_the_whole_c_path(name):
+    """The same runs through clean_and_tokenize, where plain() leaves them to these rules alone
+    (so _native_plain runs the twins): bounded time, the Python steps' tokens."""
+    text = (HOSTILE[name] * (40_000 // len(HOSTILE[name])))[:40_000]
+    assert NATIVE.plain(text, True) == cleaning.REFUSED_FOLLOWED, name
+    start = time.perf_counter()
+    tokens = cleaning.clean_and_tokenize(text)
+    assert time.perf_counter() - start < 2.0, name
+    assert tokens == cleaning.clean_and_tokenize(text, native=False)
+
+
 def test_the_c_path_reaches_the_twins(monkeypatch):
     """A text ``plain`` refuses for these rules alone goes through the twins (not the Python
     rules) to the same tokens as the Python steps; a backslash escape is left to Python."""
