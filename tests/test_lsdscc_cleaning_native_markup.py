@@ -119,8 +119,9 @@ def test_hostile_runs_in_linear_time(name):
     """40,000 characters (records.MAX_TEXT_CHARS) of each unit, with and without a closer or a
     newline at the end: the twins take milliseconds (a scan from every opener took seconds)."""
     unit = HOSTILE[name]
-    for tail in ("", ")", "*", "_", "\n", "`"):
-        text = (unit * (40_000 // len(unit)))[: 40_000 - len(tail)] + tail
+    for head, tail in [("", ""), ("", ")"), ("", "*"), ("", "_"), ("", "\n"), ("", "`"), ("é", "*"), ("千", "_"),
+                       ("😂", "`")]:  # (a str of one, two and four bytes a character: C reads each in place)
+        text = head + (unit * (40_000 // len(unit)))[: 40_000 - len(tail) - len(head)] + tail
         for twin, rule in RULES.items():
             start = time.perf_counter()
             got = getattr(NATIVE, twin)(text)
