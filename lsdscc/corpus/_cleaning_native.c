@@ -1427,6 +1427,224 @@ static PyObject *plain(PyObject *self, PyObject *args) {
     return run_tail(a, b, lowercase, &s, counts == Py_None ? NULL : counts);
 }
 
+/* --- emphasis, inline code and superscripts: strip_markup's last rules ------------------------ */
+/* emphasis(text), inline_code(text) and superscript(text) return the str that cleaning._emphasis,
+   cleaning._INLINE_CODE.sub(r"\1", text) and cleaning._superscript_sub return, for every str (they
+   never leave a text to Python), each in linear time (tests/test_lsdscc_cleaning_native_markup.py
+   compares them on random, hostile and realistic text and on every code point). They need no
+   table: their characters are the patterns' literals, \s, \S and \w are re's (is_space, is_word).
+   Each result is slices of its text: they read the str in place and copy the slices in its kind. */
+
+/* a str's characters, read in place (or a Slices' result, for the second emphasis pass) */
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+} Chars;
+#define CHAR_AT(t, i) PyUnicode_READ((t)->kind, (t)->data, (i))
+
+/* the result: slices of the text, in its kind (never longer than the text: no growth) */
+typedef struct {
+    int kind;
+    char *p;
+    Py_ssize_t n;
+} Slices;
+
+/* the str's characters and room for a result (0, or -1 with the error set) */
+static int take_chars(PyObject *text, Chars *t, Slices *out) {
+    if (!PyUnicode_Check(text)) { PyErr_SetString(PyExc_TypeError, "text: a str, please"); return -1; }
+    t->kind = out->kind = PyUnicode_KIND(text);
+    t->data = PyUnicode_DATA(text);
+    t->n = PyUnicode_GET_LENGTH(text);
+    out->n = 0;
+    out->p = PyMem_Malloc((size_t)t->kind * (t->n + 1));
+    if (!out->p) { PyErr_NoMemory(); return -1; }
+    return 0;
+}
+
+#include <wchar.h>  /* (wmemchr) */
+
+/* the first i >= from where t holds ch (t->n: none): the C library's memchr on a str of one
+   byte a character and wmemchr on one of four (where a wchar_t is a Py_UCS4), a loop of one
+   width on the others (not PyUnicode_READ's test of the width at every character) */
+static Py_ssize_t find_char(const Chars *t, Py_UCS4 ch, Py_ssize_t from) {
+    Py_ssize_t n = t->n;
+    if (from >= n) return n;
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *d = t->data, *f = ch < 256 ? memchr(d + from, (int)ch, (size_t)(n - from)) : NULL;
+        return f ? f - d : n;
+    }
+    if (t->kind == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *d = t->data;
+        while (from < n && d[from] != ch) from++;
+        return from;
+    }
+#if WCHAR_MAX > 0xFFFF
+    const wchar_t *d = t->data, *f = wmemchr(d + from, (wchar_t)ch, (size_t)(n - from));
+    return f ? f - d : n;
+#else
+    const Py_UCS4 *d = t->data;
+    while (from < n && d[from] != ch) from++;
+    return from;
+#endif
+}
+
+/* characters from..to of t appended to out */
+static inline void put_slice(Slices *out, const Chars *t, Py_ssize_t from, Py_ssize_t to) {
+    memcpy(out->p + out->n * out->kind, (const char *)t->data + from * t->kind, (size_t)(to - from) * t->kind);
+    out->n += to - from;
+}
+
+/* the result as a str (narrowed to its widest character), freed; text itself where nothing
+   changed (changed: 0); NULL with the error set */
+static PyObject *slices_to_str(Slices *out, PyObject *text, int changed) {
+    PyObject *s = changed ? PyUnicode_FromKindAndData(out->kind, out->p, out->n) : (Py_INCREF(text), text);
+    PyMem_Free(out->p);
+    return s;
+}
+
+/* _EMPHASIS = (\*\*{0,2}|__{0,2}|~~)(?=\S)(.+?)(?<=\S)\1: its delimiters * ** *** _ __ ___ ~~,
+   numbered 3 * (an underscore) + length - 1, and 6 for ~~ */
+#define N_DELIMITERS 7
+
+/* whether the delimiter (len times ch) closes at m: (?<=\S) and then the delimiter */
+static inline int closes_at(const Chars *t, Py_ssize_t m, Py_UCS4 ch, int len) {
+    if (m < 1 || m + len > t->n) return 0;
+    for (int k = 0; k < len; k++)
+        if (CHAR_AT(t, m + k) != ch) return 0;
+    return !is_space(CHAR_AT(t, m - 1));
+}
+
+/* the first m >= from where the delimiter closes (t->n: nowhere). *cursor is the answer to the
+   delimiter's question before (-1: none yet); from never decreases, so each position is looked
+   at once a delimiter: linear time however many openers fail (cleaning._emphasis_subn's
+   binary search in the closers' positions, as a cursor). */
+static Py_ssize_t next_closer(const Chars *t, Py_ssize_t from, Py_UCS4 ch, int len, Py_ssize_t *cursor) {
+    if (*cursor >= from) return *cursor;
+    Py_ssize_t m = find_char(t, ch, from);
+    while (m < t->n && !closes_at(t, m, ch, len)) m = find_char(t, ch, m + 1);
+    return *cursor = m;
+}
+
+/* _EMPHASIS.subn(r"\2", t) into out: from each delimiter run (*** to *, ___ to _, ~~; longest
+   first, as re's backtracking tries them), where (?=\S) holds after it, the match ends at the
+   first closer of that delimiter before the line's end (.+? does not cross a newline), and
+   the search goes on after it. The number of matches. */
+static Py_ssize_t emphasis_pass(const Chars *t, Slices *out) {
+    Py_ssize_t cursor[N_DELIMITERS], newline = -1, pos = 0, found = 0, n = t->n;
+    Py_ssize_t next[3] = {-1, -1, -1};  /* the next *, _ and ~ (each a cursor) */
+    static const Py_UCS4 delimiter[3] = {'*', '_', '~'};
+    for (int k = 0; k < N_DELIMITERS; k++) cursor[k] = -1;
+    for (Py_ssize_t p = 0; p < n; p++) {
+        Py_ssize_t first = n;
+        for (int k = 0; k < 3; k++) {
+            if (next[k] < p) next[k] = find_char(t, delimiter[k], p);
+            if (next[k] < first) first = next[k];
+        }
+        if ((p = first) == n) break;
+        Py_UCS4 c = CHAR_AT(t, p);
+        int run = 1;
+        while (run < 3 && p + run < n && CHAR_AT(t, p + run) == c) run++;
+        if (c == '~') run = run >= 2 ? 2 : 0;  /* ~~ only */
+        for (int len = run; len >= (c == '~' ? 2 : 1); len--) {
+            Py_ssize_t a = p + len;  /* the emphasised text starts here */
+            if (a >= n || is_space(CHAR_AT(t, a))) continue;
+            if (newline < a) newline = find_char(t, '\n', a);  /* (a shorter delimiter's a is a delimiter
+                                                                 character: not a newline) */
+            int k = c == '~' ? 6 : 3 * (c == '_') + len - 1;
+            Py_ssize_t m = next_closer(t, a + 1, c, len, &cursor[k]);
+            if (m < newline) {
+                put_slice(out, t, pos, p);
+                put_slice(out, t, a, m);
+                pos = m + len;
+                p = pos - 1;
+                found++;
+                break;
+            }
+        }
+    }
+    put_slice(out, t, pos, n);
+    return found;
+}
+
+/* whether a delimiter is left: * or _ or ~~ (cleaning._emphasis's guard for the nested pass) */
+static int has_delimiter(const Chars *t) {
+    if (find_char(t, '*', 0) < t->n || find_char(t, '_', 0) < t->n) return 1;
+    for (Py_ssize_t i = find_char(t, '~', 0); i + 1 < t->n; i = find_char(t, '~', i + 1))
+        if (CHAR_AT(t, i + 1) == '~') return 1;
+    return 0;
+}
+
+/* cleaning._emphasis: a pass, and where it matched and a delimiter is left (***a***, **_a_**) a
+   second one */
+static PyObject *emphasis(PyObject *self, PyObject *text) {
+    Chars t;
+    Slices out;
+    if (take_chars(text, &t, &out) < 0) return NULL;
+    Py_ssize_t found = emphasis_pass(&t, &out);
+    Chars first = {out.kind, out.p, out.n};
+    if (found > 0 && has_delimiter(&first)) {
+        Slices again = {out.kind, PyMem_Malloc((size_t)out.kind * (out.n + 1)), 0};
+        if (!again.p) { PyMem_Free(out.p); return PyErr_NoMemory(); }
+        emphasis_pass(&first, &again);
+        PyMem_Free(out.p);
+        out = again;
+    }
+    return slices_to_str(&out, text, found > 0);
+}
+
+/* _INLINE_CODE.sub(r"\1") = `+([^`]*)`+ from each run of backticks: to the next run (both go, the
+   text between stays, newlines too); with no backtick after it, a run of two or more goes (re
+   gives its last backtick to the closing `+, the text between is empty) and a single one stays */
+static PyObject *inline_code(PyObject *self, PyObject *text) {
+    Chars t;
+    Slices out;
+    if (take_chars(text, &t, &out) < 0) return NULL;
+    Py_ssize_t n = t.n, pos = 0, p = 0;
+    while ((p = find_char(&t, '`', p)) < n) {
+        Py_ssize_t r = p, q;
+        while (r < n && CHAR_AT(&t, r) == '`') r++;
+        q = find_char(&t, '`', r);
+        if (q == n) {  /* no backtick after the run */
+            if (r - p < 2) break;  /* (a single one: nothing after it matches) */
+            q = r;  /* (the run's last backtick closes, the text between is empty) */
+        }
+        put_slice(&out, &t, pos, p);
+        put_slice(&out, &t, r, q);
+        for (p = q; p < n && CHAR_AT(&t, p) == '`'; p++) {}
+        pos = p;
+    }
+    put_slice(&out, &t, pos, n);
+    return slices_to_str(&out, text, pos > 0);
+}
+
+/* _SUPERSCRIPT.sub (cleaning._superscript_sub) = \^\(([^)]*)\)|\^(?=\w): ^( ... ) becomes what
+   is between the parentheses where a ) follows (the first one); else a ^ before a word character
+   goes. The next ) is a cursor: each position is looked at once. */
+static PyObject *superscript(PyObject *self, PyObject *text) {
+    Chars t;
+    Slices out;
+    if (take_chars(text, &t, &out) < 0) return NULL;
+    Py_ssize_t n = t.n, pos = 0, close = -1;
+    for (Py_ssize_t p = find_char(&t, '^', 0); p + 1 < n; p = find_char(&t, '^', p + 1)) {
+        Py_UCS4 next = CHAR_AT(&t, p + 1);
+        if (next == '(') {
+            if (close < p + 2) close = find_char(&t, ')', p + 2);
+            if (close < n) {
+                put_slice(&out, &t, pos, p);
+                put_slice(&out, &t, p + 2, close);
+                pos = close + 1;
+                p = close;
+            }
+        } else if (is_word(next)) {
+            put_slice(&out, &t, pos, p);
+            pos = p + 1;
+        }
+    }
+    put_slice(&out, &t, pos, n);
+    return slices_to_str(&out, text, pos > 0);
+}
+
 /* --- apply_vocabulary(): lsdscc.corpus.vocab.Vocabulary.apply_text ------------------------- */
 /* The tokens of a text (the cleaned texts of the corpus: interned where seen before, so their
    hashes are cached), and whether the text is them joined by single spaces. */
@@ -1579,6 +1797,9 @@ static PyMethodDef methods[] = {
     {"plain", plain, METH_VARARGS,
      "plain(text, lowercase, literal=0): the tokens of cleaning._lsdscc_fast, or why not (1 entities, 2 quotes, "
      "links, emphasis, code or superscripts, 4 other markup, 8 e-mails or urls); literal: causes already dealt with."},
+    {"emphasis", emphasis, METH_O, "emphasis(text): cleaning._emphasis(text)."},
+    {"inline_code", inline_code, METH_O, "inline_code(text): cleaning._INLINE_CODE.sub(r\"\\1\", text)."},
+    {"superscript", superscript, METH_O, "superscript(text): cleaning._superscript_sub(text)."},
     {NULL, NULL, 0, NULL},
 };
 
