@@ -1465,8 +1465,8 @@ static int fm_copy(Buf *out, const Buf *in, Py_ssize_t from, Py_ssize_t to) {
     return to > from ? buf_putu(out, in->p + from, to - from) : 0;
 }
 
-/* the end of the run from i of characters that are not whitespace nor in stop (a C string;
-   at_sign: '@' stops it too): a run asked again from inside it reuses its end */
+/* the end of the run from i of characters that are neither whitespace nor in stop (ASCII): a
+   run asked again from inside it (positions are asked in increasing order) reuses its end */
 typedef struct { Py_ssize_t start, end; } FmRun;
 
 static Py_ssize_t fm_run(const Buf *b, FmRun *r, Py_ssize_t i, const char *stop) {
