@@ -190,7 +190,8 @@ def test_guards_of_the_python_steps_are_triggers():
     triggers = {t for _, ts in cleaning.NATIVE_TRIGGERS for t in ts}
     line_chars = set().union(*(first_characters(r).chars for r, _ in cleaning.NATIVE_LINE_RULES)) | {"\n"}
     found = _guards((cleaning.strip_markup, cleaning._protect_quotes, cleaning._lsdscc_fast, cleaning.lsdscc_head,
-                     cleaning._has_url, cleaning._followed_markup, cleaning._mail_and_urls))
+                     cleaning._has_url, cleaning._followed_markup, cleaning._followed_head,
+                     cleaning._mail_and_urls))
     assert {"&", "<", "|", "@", "://", "www."} <= found  # (the walk finds the guards)
     for guard in found:
         ok = (guard in triggers or set(guard) <= line_chars or not guard.strip(" ")

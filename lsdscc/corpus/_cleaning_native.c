@@ -20,6 +20,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
+#include <wchar.h>
 
 typedef struct {
     Py_UCS4 *p;
@@ -1645,6 +1646,405 @@ static PyObject *superscript(PyObject *self, PyObject *text) {
     return slices_to_str(&out, text, pos > 0);
 }
 
+/* --- links, quotes, spoilers, tags, headers, bullets: cleaning._followed_head ----------------- */
+/* Each rule reproduces a regex of lsdscc/corpus/cleaning.py (its pattern is quoted; the tests
+   check the patterns are still these) as a scan of the text in linear time: where re would try
+   a scan again from a later opener, the outcome known from the earlier one is kept. \s is
+   Py_UNICODE_ISSPACE (re's \s on str), \d Py_UNICODE_ISDECIMAL, str.strip() strips is_space. */
+
+/* the first position >= from of the character c, or -1 (wmemchr where wchar_t is Py_UCS4's
+   size: the C library's vector search, several times faster than a loop) */
+static inline Py_ssize_t fm_chr(const Buf *b, Py_ssize_t from, Py_UCS4 c) {
+    if (from < 0) from = 0;
+    if (from >= b->n) return -1;
+#if WCHAR_MAX > 0xFFFF
+    const wchar_t *at = wmemchr((const wchar_t *)b->p + from, (wchar_t)c, (size_t)(b->n - from));
+    return at ? (Py_ssize_t)(at - (const wchar_t *)b->p) : -1;
+#else
+    for (Py_ssize_t i = from; i < b->n; i++)
+        if (b->p[i] == c) return i;
+    return -1;
+#endif
+}
+
+/* the first position >= from where the ASCII string s starts, or -1 */
+static Py_ssize_t fm_find(const Buf *b, Py_ssize_t from, const char *s) {
+    for (Py_ssize_t i = fm_chr(b, from, (unsigned char)s[0]); i >= 0; i = fm_chr(b, i + 1, (unsigned char)s[0])) {
+        Py_ssize_t j = 1;
+        while (s[j] && i + j < b->n && b->p[i + j] == (unsigned char)s[j]) j++;
+        if (!s[j]) return i;
+    }
+    return -1;
+}
+
+static inline int fm_at(const Buf *b, Py_ssize_t i, Py_UCS4 c) { return i < b->n && b->p[i] == c; }
+
+static int fm_copy(Buf *out, const Buf *in, Py_ssize_t from, Py_ssize_t to) {
+    return to > from ? buf_putu(out, in->p + from, to - from) : 0;
+}
+
+/* the end of the run from i of characters that are neither whitespace nor in stop (ASCII): a
+   run asked again from inside it (positions are asked in increasing order) reuses its end */
+typedef struct { Py_ssize_t start, end; } FmRun;
+
+static Py_ssize_t fm_run(const Buf *b, FmRun *r, Py_ssize_t i, const char *stop) {
+    if (r->start <= i && i <= r->end) return r->end;
+    Py_ssize_t e = i;
+    while (e < b->n && !is_space(b->p[e]) && !(b->p[e] < 128 && b->p[e] && strchr(stop, (int)b->p[e]))) e++;
+    r->start = i;
+    r->end = e;
+    return e;
+}
+
+/* the end of a pass: 0 where it matched nothing (out is left empty: the text stays as it is),
+   else 1 with the rest of the text copied (-1 with the error set) */
+static int fm_finish(Buf *out, const Buf *in, Py_ssize_t pos) {
+    if (!pos) {
+        out->n = 0;
+        return 0;
+    }
+    return fm_copy(out, in, pos, in->n) < 0 ? -1 : 1;
+}
+
+static Py_ssize_t fm_spaces(const Buf *b, Py_ssize_t i) {
+    while (i < b->n && is_space(b->p[i])) i++;
+    return i;
+}
+
+static Py_ssize_t fm_blanks(const Buf *b, Py_ssize_t i) {  /* [ \t]* */
+    while (i < b->n && (b->p[i] == ' ' || b->p[i] == '\t')) i++;
+    return i;
+}
+
+/* re.sub of a lazy opener.*?closer pattern (re.S): each opener to the first closer after it
+   becomes the text between them (keep) or a space. (_HTML_COMMENT "<!--.*?-->" -> " ";
+   _SPOILER ">!(.*?)!<" -> \1.) With no closer after an opener none follows a later one. */
+static int fm_lazy_pairs(const Buf *in, Buf *out, const char *opener, const char *closer, int keep) {
+    Py_ssize_t pos = 0, a = (Py_ssize_t)strlen(opener), z = (Py_ssize_t)strlen(closer);
+    for (Py_ssize_t i = fm_find(in, 0, opener); i >= 0; i = fm_find(in, pos, opener)) {
+        Py_ssize_t j = fm_find(in, i + a, closer);
+        if (j < 0) break;
+        if (fm_copy(out, in, pos, i) < 0 || (keep ? fm_copy(out, in, i + a, j) : buf_put(out, ' ')) < 0) return -1;
+        pos = j + z;
+    }
+    return fm_finish(out, in, pos);
+}
+
+/* a line rule (re.M, ^ at the text's start and after each \n): rule(in, p) is the end of its
+   match at the line start p, or -1; each match is deleted, the search going on after it */
+typedef Py_ssize_t (*FmLineRule)(const Buf *in, Py_ssize_t p, void *memo);
+
+static int fm_lines(const Buf *in, Buf *out, FmLineRule rule, void *memo) {
+    Py_ssize_t pos = 0, p = 0;
+    while (p <= in->n) {
+        Py_ssize_t end = rule(in, p, memo);
+        if (end >= 0) {
+            if (fm_copy(out, in, pos, p) < 0) return -1;
+            pos = p = end;
+        }
+        if ((p = fm_chr(in, p, '\n')) < 0) break;
+        p++;
+    }
+    return fm_finish(out, in, pos);
+}
+
+/* _QUOTE "^[ \t]*(?:>[ \t]?)+" (re.M) */
+static Py_ssize_t fm_quote(const Buf *in, Py_ssize_t p, void *memo) {
+    Py_ssize_t i = fm_blanks(in, p);
+    if (!fm_at(in, i, '>')) return -1;
+    while (fm_at(in, i, '>')) {
+        i++;
+        if (fm_at(in, i, ' ') || fm_at(in, i, '\t')) i++;
+    }
+    return i;
+}
+
+/* _HEADER "^[ \t]*#{1,6}[ \t]*" (re.M) */
+static Py_ssize_t fm_header(const Buf *in, Py_ssize_t p, void *memo) {
+    Py_ssize_t i = fm_blanks(in, p), k = 0;
+    while (k < 6 && fm_at(in, i + k, '#')) k++;
+    return k ? fm_blanks(in, i + k) : -1;
+}
+
+/* _BULLET "^[ \t]*(?:[-*+•]|\d{1,3}[.)])[ \t]+" (re.M) */
+static Py_ssize_t fm_bullet(const Buf *in, Py_ssize_t p, void *memo) {
+    Py_ssize_t i = fm_blanks(in, p), k = 0;
+    if (i >= in->n) return -1;
+    Py_UCS4 c = in->p[i];
+    if (c == '-' || c == '*' || c == '+' || c == 0x2022) i++;
+    else {
+        while (k < 3 && i + k < in->n && is_decimal(in->p[i + k])) k++;
+        if (!k || !(fm_at(in, i + k, '.') || fm_at(in, i + k, ')'))) return -1;
+        i += k + 1;
+    }
+    Py_ssize_t end = fm_blanks(in, i);
+    return end > i ? end : -1;
+}
+
+/* _REF_LINK_DEF "^\s*\[[^\]]+\]:\s*\S+.*$" (re.M): \s* may cross lines (every line start of one
+   run of whitespace reaches the same [), the label ends at the first ] */
+typedef struct { FmRun spaces; Py_ssize_t close, tail_close, tail_end; } FmRefDef;
+
+static Py_ssize_t fm_ref_def(const Buf *in, Py_ssize_t p, void *memo) {
+    FmRefDef *m = memo;
+    Py_ssize_t r = p;
+    if (!(m->spaces.start <= p && p <= m->spaces.end)) {
+        m->spaces.start = p;
+        m->spaces.end = fm_spaces(in, p);
+    }
+    r = m->spaces.end;
+    if (!fm_at(in, r, '[')) return -1;
+    if (m->close <= r) {
+        m->close = fm_find(in, r + 1, "]");
+        if (m->close < 0) m->close = in->n;  /* (no ]: none after any later [ either) */
+    }
+    if (m->close == in->n || m->close < r + 2) return -1;
+    if (m->tail_close != m->close) {
+        Py_ssize_t s = fm_spaces(in, m->close + 2), end = -1;
+        if (fm_at(in, m->close + 1, ':') && s < in->n) {
+            end = fm_chr(in, s, '\n');  /* (\S+.*$: to the line's end) */
+            if (end < 0) end = in->n;
+        }
+        m->tail_close = m->close;
+        m->tail_end = end;
+    }
+    return m->tail_end;
+}
+
+/* The sub of "opener [^\]]* ] tail" patterns (cleaning._bracket_sub): the label runs from the
+   opener to the first ] (q); every opener before the same ] shares tail(q), found once.
+   tail gives the match's end (or -1) and the url (*u0 to *u1); the replacement is the label,
+   or (blank_to_url) the url where the label is blank (str.strip() empty); a label shorter
+   than min_label fails. */
+typedef Py_ssize_t (*FmTail)(const Buf *in, Py_ssize_t q, void *memo, Py_ssize_t *u0, Py_ssize_t *u1);
+
+static int fm_blank(const Buf *b, Py_ssize_t from, Py_ssize_t to) {
+    while (from < to && is_space(b->p[from])) from++;
+    return from == to;
+}
+
+static int fm_brackets(const Buf *in, Buf *out, const char *opener, FmTail tail, void *memo, int min_label,
+                       int blank_to_url) {
+    Py_ssize_t pos = 0, close = -1, known = -1, end = -1, u0 = 0, u1 = 0, a = (Py_ssize_t)strlen(opener);
+    Py_ssize_t i = fm_find(in, 0, opener);
+    while (i >= 0) {
+        Py_ssize_t label = i + a;
+        if (close < label && (close = fm_find(in, label, "]")) < 0) break;
+        if (known != close) {
+            known = close;
+            end = tail(in, close, memo, &u0, &u1);
+        }
+        if (end >= 0 && close - label >= min_label) {
+            int url = blank_to_url && fm_blank(in, label, close);
+            if (fm_copy(out, in, pos, i) < 0 || (url ? fm_copy(out, in, u0, u1) : fm_copy(out, in, label, close)) < 0)
+                return -1;
+            pos = end;
+            i = fm_find(in, pos, opener);
+        } else
+            i = fm_find(in, i + 1, opener);
+    }
+    return fm_finish(out, in, pos);
+}
+
+typedef struct { FmRun urls; Py_ssize_t e, e_end; } FmUrlMemo;
+
+/* a title at g: "[^"]*" then \s* then ) (spaces_before: \s* there, else nothing): the end or -1 */
+static Py_ssize_t fm_title_end(const Buf *in, Py_ssize_t g, int spaces_before) {
+    if (!fm_at(in, g, '"')) return -1;
+    Py_ssize_t h = fm_find(in, g + 1, "\"");
+    if (h < 0) return -1;
+    Py_ssize_t k = spaces_before ? fm_spaces(in, h + 1) : h + 1;
+    return fm_at(in, k, ')') ? k + 1 : -1;
+}
+
+/* _IMAGE "!\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)" -> \1: from the ] at q */
+static Py_ssize_t fm_image_tail(const Buf *in, Py_ssize_t q, void *memo, Py_ssize_t *u0, Py_ssize_t *u1) {
+    FmUrlMemo *m = memo;
+    if (!fm_at(in, q + 1, '(')) return -1;
+    Py_ssize_t e = fm_run(in, &m->urls, q + 2, ")");
+    if (m->e != e) {  /* (?:\s+"[^"]*")?\) at the url's end */
+        Py_ssize_t g = fm_spaces(in, e);
+        m->e = e;
+        m->e_end = fm_at(in, e, ')') ? e + 1 : g > e ? fm_title_end(in, g, 0) : -1;
+    }
+    return m->e_end;
+}
+
+/* _LINK "\[([^\]]*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)": from the ] at q. The url keeps
+   all it can; where the rest fails from its end, re gives the spaces after ( back to a title. */
+static Py_ssize_t fm_link_tail(const Buf *in, Py_ssize_t q, void *memo, Py_ssize_t *u0, Py_ssize_t *u1) {
+    FmUrlMemo *m = memo;
+    if (!fm_at(in, q + 1, '(')) return -1;
+    Py_ssize_t j = fm_spaces(in, q + 2), e = fm_run(in, &m->urls, j, ")>");
+    if (m->e != e) {  /* >?(?:\s+"[^"]*")?\s*\) at the url's end */
+        Py_ssize_t f = fm_at(in, e, '>') ? e + 1 : e, g = fm_spaces(in, f);
+        m->e = e;
+        m->e_end = fm_at(in, g, ')') ? g + 1 : g > f ? fm_title_end(in, g, 1) : -1;
+    }
+    *u0 = j + fm_at(in, j, '<');
+    *u1 = e;
+    if (m->e_end >= 0) return m->e_end;
+    *u1 = *u0 = j;
+    return j > q + 2 ? fm_title_end(in, j, 1) : -1;
+}
+
+/* _REF_LINK "\[([^\]]+)\]\[[^\]]*\]" -> \1: from the ] at q */
+static Py_ssize_t fm_ref_tail(const Buf *in, Py_ssize_t q, void *memo, Py_ssize_t *u0, Py_ssize_t *u1) {
+    if (!fm_at(in, q + 1, '[')) return -1;
+    Py_ssize_t z = fm_find(in, q + 2, "]");
+    return z < 0 ? -1 : z + 1;
+}
+
+/* one pass (1: it changed the text, a is the result; 0: a is as it was; -1 with the error set) */
+static int fm_pass(int done, Buf *a, Buf *b) {
+    if (done > 0) buf_swap(a, b);
+    return done;
+}
+
+/* cleaning._links: images, inline links, reference definitions, reference links */
+static int fm_links(Buf *a, Buf *b) {
+    FmUrlMemo image = {{-1, -1}, -1, -1}, link = {{-1, -1}, -1, -1};
+    FmRefDef def = {{-1, -1}, -1, -2, -1};
+    int done[4];
+    if ((done[0] = fm_pass(fm_brackets(a, b, "![", fm_image_tail, &image, 0, 0), a, b)) < 0
+        || (done[1] = fm_pass(fm_brackets(a, b, "[", fm_link_tail, &link, 0, 1), a, b)) < 0
+        || (done[2] = fm_pass(fm_lines(a, b, fm_ref_def, &def), a, b)) < 0
+        || (done[3] = fm_pass(fm_brackets(a, b, "[", fm_ref_tail, NULL, 1, 0), a, b)) < 0)
+        return -1;
+    return done[0] | done[1] | done[2] | done[3];
+}
+
+static int fm_scheme(const Buf *b, Py_ssize_t i) {  /* (?:https?|ftp):// at i: its length, or 0 */
+    static const char *schemes[] = {"http://", "https://", "ftp://"};
+    for (int k = 0; k < 3; k++) {
+        Py_ssize_t n = (Py_ssize_t)strlen(schemes[k]), j = 0;
+        while (j < n && fm_at(b, i + j, (unsigned char)schemes[k][j])) j++;
+        if (j == n) return (int)n;
+    }
+    return 0;
+}
+
+/* _AUTOLINK "<((?:https?|ftp)://[^>\s]+|[^>\s@]+@[^>\s@]+)>" -> " \1 ": each alternative a run
+   (found once for every < inside it) closed by > */
+static int fm_autolinks(const Buf *in, Buf *out) {
+    FmRun urls = {-1, -1}, names = {-1, -1}, domains = {-1, -1};
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t i = fm_find(in, 0, "<"); i >= 0; i = fm_find(in, i + 1, "<")) {
+        Py_ssize_t end = -1, s = i + 1 + fm_scheme(in, i + 1);
+        if (s > i + 1) {
+            Py_ssize_t e = fm_run(in, &urls, s, ">");
+            if (e > s && fm_at(in, e, '>')) end = e;
+        }
+        if (end < 0) {
+            Py_ssize_t at = fm_run(in, &names, i + 1, ">@");
+            if (at > i + 1 && fm_at(in, at, '@')) {
+                Py_ssize_t e = fm_run(in, &domains, at + 1, ">@");
+                if (e > at + 1 && fm_at(in, e, '>')) end = e;
+            }
+        }
+        if (end < 0) continue;
+        if (fm_copy(out, in, pos, i) < 0 || buf_put(out, ' ') < 0 || fm_copy(out, in, i + 1, end) < 0
+            || buf_put(out, ' ') < 0)
+            return -1;
+        pos = end + 1;
+        i = end;
+    }
+    return fm_finish(out, in, pos);
+}
+
+/* _HTML_TAG "</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>" -> " ": the end of the tag at i, or -1 */
+static Py_ssize_t fm_tag_at(const Buf *in, Py_ssize_t i) {
+    Py_ssize_t k = i + 1 + fm_at(in, i + 1, '/');
+    if (k >= in->n || !is_letter(in->p[k])) return -1;
+    while (k < in->n && in->p[k] < 128 && (is_letter(in->p[k]) || (in->p[k] >= '0' && in->p[k] <= '9'))) k++;
+    if (k < in->n && is_space(in->p[k])) {  /* the attributes run to a < or >: only > ends the tag */
+        Py_ssize_t m = k + 1;
+        while (m < in->n && in->p[m] != '<' && in->p[m] != '>') m++;
+        return fm_at(in, m, '>') ? m + 1 : -1;
+    }
+    if (fm_at(in, k, '/')) k++;
+    return fm_at(in, k, '>') ? k + 1 : -1;
+}
+
+static int fm_tags(const Buf *in, Buf *out) {
+    Py_ssize_t pos = 0;
+    for (Py_ssize_t i = fm_find(in, 0, "<"); i >= 0; i = fm_find(in, i + 1, "<")) {
+        Py_ssize_t end = fm_tag_at(in, i);
+        if (end < 0) continue;
+        if (fm_copy(out, in, pos, i) < 0 || buf_put(out, ' ') < 0) return -1;
+        pos = end;
+        i = end - 1;
+    }
+    return fm_finish(out, in, pos);
+}
+
+/* one rule on a Buf (as fm_pass: a becomes the result where it changed, b is spare) */
+enum { FM_COMMENT, FM_QUOTES, FM_LINKS, FM_TAGS, FM_HEADER, FM_BULLETS, FM_HEAD };
+
+static int fm_rule(int rule, Buf *a, Buf *b) {
+    int first;
+    switch (rule) {
+    case FM_COMMENT: return fm_pass(fm_lazy_pairs(a, b, "<!--", "-->", 0), a, b);
+    case FM_QUOTES:
+        if ((first = fm_pass(fm_lazy_pairs(a, b, ">!", "!<", 1), a, b)) < 0) return -1;
+        return first | fm_pass(fm_lines(a, b, fm_quote, NULL), a, b);
+    case FM_LINKS: return fm_links(a, b);
+    case FM_TAGS:
+        if ((first = fm_pass(fm_autolinks(a, b), a, b)) < 0) return -1;
+        return first | fm_pass(fm_tags(a, b), a, b);
+    case FM_HEADER: return fm_pass(fm_lines(a, b, fm_header, NULL), a, b);
+    case FM_BULLETS: return fm_pass(fm_lines(a, b, fm_bullet, NULL), a, b);
+    }
+    return 0;
+}
+
+/* which of < > ] # the text holds (bits 1 2 4 8: the guards of cleaning._followed_head) */
+static int fm_guards(const Buf *a) {
+    return (fm_chr(a, 0, '<') >= 0) | (fm_chr(a, 0, '>') >= 0) << 1 | (fm_chr(a, 0, ']') >= 0) << 2
+           | (fm_chr(a, 0, '#') >= 0) << 3;
+}
+
+/* cleaning._followed_head: the rules in its order, each where its guard's character is left */
+static int fm_head(Buf *a, Buf *b) {
+    static const int guard[] = {1, 2, 4, 1, 8, 0};
+    int changed = 0, has = fm_guards(a);
+    for (int rule = FM_COMMENT; rule <= FM_BULLETS; rule++) {
+        if (guard[rule] && !(has & guard[rule])) continue;
+        int done = fm_rule(rule, a, b);
+        if (done < 0) return -1;
+        if (done) has = fm_guards(a);
+        changed |= done;
+    }
+    return changed;
+}
+
+/* the rule's function on a str (a str back, the same where nothing changed; None where it
+   leaves the text to Python: never yet) */
+static PyObject *fm_call(PyObject *args, int rule) {
+    PyObject *text, *result = NULL;
+    Buf a, b;
+    if (!PyArg_ParseTuple(args, "U", &text)) return NULL;
+    Py_ssize_t n = PyUnicode_GetLength(text);
+    if (buf_init(&a, n + 1) < 0) return NULL;
+    if (!PyUnicode_AsUCS4(text, a.p, a.cap, 0) || buf_init(&b, n + 16) < 0) { buf_free(&a); return NULL; }
+    a.n = n;
+    int done = rule == FM_HEAD ? fm_head(&a, &b) : fm_rule(rule, &a, &b);
+    if (done > 0) result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, a.p, a.n);
+    else if (done == 0) result = (Py_INCREF(text), text);
+    buf_free(&a);
+    buf_free(&b);
+    return result;
+}
+
+static PyObject *fm_comment(PyObject *self, PyObject *args) { return fm_call(args, FM_COMMENT); }
+static PyObject *fm_quotes(PyObject *self, PyObject *args) { return fm_call(args, FM_QUOTES); }
+static PyObject *fm_links_(PyObject *self, PyObject *args) { return fm_call(args, FM_LINKS); }
+static PyObject *fm_tags_(PyObject *self, PyObject *args) { return fm_call(args, FM_TAGS); }
+static PyObject *fm_header_(PyObject *self, PyObject *args) { return fm_call(args, FM_HEADER); }
+static PyObject *fm_bullets(PyObject *self, PyObject *args) { return fm_call(args, FM_BULLETS); }
+static PyObject *fm_followed_head(PyObject *self, PyObject *args) { return fm_call(args, FM_HEAD); }
+/* --- end of links, quotes, spoilers, tags, headers, bullets ------------------------------------ */
+
 /* --- apply_vocabulary(): lsdscc.corpus.vocab.Vocabulary.apply_text ------------------------- */
 /* The tokens of a text (the cleaned texts of the corpus: interned where seen before, so their
    hashes are cached), and whether the text is them joined by single spaces. */
@@ -1800,6 +2200,15 @@ static PyMethodDef methods[] = {
     {"emphasis", emphasis, METH_O, "emphasis(text): cleaning._emphasis(text)."},
     {"inline_code", inline_code, METH_O, "inline_code(text): cleaning._INLINE_CODE.sub(r\"\\1\", text)."},
     {"superscript", superscript, METH_O, "superscript(text): cleaning._superscript_sub(text)."},
+    /* links, quotes, spoilers, tags, headers, bullets (cleaning._followed_head) */
+    {"comment", fm_comment, METH_VARARGS, "comment(text): cleaning._sub_before_last(cleaning._HTML_COMMENT, \" \", text, \"-->\")."},
+    {"quotes_and_spoilers", fm_quotes, METH_VARARGS, "quotes_and_spoilers(text): cleaning._quotes_and_spoilers(text)."},
+    {"links", fm_links_, METH_VARARGS, "links(text): cleaning._links(text)."},
+    {"tags", fm_tags_, METH_VARARGS, "tags(text): cleaning._tags(text)."},
+    {"header", fm_header_, METH_VARARGS, "header(text): cleaning._HEADER.sub(\"\", text)."},
+    {"bullets", fm_bullets, METH_VARARGS, "bullets(text): cleaning._BULLET_LINES.sub(text)."},
+    {"followed_head", fm_followed_head, METH_VARARGS,
+     "followed_head(text): cleaning._followed_head(text) (the six rules above, guarded as there), or None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1121,10 +1121,9 @@ def _mail_and_urls(text: str) -> str:
     return _url_sub(_LSDSCC_URL, text) if _has_url(text) else text
 
 
-def _followed_markup(text: str) -> str:
-    """strip_markup's rules but escapes, code blocks, setext lines, rules and tables (which
-    ``_native.plain`` refuses), in its order. Emphasis, inline code and superscripts run as
-    their C twins (``_native.emphasis`` ...: the same str as the Python rule for every text)."""
+def _followed_head(text: str) -> str:
+    """The rules of :func:`_followed_markup` up to the list bullets: HTML comments, quotes and
+    spoilers, links, tags, headers, bullets (``_native.followed_head`` does the same in C)."""
     if "<" in text:
         text = _sub_before_last(_HTML_COMMENT, " ", text, "-->")
     if ">" in text:
@@ -1135,7 +1134,15 @@ def _followed_markup(text: str) -> str:
         text = _tags(text)
     if "#" in text:
         text = _HEADER.sub("", text)
-    text = _BULLET_LINES.sub(text)
+    return _BULLET_LINES.sub(text)
+
+
+def _followed_markup(text: str) -> str:
+    """strip_markup's rules but escapes, code blocks, setext lines, rules and tables (which
+    ``_native.plain`` refuses), in its order, as their C twins (the same str as the Python
+    rules, :func:`_followed_head`, ``_emphasis``..., for every text)."""
+    head = None if _native is None else _native.followed_head(text)  # (the C twin, or None: Python's)
+    text = _followed_head(text) if head is None else head
     if "*" in text or "_" in text or "~~" in text:
         text = _native.emphasis(text)  # (_emphasis in C)
     if "`" in text:
