@@ -1105,7 +1105,7 @@ def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> 
         literal |= cause  # (from here on, what is left of this cause's characters stays as it is)
         if result & cause:
             text = rules(text)
-            if cause == REFUSED_ENTITIES and may_name_user(text):  # u&#47;name: the Python steps decide
+            if cause == REFUSED_ENTITIES and _native.may_name_user(text):  # u&#47;name: the Python steps decide
                 return None
             result = _native.plain(text, lowercase, literal, counts)
     return None if result is None or result.__class__ is int else result
@@ -1116,6 +1116,9 @@ def _entities(text: str) -> str:
 
 
 def _mail_and_urls(text: str) -> str:
+    done = _native.mail_and_urls(text) if _native is not None else None  # (C: None where it leaves the text here)
+    if done is not None:
+        return done
     if "@" in text:
         text = _email_sub(text)
     return _url_sub(_LSDSCC_URL, text) if _has_url(text) else text
@@ -1198,13 +1201,14 @@ def _without_usernames(text: str) -> str | None:
     """``text`` as the C steps, which have no username rule, may clean it: as it is when no
     username can stand or appear in it, without its usernames when none is left then and it
     has no entity (an entity could make one, or join a name's rest to text), else None (the
-    Python steps decide). strip_markup removes the same usernames first, so both agree."""
-    if not may_name_user(text):
+    Python steps decide). strip_markup removes the same usernames first, so both agree.
+    (Only the C path calls it: it asks :func:`may_name_user`'s C twin.)"""
+    if not _native.may_name_user(text):
         return text
     if "&" in text:
         return None
     text = USERNAME.sub(" ", text)
-    return None if may_name_user(text) else text
+    return None if _native.may_name_user(text) else text
 
 
 def lsdscc_tail(text: str, lowercase: bool) -> list[str]:
