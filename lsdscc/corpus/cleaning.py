@@ -1200,20 +1200,18 @@ def lsdscc_head(text: str) -> str:
 
 def _without_usernames(text: str) -> tuple[str | None, int]:
     """``text`` as the C steps, which have no username rule, may clean it, with the causes it dealt
-    with (``literal`` of ``_native.plain``): ``(text, 0)`` when no username can stand or appear in
-    it; else, as strip_markup does, its entities decoded (then REFUSED_ENTITIES) and its usernames
-    removed, where none is left then (no cleaning step can then make one); else ``(None, 0)``
-    (the Python steps decide). Only the C path calls it: it asks :func:`may_name_user`'s C twin.
-    (Decoding first skips ``plain``'s look at the encoded text: what it refuses there for
-    REFUSED_OTHER, decoding keeps, as no entity holds those characters.)"""
-    may_name = _native.may_name_user
-    if not may_name(text):
-        return text, 0
+    with (``literal`` of ``_native.plain``): its entities decoded first where it has an ``&`` (then
+    REFUSED_ENTITIES), its usernames removed, as strip_markup does both, where no username is
+    left then (no cleaning step can then make one); else ``(None, 0)`` (the Python steps decide).
+    Only the C path calls it: it asks :func:`may_name_user`'s C twin. (Decoding here spares
+    ``plain`` a look at the encoded text: what it refuses there for REFUSED_OTHER, decoding
+    keeps, as no entity holds those characters.)"""
     literal = 0
     if "&" in text:
         text, literal = _entities(text), REFUSED_ENTITIES
-        if not may_name(text):
-            return text, literal
+    may_name = _native.may_name_user
+    if not may_name(text):
+        return text, literal
     text = USERNAME.sub(" ", text)
     return (None, 0) if may_name(text) else (text, literal)
 
