@@ -72,7 +72,7 @@ def bodies() -> list[str]:
     return [gen.body() for _ in range(6000)]
 
 
-@settings(max_examples=1500, deadline=None, derandomize=True)
+@settings(max_examples=400, deadline=None, derandomize=True)
 @given(st.lists(st.sampled_from(_USER_PIECES), max_size=30).map("".join))
 def test_may_name_user_generated(text):
     assert NATIVE.may_name_user(text) is cleaning.may_name_user(text), repr(text)
@@ -94,7 +94,7 @@ def test_may_name_user_on_every_character_and_the_fixtures(bodies):
         NATIVE.may_name_user(b"u/x")
 
 
-@settings(max_examples=2000, deadline=None, derandomize=True)
+@settings(max_examples=600, deadline=None, derandomize=True)
 @given(st.lists(st.sampled_from(_LINK_PIECES), max_size=40).map("".join))
 def test_mail_and_urls_generated(text):
     _same_mail_and_urls(text)
