@@ -2036,6 +2036,226 @@ static PyObject *fm_call(PyObject *args, int rule) {
     return result;
 }
 
+/* --- usernames, e-mail addresses, urls and entities (helper cnames) ------------------------ */
+/* may_name_user(text): cleaning.may_name_user; mail_and_urls(text): cleaning._mail_and_urls
+   (_EMAIL.sub(" email ", text), then _LSDSCC_URL.sub(_url_token, ...)), or None where it leaves
+   the text to Python. tests/test_lsdscc_cleaning_native_names.py compares each with Python. */
+
+/* re's [^\W_] on str: str.isalnum() */
+static inline int is_alnum(Py_UCS4 c) {
+    return c < 128 ? is_letter(c) || (c >= '0' && c <= '9') : Py_UNICODE_ISALNUM(c);
+}
+
+/* re's \b between text[i - 1] and text[i] (n: the text's length) */
+static inline int word_boundary(int kind, const void *d, Py_ssize_t n, Py_ssize_t i) {
+    int before = i > 0 && is_word(PyUnicode_READ(kind, d, i - 1));
+    int after = i < n && is_word(PyUnicode_READ(kind, d, i));
+    return before != after;
+}
+
+/* _USER_NEXT's last character: [^\w\s.,?;'"] or _ */
+static inline int user_next(Py_UCS4 c) {
+    if (c == '_') return 1;
+    if (c < 128) return c == 0 || (!is_word(c) && !is_space(c) && !strchr(".,?;'\"", (int)c));  /* (strchr finds the 0) */
+    return !is_word(c) && !is_space(c);
+}
+
+/* cleaning.may_name_user: a _USER_TRIGGERS match ("u" or "U", then "ser" in any ASCII case or
+   not, then user_next) where no letter or digit stands before it (_INSIDE_WORD). A match holds
+   no other u, so every u is a start finditer tries. */
+static PyObject *may_name_user(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) { PyErr_SetString(PyExc_TypeError, "may_name_user: a str, please"); return NULL; }
+    int kind = PyUnicode_KIND(arg);
+    const void *d = PyUnicode_DATA(arg);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        if ((PyUnicode_READ(kind, d, i) | 0x20) != 'u') continue;
+        if (i > 0 && is_alnum(PyUnicode_READ(kind, d, i - 1))) continue;
+        if (user_next(PyUnicode_READ(kind, d, i + 1))) Py_RETURN_TRUE;
+        if (i + 4 < n && (PyUnicode_READ(kind, d, i + 1) | 0x20) == 's' && (PyUnicode_READ(kind, d, i + 2) | 0x20) == 'e'
+            && (PyUnicode_READ(kind, d, i + 3) | 0x20) == 'r' && user_next(PyUnicode_READ(kind, d, i + 4)))
+            Py_RETURN_TRUE;
+    }
+    Py_RETURN_FALSE;
+}
+
+/* re's \b in a buffer */
+static inline int buf_boundary(const Buf *b, Py_ssize_t i) {
+    return (i > 0 && is_word(b->p[i - 1])) != (i < b->n && is_word(b->p[i]));
+}
+
+static inline int is_ascii_alnum(Py_UCS4 c) { return c < 128 && (is_letter(c) || (c >= '0' && c <= '9')); }
+/* _EMAIL's local part [A-Za-z0-9._%+-], and [A-Za-z0-9-] (an e-mail domain's, or a url domain's under
+   re.I on a text without the characters case_folds names) */
+static inline int is_local(Py_UCS4 c) { return is_ascii_alnum(c) || (c && c < 128 && strchr("._%+-", (int)c)); }
+static inline int is_label(Py_UCS4 c) { return is_ascii_alnum(c) || c == '-'; }
+
+/* _EMAIL's domain from the @ at `at`: [A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b. The labels
+   are whole (a label given back leaves no dot to match), and re gives back labels from the last:
+   the match ends after the letters starting the last label (not the first) that has two or
+   more of them and a word boundary after them. The end, or -1. */
+static Py_ssize_t email_domain_end(const Buf *b, Py_ssize_t at) {
+    Py_ssize_t i = at + 1, best = -1;
+    if (i >= b->n || !is_label(b->p[i])) return -1;
+    while (i < b->n && is_label(b->p[i])) i++;
+    while (i + 1 < b->n && b->p[i] == '.' && is_label(b->p[i + 1])) {
+        Py_ssize_t start = i + 1, j = start;
+        while (j < b->n && is_letter(b->p[j])) j++;
+        if (j - start >= 2 && (j == b->n || !is_word(b->p[j]))) best = j;
+        while (j < b->n && is_label(b->p[j])) j++;
+        i = j;
+    }
+    return best;
+}
+
+/* _EMAIL.sub(" email ", text): a match holds an @, after the whole run of local characters from
+   its start (no other @), so every start in the run before an @ (from where the search is)
+   gives the same domain: the first with a word boundary matches, or none does. */
+static int email_sub(const Buf *in, Buf *out, int *changed) {
+    Py_ssize_t pos = 0, n = in->n;
+    for (Py_ssize_t r = 0; r < n; r++) {
+        if (in->p[r] != '@') continue;
+        Py_ssize_t s = r, end;
+        while (s > pos && is_local(in->p[s - 1])) s--;
+        if (s == r || (end = email_domain_end(in, r)) < 0) continue;
+        while (s < r && !buf_boundary(in, s)) s++;
+        if (s == r) continue;
+        if (buf_putu(out, in->p + pos, s - pos) < 0 || buf_puts(out, " email ") < 0) return -1;
+        pos = end;
+        r = end - 1;
+        *changed = 1;
+    }
+    return buf_putu(out, in->p + pos, n - pos);
+}
+
+/* [^\s<>"]* from i: its end */
+static Py_ssize_t url_run(const Buf *b, Py_ssize_t i) {
+    while (i < b->n && !is_space(b->p[i]) && b->p[i] != '<' && b->p[i] != '>' && b->p[i] != '"') i++;
+    return i;
+}
+
+/* _LSDSCC_URL's first alternative at s: \b(?:https?|ftp)://|\bwww\. then [^\s<>"]+ (re.I). The end, or -1. */
+static Py_ssize_t url_lead(const Buf *b, Py_ssize_t s) {
+    static const char *leads[] = {"https://", "http://", "ftp://", "www."};
+    if (s > 0 && is_word(b->p[s - 1])) return -1;  /* (its first letter is a word character) */
+    for (int k = 0; k < 4; k++)
+        if (fold_match(b, s, leads[k])) {
+            Py_ssize_t from = s + (Py_ssize_t)strlen(leads[k]), end = url_run(b, from);
+            return end > from ? end : -1;  /* ("https://" then nothing: "http" leaves "s://") */
+        }
+    return -1;
+}
+
+/* a domain ending of TLDS (re.I) at q followed by \b: its end, or -1 (at most one fits: the
+   ending must be followed by a character that is not a letter) */
+static Py_ssize_t tld_at(const Buf *b, Py_ssize_t q) {
+    for (Py_ssize_t k = 0; k < T.n_tlds; k++) {
+        Py_ssize_t end = q + T.tld_len[k];
+        if (end <= b->n && fold_match(b, q, T.tlds[k]) && (end == b->n || !is_word(b->p[end]))) return end;
+    }
+    return -1;
+}
+
+/* _LSDSCC_URL's domain alternative from a label character: (?:[a-z0-9-]+\.)+TLD\b. The labels are
+   whole, and re gives them back from the last: the match's ending is the last one in the chain of
+   labels and dots that fits. A later start in the same chain (before `until`) has the same chain
+   and the endings after it: the ending `tld` (-1: none) with its end `end` serves it where its dot
+   comes after the start. */
+typedef struct { Py_ssize_t until, tld, end; } Chain;
+
+static void url_chain(const Buf *b, Py_ssize_t s, Chain *c) {
+    Py_ssize_t i = s;
+    c->tld = c->end = -1;
+    for (;;) {
+        while (i < b->n && is_label(b->p[i])) i++;
+        if (i >= b->n || b->p[i] != '.') break;
+        Py_ssize_t end = tld_at(b, ++i);
+        if (end >= 0) c->tld = i, c->end = end;
+        if (i >= b->n || !is_label(b->p[i])) break;
+    }
+    c->until = i;
+}
+
+/* what _url_token writes for the match b->p[s:e]: " url " and its trailing [.,;:!?)\]]+ */
+static int url_token(const Buf *b, Py_ssize_t s, Py_ssize_t e, Buf *out) {
+    Py_ssize_t t = e;
+    while (t > s && b->p[t - 1] < 128 && strchr(".,;:!?)]", (int)b->p[t - 1]) && b->p[t - 1]) t--;
+    return buf_puts(out, " url ") < 0 || buf_putu(out, b->p + t, e - t) < 0 ? -1 : 0;
+}
+
+/* Where a match of _LSDSCC_URL can start (may[s] != 0; a superset): up to 5 characters before a
+   "://" (https), at "www." (re.I), and in the run of [a-z0-9-] and dots before a dot followed by a
+   domain ending (dot_tld: a domain match runs from its start to one) */
+static void url_starts(const Buf *b, unsigned char *may) {
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        Py_UCS4 c = b->p[i];
+        if (c == ':' && i + 2 < b->n && b->p[i + 1] == '/' && b->p[i + 2] == '/')
+            for (Py_ssize_t s = i > 5 ? i - 5 : 0; s < i; s++) may[s] = 1;
+        else if ((c == 'w' || c == 'W') && fold_match(b, i, "www."))
+            may[i] = 1;
+        else if (c == '.' && dot_tld(b, i))
+            for (Py_ssize_t s = i; s >= 0 && !(may[s] & 2) && (s == i || is_label(b->p[s]) || b->p[s] == '.'); s--)
+                may[s] |= 2;  /* (up to the run of an earlier ending: marked from there on) */
+    }
+}
+
+/* _LSDSCC_URL.sub(_url_token, text): at each start the first alternative, then the domain (with
+   its path, \b(?:/[^\s<>"]*)?); the leftmost start wins */
+static int url_sub(const Buf *in, Buf *out, const unsigned char *may, int *changed) {
+    Py_ssize_t pos = 0, s = 0;
+    Chain chain = {-1, -1, -1};
+    while (s < in->n) {
+        Py_UCS4 c = in->p[s];
+        Py_ssize_t e = -1;
+        if (!may[s]) { s++; continue; }
+        if (c == 'h' || c == 'H' || c == 'f' || c == 'F' || c == 'w' || c == 'W') e = url_lead(in, s);
+        if (e < 0 && is_label(c) && buf_boundary(in, s)) {
+            if (s >= chain.until) url_chain(in, s, &chain);
+            if (chain.tld > s + 1) e = chain.end < in->n && in->p[chain.end] == '/' ? url_run(in, chain.end + 1) : chain.end;
+        }
+        if (e < 0) { s++; continue; }
+        if (buf_putu(out, in->p + pos, s - pos) < 0 || url_token(in, s, e, out) < 0) return -1;
+        pos = s = e;
+        *changed = 1;
+    }
+    return buf_putu(out, in->p + pos, in->n - pos);
+}
+
+/* the characters outside ASCII that re.I matches with an ASCII letter (case_folds): in a url or a
+   domain ending they are left to Python */
+static int has_fold(const Buf *b) {
+    for (Py_ssize_t i = 0; i < b->n; i++)
+        if (b->p[i] >= 128 && fold_re(b->p[i]) < 128) return 1;
+    return 0;
+}
+
+static PyObject *mail_and_urls(PyObject *self, PyObject *arg) {
+    if (!PyUnicode_Check(arg)) { PyErr_SetString(PyExc_TypeError, "mail_and_urls: a str, please"); return NULL; }
+    if (!T.ready) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return NULL; }
+    Buf a, b;
+    PyObject *result = NULL;
+    int changed = 0;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(arg);
+    if (buf_init(&a, n + 1) < 0) return NULL;
+    if (!PyUnicode_AsUCS4(arg, a.p, a.cap, 0) || buf_init(&b, n + 16) < 0) { buf_free(&a); return NULL; }
+    a.n = n;
+    if (has_fold(&a)) { result = Py_None; Py_INCREF(result); goto done; }
+    if (email_sub(&a, &b, &changed) < 0) goto done;
+    buf_swap(&a, &b);
+    unsigned char *may = PyMem_Calloc(a.n + 1, 1);
+    if (!may) { PyErr_NoMemory(); goto done; }
+    url_starts(&a, may);
+    int failed = url_sub(&a, &b, may, &changed) < 0;
+    PyMem_Free(may);
+    if (failed) goto done;
+    if (changed) result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b.p, b.n);
+    else { result = arg; Py_INCREF(result); }
+done:
+    buf_free(&a);
+    buf_free(&b);
+    return result;
+}
+
 static PyObject *fm_comment(PyObject *self, PyObject *args) { return fm_call(args, FM_COMMENT); }
 static PyObject *fm_quotes(PyObject *self, PyObject *args) { return fm_call(args, FM_QUOTES); }
 static PyObject *fm_links_(PyObject *self, PyObject *args) { return fm_call(args, FM_LINKS); }
@@ -2209,6 +2429,10 @@ static PyMethodDef methods[] = {
     {"bullets", fm_bullets, METH_VARARGS, "bullets(text): cleaning._BULLET_LINES.sub(text)."},
     {"followed_head", fm_followed_head, METH_VARARGS,
      "followed_head(text): cleaning._followed_head(text) (the six rules above, guarded as there), or None."},
+    /* (helper cnames: usernames, e-mail addresses, urls, entities) */
+    {"may_name_user", may_name_user, METH_O, "may_name_user(text): cleaning.may_name_user(text)."},
+    {"mail_and_urls", mail_and_urls, METH_O,
+     "mail_and_urls(text): cleaning._mail_and_urls(text) (e-mail addresses, then urls), or None where it leaves it to Python."},
     {NULL, NULL, 0, NULL},
 };
 

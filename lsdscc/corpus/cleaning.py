@@ -1090,22 +1090,23 @@ def native_extension():
     return _native
 
 
-def _native_plain(text: str, lowercase: bool, counts: Counter | None = None) -> list[str] | str | None:
+def _native_plain(text: str, lowercase: bool, counts: Counter | None = None, literal: int = 0) -> list[str] | str | None:
     """The tokens of :func:`_lsdscc_fast` from ``_native.plain``, or None. Where ``plain``
     refuses a text only for entities, the markup rules it cannot follow (quotes, links, tags,
     headers, lists, emphasis, inline code, superscripts...), e-mail addresses or urls, these run here
     first, as strip_markup and :func:`_lsdscc_fast` run them (their own functions, in their
     order; the rules that would run before or between them are other causes, which ``plain``
     tells apart), and ``plain`` tries the result, taking what is left of them as text (an &
-    left after decoding stays an &, as in strip_markup)."""
-    result, literal = _native.plain(text, lowercase, 0, counts), 0  # (None: a text it leaves to Python)
+    left after decoding stays an &, as in strip_markup). ``literal``: the causes already dealt
+    with (REFUSED_ENTITIES: :func:`_without_usernames` decoded the entities)."""
+    result = _native.plain(text, lowercase, literal, counts)  # (None: a text it leaves to Python)
     for cause, rules in _NATIVE_STEPS:
         if result.__class__ is not int or result & REFUSED_OTHER:
             break
         literal |= cause  # (from here on, what is left of this cause's characters stays as it is)
         if result & cause:
             text = rules(text)
-            if cause == REFUSED_ENTITIES and may_name_user(text):  # u&#47;name: the Python steps decide
+            if cause == REFUSED_ENTITIES and _native.may_name_user(text):  # u&#47;name: the Python steps decide
                 return None
             result = _native.plain(text, lowercase, literal, counts)
     return None if result is None or result.__class__ is int else result
@@ -1116,6 +1117,9 @@ def _entities(text: str) -> str:
 
 
 def _mail_and_urls(text: str) -> str:
+    done = _native.mail_and_urls(text) if _native is not None else None  # (C: None where it leaves the text here)
+    if done is not None:
+        return done
     if "@" in text:
         text = _email_sub(text)
     return _url_sub(_LSDSCC_URL, text) if _has_url(text) else text
@@ -1172,9 +1176,9 @@ def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None, nati
     Python steps only, as where the C half is not built.
     """
     native = native and _native is not None
-    plain = _without_usernames(text) if native else None
+    plain, literal = _without_usernames(text) if native else (None, 0)
     if plain is not None:
-        result = _native_plain(plain, lowercase, counts)
+        result = _native_plain(plain, lowercase, counts, literal)
         if result is not None:
             return result
     text = lsdscc_head(text)
@@ -1202,17 +1206,22 @@ def lsdscc_head(text: str) -> str:
     return text
 
 
-def _without_usernames(text: str) -> str | None:
-    """``text`` as the C steps, which have no username rule, may clean it: as it is when no
-    username can stand or appear in it, without its usernames when none is left then and it
-    has no entity (an entity could make one, or join a name's rest to text), else None (the
-    Python steps decide). strip_markup removes the same usernames first, so both agree."""
-    if not may_name_user(text):
-        return text
+def _without_usernames(text: str) -> tuple[str | None, int]:
+    """``text`` as the C steps, which have no username rule, may clean it, with the causes it dealt
+    with (``literal`` of ``_native.plain``): its entities decoded first where it has an ``&`` (then
+    REFUSED_ENTITIES), its usernames removed, as strip_markup does both, where no username is
+    left then (no cleaning step can then make one); else ``(None, 0)`` (the Python steps decide).
+    Only the C path calls it: it asks :func:`may_name_user`'s C twin. (Decoding here spares
+    ``plain`` a look at the encoded text: what it refuses there for REFUSED_OTHER, decoding
+    keeps, as no entity holds those characters.)"""
+    literal = 0
     if "&" in text:
-        return None
+        text, literal = _entities(text), REFUSED_ENTITIES
+    may_name = _native.may_name_user
+    if not may_name(text):
+        return text, literal
     text = USERNAME.sub(" ", text)
-    return None if may_name_user(text) else text
+    return (None, 0) if may_name(text) else (text, literal)
 
 
 def lsdscc_tail(text: str, lowercase: bool) -> list[str]:
