@@ -404,8 +404,8 @@ def test_the_c_scanner_utf8_check_on_random_bytes(bodies):
 
 
 @settings(derandomize=True, max_examples=400, deadline=None, database=None)
-@given(st.lists(st.sampled_from([b"1", b"9", b"0", b"[", b"{", b"]", b"a", b"\xff", b"-", b" "]), max_size=60),
-       st.integers(0, 6), st.integers(1, 6))
+@given(st.lists(st.sampled_from([b"1", b"9", b"0", b"12345", b"[", b"{", b"]", b"a", b"\xff", b"-", b" "]), max_size=120),
+       st.integers(-1, 12), st.integers(1, 25))
 def test_the_c_shape_flags_equal_pythons(parts, max_depth, digits):
     line = b"".join(parts)
     assert sources._NATIVE.shape(line, max_depth, digits) == sources._python_shape_flags(line, max_depth, digits)

@@ -180,9 +180,42 @@ static PyObject *scan(PyObject *self, PyObject *args)
     return Py_BuildValue("(Nn)", exact, index);
 }
 
+/* how many bytes c in [p, e), counted up to more than limit (memchr: a few calls on a line of a record) */
+static Py_ssize_t count_upto(const char *p, const char *e, char c, Py_ssize_t limit)
+{
+    Py_ssize_t n = 0;
+    while (n <= limit && (p = memchr(p, c, (size_t)(e - p))) != NULL) {
+        n++;
+        p++;
+    }
+    return n;
+}
+
+static inline int is_digit(char c) { return (unsigned)(c - '0') < 10u; }
+
+/* whether [p, e) holds a run of `run` ASCII digits: such a run covers one of the bytes
+   run - 1, 2 * run - 1, ... (every run-th byte), so only the runs of digits through those are measured */
+static int has_digit_run(const char *p, const char *e, Py_ssize_t run)
+{
+    Py_ssize_t n = e - p;
+    for (Py_ssize_t at = run - 1; at < n; at += run) {
+        if (!is_digit(p[at]))
+            continue;
+        Py_ssize_t lo = at, hi = at + 1;
+        while (lo > 0 && is_digit(p[lo - 1]) && hi - lo < run)
+            lo--;
+        while (hi < n && is_digit(p[hi]) && hi - lo < run)
+            hi++;
+        if (hi - lo >= run)
+            return 1;
+    }
+    return 0;
+}
+
 /* shape(line, max_depth, digits) -> flags: 1 when the line holds more than max_depth bytes
    "[" or "{", 2 when it holds a run of `digits` ASCII digits: sources._parse's two checks of a
-   line (sources._shape_flags, which reads its translated copy) in one pass, without a copy */
+   line (sources._python_shape_flags, which reads its translated copy), without a copy and
+   without reading every byte twice */
 static PyObject *shape(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     if (nargs != 3 || !PyBytes_Check(args[0]) || !PyLong_Check(args[1]) || !PyLong_Check(args[2]))
@@ -192,22 +225,16 @@ static PyObject *shape(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     if (digits < 1)
         return PyErr_Format(PyExc_ValueError, "digits: at least 1");
-    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    const unsigned char *e = p + PyBytes_GET_SIZE(args[0]);
-    Py_ssize_t brackets = 0, run = 0;
-    long flags = 0;
-    for (; p < e; p++) {
-        unsigned char c = *p;
-        if ((unsigned)(c - '0') < 10u) {
-            if (++run >= digits)
-                flags |= 2;
-        } else {
-            run = 0;
-            brackets += c == '[' || c == '{';
-        }
-    }
-    if (brackets > max_depth)
-        flags |= 1;
+    if (max_depth < 0)
+        max_depth = -1;  /* (any line holds more than a negative number of brackets) */
+    const char *p = PyBytes_AS_STRING(args[0]);
+    const char *e = p + PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t brackets = count_upto(p, e, '[', max_depth);
+    if (brackets <= max_depth)
+        brackets += count_upto(p, e, '{', max_depth - brackets);
+    long flags = brackets > max_depth ? 1 : 0;
+    if (has_digit_run(p, e, digits))
+        flags |= 2;
     return PyLong_FromLong(flags);
 }
 
