@@ -20,8 +20,15 @@
 #include <stdint.h>
 #include <string.h>
 
+/* the first key in [p, end): the C library's memmem where it has one (glibc's reads a line of
+   a record at a few bytes a cycle; memchr stops at every quote of it), else memchr and memcmp */
 static const char *find_key(const char *p, const char *end, const char *key, Py_ssize_t len)
 {
+#if defined(__GLIBC__) || defined(__APPLE__) || defined(__FreeBSD__)
+    if (end - p < len)
+        return NULL;
+    return memmem(p, (size_t)(end - p), key, (size_t)len);
+#endif
     while (end - p >= len) {
         const char *q = memchr(p, key[0], (size_t)(end - p - len + 1));
         if (q == NULL)
