@@ -569,8 +569,9 @@ def _parse(raw: bytes):
     integers past 64 bits into floats, so a line with a run of 19+ digits goes to ``json``.
     Whatever orjson refuses is parsed by ``json``, whose error names the problem. A line
     nested deeper than :data:`MAX_DEPTH` is ``too-deep`` on both paths; an integer longer
-    than Python converts (4,300 digits) is ``out-of-range``. Both checks read the line's
-    :data:`_SHAPE` (at most :data:`MAX_DEPTH` brackets cannot nest deeper).
+    than Python converts (4,300 digits) is ``out-of-range``. Both checks start from the line's
+    :func:`_shape_flags` (at most :data:`MAX_DEPTH` brackets cannot nest deeper): the C
+    scanner's ``shape``, or :func:`_python_shape_flags` on the line's :data:`_SHAPE`.
     """
     flags = _shape_flags(raw, MAX_DEPTH, len(_LONG_NUMBER))
     if flags & _MANY_BRACKETS and _too_deep(raw):
