@@ -317,10 +317,10 @@ def test_block_path_equals_the_line_rule_and_never_skips_a_kept_line(case, wante
         lines = block.split(b"\n")
         reference = sources._scan_lines(block, lines, wanted)
         fast = sources._scan_regular(block, lines, wanted)
-        native = NATIVE_SCAN(block, sources._KEY, tuple(wanted), sources.MAX_LINE_BYTES) if sources._is_utf8(block) else None
+        native = NATIVE_SCAN(block, sources._KEY, tuple(wanted), sources.MAX_LINE_BYTES)
         assert sources._scan_block(block, wanted) == (reference, len(lines) - len(reference), len(lines))
         assert fast is None or fast == reference
-        assert native == (reference, len(lines)) or not sources._is_utf8(block)  # C: every valid UTF-8 block
+        assert native == (reference, len(lines))  # C: every block, invalid UTF-8 included
         if not mutated:  # a block of plain comment lines is decided a block at a time, with C or without
             assert fast is not None
         config = CorpusConfig(subreddits=tuple(n.decode() for n in wanted) or ("none-wanted",))
@@ -337,7 +337,8 @@ def test_the_c_scanner_is_built():
 
 @pytest.mark.parametrize("value,off", [("1", True), ("0", False)])
 def test_no_c_extension_turns_the_c_scanner_off(value, off):
-    code = "from lsdscc.corpus import sources; print(sources._NATIVE_SCAN is None)"
+    code = ("from lsdscc.corpus import sources; "
+            "print(sources._NATIVE_SCAN is None and sources._shape_flags is sources._python_shape_flags)")
     env = {**os.environ, cleaning.NO_C_EXTENSION: value}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == str(off)
@@ -366,3 +367,58 @@ def test_a_month_of_comments_is_read_a_block_at_a_time(tmp_path, monkeypatch):
         monkeypatch.setattr(sources, name, lambda *a, _real=real, _name=name: calls.update([_name]) or _real(*a))
     assert tally(path, ("movies",)) == tally(path)
     assert calls["_scan_regular"] >= 3 and calls["_scan_lines"] == 0
+
+
+# --- the C scanner's UTF-8 check (the lines it would skip) and its shape flags (_parse's checks) ----
+def _utf8_cases() -> list:
+    """Byte strings around every boundary of UTF-8: all pairs of bytes, three- and four-byte
+    forms with each lead byte and edge continuation bytes, cut forms, after 0-9 ASCII bytes
+    (the eight-byte ASCII step of the C check)."""
+    edges = (0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF)
+    cases = [bytes([a, b]) for a in range(256) for b in range(256)]
+    cases += [bytes([a, b, c]) for a in range(0xC0, 0x100) for b in edges for c in edges]
+    cases += [bytes([a, b, c, d]) for a in range(0xE0, 0x100) for b in edges for c in (0x80, 0xBF, 0x41)
+              for d in (0x80, 0xBF, 0x41)]
+    cases += [b"x" * k + bytes(t) for k in range(10) for t in ([0xE2, 0x82], [0xF0, 0x9F, 0x98, 0x80], [0xED, 0xA0, 0x80])]
+    return [c for c in cases if not {0x22, 0x5C, 0x0A} & set(c)]  # no quote, backslash or line end
+
+
+def _native_skips(bodies: list) -> list:
+    lines = [b'{"subreddit":"pics","body":"' + body + b'"}' for body in bodies]
+    exact, count = NATIVE_SCAN(b"\n".join(lines), sources._KEY, (b"movies",), sources.MAX_LINE_BYTES)
+    assert count == len(lines)
+    parsed = {index for index, _, _ in exact}
+    return [index not in parsed for index in range(len(lines))]
+
+
+def test_the_c_scanner_skips_a_line_only_when_python_decodes_it():
+    cases = _utf8_cases()
+    assert _native_skips(cases) == list(map(sources._is_utf8, cases))
+
+
+@settings(derandomize=True, max_examples=300, deadline=None, database=None)
+@given(st.lists(st.binary(max_size=40), min_size=1, max_size=20))
+def test_the_c_scanner_utf8_check_on_random_bytes(bodies):
+    bodies = [bytes(c for c in b if c not in b'"\\\ns') for b in bodies]  # (no "s": no second "subreddit" key)
+    assert _native_skips(bodies) == list(map(sources._is_utf8, bodies))
+
+
+@settings(derandomize=True, max_examples=400, deadline=None, database=None)
+@given(st.lists(st.sampled_from([b"1", b"9", b"0", b"12345", b"[", b"{", b"]", b"a", b"\xff", b"-", b" "]), max_size=120),
+       st.integers(-1, 12), st.integers(1, 25))
+def test_the_c_shape_flags_equal_pythons(parts, max_depth, digits):
+    line = b"".join(parts)
+    assert sources._NATIVE.shape(line, max_depth, digits) == sources._python_shape_flags(line, max_depth, digits)
+
+
+def test_the_shape_flags_of_real_limits():
+    deep, long_number = b"[" * (sources.MAX_DEPTH + 1), b'{"a":' + b"1" * 19 + b"}"
+    for shape in (sources._NATIVE.shape, sources._python_shape_flags):
+        assert shape(deep, sources.MAX_DEPTH, 19) == sources._MANY_BRACKETS
+        assert shape(deep[1:], sources.MAX_DEPTH, 19) == 0
+        assert shape(long_number, sources.MAX_DEPTH, 19) == sources._LONG_DIGITS
+        assert shape(long_number.replace(b"1", b"", 1), sources.MAX_DEPTH, 19) == 0
+    with pytest.raises(TypeError):
+        sources._NATIVE.shape("text", 1, 1)
+    with pytest.raises(ValueError):
+        sources._NATIVE.shape(b"1", 1, 0)

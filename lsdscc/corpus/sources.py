@@ -415,13 +415,14 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     lines without the key, keys nested twice (crossposts), escaped or non-ASCII values and
     body texts quoting the key, takes the exact path: a false positive is only slower.
 
-    A valid UTF-8 block is decided by the C scanner (``lsdscc/corpus/_sources_native.c``, the
-    block read in place, never split into lines). Without it, a block whose every line has that
-    shape (a month of comments) is decided a block at a time (:func:`_scan_regular`), any other
-    a line at a time (:func:`_scan_lines`), as is a block with invalid UTF-8. The three give the
-    same lines (tests/test_lsdscc_sources_prefilter.py).
+    The C scanner (``lsdscc/corpus/_sources_native.c``) decides a block read in place, never
+    split into lines, checking the UTF-8 of the lines it would skip only (a line that is parsed
+    is checked by the parser). Without it, a block whose every line has that shape (a month of
+    comments) is decided a block at a time (:func:`_scan_regular`), any other a line at a time
+    (:func:`_scan_lines`), as is a block with invalid UTF-8. The three give the same lines
+    (tests/test_lsdscc_sources_prefilter.py).
     """
-    if _NATIVE_SCAN is not None and (block.isascii() or _is_utf8(block)):
+    if _NATIVE_SCAN is not None:
         exact, count = _NATIVE_SCAN(block, _KEY, tuple(wanted), MAX_LINE_BYTES)
         return exact, count - len(exact), count
     lines = block.split(b"\n")
@@ -431,20 +432,22 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
     return exact, len(lines) - len(exact), len(lines)
 
 
-def _native_scan():
-    """``scan`` of the C scanner (``_sources_native``, built by ``pip install``), or None when it
-    is not built or ``MULTIREF_NO_C_EXTENSION`` is set (:data:`lsdscc.corpus.cleaning.NO_C_EXTENSION`):
-    :func:`_scan_regular` gives the same lines, more slowly."""
+def _native_module():
+    """The C scanner (``_sources_native``, built by ``pip install``), or None when it is not
+    built or ``MULTIREF_NO_C_EXTENSION`` is set (:data:`lsdscc.corpus.cleaning.NO_C_EXTENSION`):
+    :func:`_scan_regular` gives the same lines as its ``scan``, :func:`_python_shape_flags`
+    the same flags as its ``shape``, more slowly."""
     if os.environ.get(NO_C_EXTENSION, "") not in ("", "0"):
         return None
     try:
         from lsdscc.corpus import _sources_native
     except ImportError:  # pragma: no cover - a build without a C compiler
         return None
-    return _sources_native.scan
+    return _sources_native
 
 
-_NATIVE_SCAN = _native_scan()
+_NATIVE = _native_module()
+_NATIVE_SCAN = None if _NATIVE is None else _NATIVE.scan
 
 
 _KEY_TAIL = b'subreddit"'  # once in each "subreddit", twice in two overlapping ones; never overlaps itself
@@ -527,6 +530,18 @@ _FAST_LOADS = _orjson_loads()
 #: for an opening bracket (``[`` or ``{``), ``.`` for any other byte.
 _SHAPE = bytes(ord("d") if 48 <= b <= 57 else ord("b") if b in b"[{" else ord(".") for b in range(256))
 _LONG_NUMBER = b"d" * 19
+_MANY_BRACKETS, _LONG_DIGITS = 1, 2  # the flags of _shape_flags
+
+
+def _python_shape_flags(raw: bytes, max_depth: int, digits: int) -> int:
+    """:data:`_MANY_BRACKETS` when ``raw`` holds more than ``max_depth`` opening brackets, plus
+    :data:`_LONG_DIGITS` when it holds a run of ``digits`` ASCII digits (read on its
+    :data:`_SHAPE`); the C scanner's ``shape`` gives the same in one pass, without the copy."""
+    shape = raw.translate(_SHAPE)
+    return (_MANY_BRACKETS if shape.count(b"b") > max_depth else 0) | (_LONG_DIGITS if b"d" * digits in shape else 0)
+
+
+_shape_flags = _python_shape_flags if _NATIVE is None else _NATIVE.shape
 
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
@@ -554,13 +569,14 @@ def _parse(raw: bytes):
     integers past 64 bits into floats, so a line with a run of 19+ digits goes to ``json``.
     Whatever orjson refuses is parsed by ``json``, whose error names the problem. A line
     nested deeper than :data:`MAX_DEPTH` is ``too-deep`` on both paths; an integer longer
-    than Python converts (4,300 digits) is ``out-of-range``. Both checks read the line's
-    :data:`_SHAPE` (at most :data:`MAX_DEPTH` brackets cannot nest deeper).
+    than Python converts (4,300 digits) is ``out-of-range``. Both checks start from the line's
+    :func:`_shape_flags` (at most :data:`MAX_DEPTH` brackets cannot nest deeper): the C
+    scanner's ``shape``, or :func:`_python_shape_flags` on the line's :data:`_SHAPE`.
     """
-    shape = raw.translate(_SHAPE)
-    if shape.count(b"b") > MAX_DEPTH and _too_deep(raw):
+    flags = _shape_flags(raw, MAX_DEPTH, len(_LONG_NUMBER))
+    if flags & _MANY_BRACKETS and _too_deep(raw):
         return ("rejected", "too-deep", f"JSON nested deeper than {MAX_DEPTH} levels")
-    if _FAST_LOADS is not None and _LONG_NUMBER not in shape:
+    if _FAST_LOADS is not None and not flags & _LONG_DIGITS:
         try:
             record = _FAST_LOADS(raw)
         except ValueError:
