@@ -1126,10 +1126,21 @@ def _mail_and_urls(text: str) -> str:
 
 
 def _followed_head(text: str) -> str:
-    """The rules of :func:`_followed_markup` up to the list bullets: HTML comments, quotes and
-    spoilers, links, tags, headers, bullets (``_native.followed_head`` does the same in C)."""
+    """The rules of :func:`_followed_markup` up to the list bullets: HTML comments, indented code,
+    setext lines, quotes and spoilers, links, tags, headers, horizontal rules, bullets
+    (``_native.followed_head`` does the same in C). ``_native.plain`` refuses a text whose own
+    lines are code, setext lines or rules, but removing a comment can make the first two and
+    removing a quote marker, link, tag or header a rule (``\n>___``), so they run here at
+    strip_markup's place. (Code fences, tables and escapes need ```` ``` ````, ``~~~``, ``|`` or a
+    backslash, which ``plain`` refuses and no rule makes: each keeps or removes characters, or
+    puts in a space.)"""
+    multiline = "\n" in text  # (strip_markup's: setext lines only where the text had a newline)
     if "<" in text:
         text = _sub_before_last(_HTML_COMMENT, " ", text, "-->")
+    if text.startswith(("    ", "\t")) or "\n    " in text or "\n\t" in text:
+        text = _INDENTED_CODE.sub("", text)
+    if multiline and ("-" in text or "=" in text):
+        text = _SETEXT_LINES.sub(text)
     if ">" in text:
         text = _quotes_and_spoilers(text)
     if "]" in text:
@@ -1138,6 +1149,8 @@ def _followed_head(text: str) -> str:
         text = _tags(text)
     if "#" in text:
         text = _HEADER.sub("", text)
+    if "*" in text or "-" in text or "_" in text:
+        text = _HRULE_LINES.sub(text)
     return _BULLET_LINES.sub(text)
 
 
