@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lsdscc.corpus import cleaning
+from lsdscc.corpus.emoticons import _SHRUG, substitute_shrug
 from lsdscc.synthetic.text import RealisticText
 
 NATIVE = cleaning.native_extension()
@@ -64,6 +65,14 @@ def test_c_path_equals_python_on_shrugs_escapes_and_markup(text):
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=12), st.sampled_from(SHRUGS))
 def test_every_code_point_beside_a_shrug(text, shrug):
     _same(text + shrug + text[::-1] + "_" + shrug)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(["(ツ)", "¯", "\\", "_", " ", "/", "a", "\n", "(", "ツ", ")", "\u3000", "\t"]), max_size=16)
+       .map("".join))
+def test_substitute_shrug_is_the_regex_sub(text):
+    # (substitute_shrug runs the regex on the stretches between spaces that hold the face)
+    assert substitute_shrug(text) == _SHRUG.sub(" shrug ", text)
 
 
 def test_realistic_shrug_texts_take_the_c_path():
