@@ -1978,8 +1978,42 @@ static int fm_tags(const Buf *in, Buf *out) {
     return fm_finish(out, in, pos);
 }
 
+/* --- cfix: the line rules strip_markup runs between _followed_head's (indented code, setext
+   lines, horizontal rules) ------------------------------------------------------------------ */
+/* plain() refuses a text whose own lines match them (REFUSED_OTHER), but removing an HTML comment
+   (before indented code and setext lines) or a quote marker, link, tag or header (before rules)
+   can make such a line: fm_head runs them at strip_markup's place, as cleaning._followed_head. */
+
+/* _INDENTED_CODE "^(?: {4}|\t)" (re.M) */
+static Py_ssize_t fm_indented(const Buf *in, Py_ssize_t p, void *memo) {
+    if (fm_at(in, p, '\t')) return p + 1;
+    for (int k = 0; k < 4; k++)
+        if (!fm_at(in, p + k, ' ')) return -1;
+    return p + 4;
+}
+
+/* _SETEXT "^[ \t]*(?:=+|-+)[ \t]*$" (re.M; $ before a \n or at the end) */
+static Py_ssize_t fm_setext(const Buf *in, Py_ssize_t p, void *memo) {
+    Py_ssize_t i = fm_blanks(in, p), k = i;
+    if (!(fm_at(in, i, '=') || fm_at(in, i, '-'))) return -1;
+    while (fm_at(in, k, in->p[i])) k++;
+    k = fm_blanks(in, k);
+    return k == in->n || in->p[k] == '\n' ? k : -1;
+}
+
+/* _HRULE "^[ \t]*(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$" (re.M): a line of one of
+   * - _ three times or more and blanks, the first not blank */
+static Py_ssize_t fm_hrule(const Buf *in, Py_ssize_t p, void *memo) {
+    Py_ssize_t i = fm_blanks(in, p), count = 0;
+    if (!(fm_at(in, i, '*') || fm_at(in, i, '-') || fm_at(in, i, '_'))) return -1;
+    Py_UCS4 c = in->p[i];
+    for (; fm_at(in, i, c); count++) i = fm_blanks(in, i + 1);
+    return count >= 3 && (i == in->n || in->p[i] == '\n') ? i : -1;
+}
+/* --- end of cfix's line rules ------------------------------------------------------------- */
+
 /* one rule on a Buf (as fm_pass: a becomes the result where it changed, b is spare) */
-enum { FM_COMMENT, FM_QUOTES, FM_LINKS, FM_TAGS, FM_HEADER, FM_BULLETS, FM_HEAD };
+enum { FM_COMMENT, FM_INDENTED, FM_SETEXT, FM_QUOTES, FM_LINKS, FM_TAGS, FM_HEADER, FM_HRULE, FM_BULLETS, FM_HEAD };
 
 static int fm_rule(int rule, Buf *a, Buf *b) {
     int first;
@@ -1993,23 +2027,30 @@ static int fm_rule(int rule, Buf *a, Buf *b) {
         if ((first = fm_pass(fm_autolinks(a, b), a, b)) < 0) return -1;
         return first | fm_pass(fm_tags(a, b), a, b);
     case FM_HEADER: return fm_pass(fm_lines(a, b, fm_header, NULL), a, b);
+    case FM_INDENTED: return fm_pass(fm_lines(a, b, fm_indented, NULL), a, b);
+    case FM_SETEXT: return fm_pass(fm_lines(a, b, fm_setext, NULL), a, b);
+    case FM_HRULE: return fm_pass(fm_lines(a, b, fm_hrule, NULL), a, b);
     case FM_BULLETS: return fm_pass(fm_lines(a, b, fm_bullet, NULL), a, b);
     }
     return 0;
 }
 
-/* which of < > ] # the text holds (bits 1 2 4 8: the guards of cleaning._followed_head) */
+/* which of < > ] # the text holds (bits 1 2 4 8: the guards of cleaning._followed_head), 16 for
+   - or =, 32 for * - or _ */
 static int fm_guards(const Buf *a) {
+    int dash = fm_chr(a, 0, '-') >= 0;
     return (fm_chr(a, 0, '<') >= 0) | (fm_chr(a, 0, '>') >= 0) << 1 | (fm_chr(a, 0, ']') >= 0) << 2
-           | (fm_chr(a, 0, '#') >= 0) << 3;
+           | (fm_chr(a, 0, '#') >= 0) << 3 | (dash || fm_chr(a, 0, '=') >= 0) << 4
+           | (dash || fm_chr(a, 0, '*') >= 0 || fm_chr(a, 0, '_') >= 0) << 5;
 }
 
-/* cleaning._followed_head: the rules in its order, each where its guard's character is left */
+/* cleaning._followed_head: the rules in its order, each where its guard's character is left;
+   setext lines only where the text had a newline (strip_markup's multiline) */
 static int fm_head(Buf *a, Buf *b) {
-    static const int guard[] = {1, 2, 4, 1, 8, 0};
-    int changed = 0, has = fm_guards(a);
+    static const int guard[] = {1, 0, 16, 2, 4, 1, 8, 32, 0};
+    int changed = 0, has = fm_guards(a), multiline = fm_chr(a, 0, '\n') >= 0;
     for (int rule = FM_COMMENT; rule <= FM_BULLETS; rule++) {
-        if (guard[rule] && !(has & guard[rule])) continue;
+        if ((guard[rule] && !(has & guard[rule])) || (rule == FM_SETEXT && !multiline)) continue;
         int done = fm_rule(rule, a, b);
         if (done < 0) return -1;
         if (done) has = fm_guards(a);
@@ -2263,6 +2304,9 @@ static PyObject *fm_tags_(PyObject *self, PyObject *args) { return fm_call(args,
 static PyObject *fm_header_(PyObject *self, PyObject *args) { return fm_call(args, FM_HEADER); }
 static PyObject *fm_bullets(PyObject *self, PyObject *args) { return fm_call(args, FM_BULLETS); }
 static PyObject *fm_followed_head(PyObject *self, PyObject *args) { return fm_call(args, FM_HEAD); }
+static PyObject *fm_indented_(PyObject *self, PyObject *args) { return fm_call(args, FM_INDENTED); }
+static PyObject *fm_setext_(PyObject *self, PyObject *args) { return fm_call(args, FM_SETEXT); }
+static PyObject *fm_hrule_(PyObject *self, PyObject *args) { return fm_call(args, FM_HRULE); }
 /* --- end of links, quotes, spoilers, tags, headers, bullets ------------------------------------ */
 
 /* --- apply_vocabulary(): lsdscc.corpus.vocab.Vocabulary.apply_text ------------------------- */
@@ -2428,7 +2472,12 @@ static PyMethodDef methods[] = {
     {"header", fm_header_, METH_VARARGS, "header(text): cleaning._HEADER.sub(\"\", text)."},
     {"bullets", fm_bullets, METH_VARARGS, "bullets(text): cleaning._BULLET_LINES.sub(text)."},
     {"followed_head", fm_followed_head, METH_VARARGS,
-     "followed_head(text): cleaning._followed_head(text) (the six rules above, guarded as there), or None."},
+     "followed_head(text): cleaning._followed_head(text) (the six rules above and the three below, guarded as there), "
+     "or None."},
+    /* (cfix: the line rules strip_markup runs between those of followed_head) */
+    {"indented_code", fm_indented_, METH_VARARGS, "indented_code(text): cleaning._INDENTED_CODE.sub(\"\", text)."},
+    {"setext", fm_setext_, METH_VARARGS, "setext(text): cleaning._SETEXT_LINES.sub(text)."},
+    {"hrule", fm_hrule_, METH_VARARGS, "hrule(text): cleaning._HRULE_LINES.sub(text)."},
     /* (helper cnames: usernames, e-mail addresses, urls, entities) */
     {"may_name_user", may_name_user, METH_O, "may_name_user(text): cleaning.may_name_user(text)."},
     {"mail_and_urls", mail_and_urls, METH_O,

@@ -44,7 +44,7 @@ import re
 from collections import Counter
 
 from lsdscc.corpus.config import CONVENTIONS, DEFAULT_CONVENTION
-from lsdscc.corpus.emoticons import emoticon_table, substitute_emoticons, substitute_shrug
+from lsdscc.corpus.emoticons import SHRUG, emoticon_table, substitute_emoticons, substitute_shrug
 from lsdscc.corpus.rule_tables import first_characters, re_case_folds
 
 # --- what is never published: removal markers and usernames (docs/data-safety.md) -----------
@@ -495,6 +495,11 @@ def _emphasis(text: str) -> str:
     return text
 
 
+def _protected(match: re.Match) -> str:
+    """The stand-in of a backslash-escaped character (:data:`_BACKSLASH_ESCAPE`)."""
+    return chr(_PROTECT + ord(match.group(1)))
+
+
 def strip_markup(text: str) -> str:
     """Step 1: markdown and HTML to plain text; paragraphs become single spaces; usernames
     (:data:`USERNAME`) go, before and after the markup rules.
@@ -508,7 +513,7 @@ def strip_markup(text: str) -> str:
     has = text.__contains__
     escaped = has("\\")
     if escaped:  # protect \* \_ ... from the markdown rules; restored at the end
-        text = _BACKSLASH_ESCAPE.sub(lambda m: chr(_PROTECT + ord(m.group(1))), text)
+        text = _BACKSLASH_ESCAPE.sub(_protected, text)
     if has("<"):
         text = _sub_before_last(_HTML_COMMENT, " ", text, "-->")
     multiline = has("\n")
@@ -1099,6 +1104,8 @@ def _native_plain(text: str, lowercase: bool, counts: Counter | None = None, lit
     tells apart), and ``plain`` tries the result, taking what is left of them as text (an &
     left after decoding stays an &, as in strip_markup). ``literal``: the causes already dealt
     with (REFUSED_ENTITIES: :func:`_without_usernames` decoded the entities)."""
+    if SHRUG in text:
+        return _native_shrug(text, lowercase, counts, literal)
     result = _native.plain(text, lowercase, literal, counts)  # (None: a text it leaves to Python)
     for cause, rules in _NATIVE_STEPS:
         if result.__class__ is not int or result & REFUSED_OTHER:
@@ -1109,6 +1116,39 @@ def _native_plain(text: str, lowercase: bool, counts: Counter | None = None, lit
             if cause == REFUSED_ENTITIES and _native.may_name_user(text):  # u&#47;name: the Python steps decide
                 return None
             result = _native.plain(text, lowercase, literal, counts)
+    return None if result is None or result.__class__ is int else result
+
+
+#: The stand-ins of the escapes :func:`_native_shrug` takes (a shrug's arm: ``¯\\_(ツ)`` or
+#: ``¯\\\\_(ツ)``, ``¯\\_(ツ)`` once displayed).
+_PROTECTED_BACKSLASH, _PROTECTED_UNDERSCORE = chr(_PROTECT + ord("\\")), chr(_PROTECT + ord("_"))
+
+
+def _native_shrug(text: str, lowercase: bool, counts: Counter | None, literal: int) -> list[str] | str | None:
+    """:func:`_native_plain` for a text holding a shrug (:data:`SHRUG`), which ``plain`` leaves to
+    Python (its rule is the tail's first) and whose arm's backslashes (markdown escapes) it
+    refuses: strip_markup's steps in its order. The escapes become their stand-ins
+    (:data:`_BACKSLASH_ESCAPE`), the markup rules run (:func:`_followed_markup`), the stand-ins are
+    restored, e-mails and urls replaced, the shrug substituted, and ``plain`` takes the rest.
+    None where ``plain`` refuses the text (the escapes of ``\\`` and ``_`` left out, as ``_`` and
+    nothing) for another cause than those of the rules run here (another escape, code blocks,
+    tables...), or refuses what they leave: the Python steps then run."""
+    escaped = "\\" in text
+    if escaped:
+        text = _BACKSLASH_ESCAPE.sub(_protected, text)
+    # (the probe: those escapes as _ and nothing; any other stand-in is a character plain refuses.
+    # str.replace, not translate: that takes 50 us on an 800-character text outside ASCII)
+    probe = text.replace(_PROTECTED_BACKSLASH, "").replace(_PROTECTED_UNDERSCORE, "_") if escaped else text
+    if "\\" in probe:
+        return None
+    causes = _native.plain(probe, lowercase, literal, None)  # (None: no refusal, the shrug left to Python)
+    if causes is not None and (causes.__class__ is not int or causes & REFUSED_OTHER):
+        return None
+    text = _followed_markup(text)
+    if escaped:  # (strip_markup's translate(_UNPROTECT): no other stand-in is left, the probe said)
+        text = text.replace(_PROTECTED_BACKSLASH, "\\").replace(_PROTECTED_UNDERSCORE, "_")
+    text = substitute_shrug(_mail_and_urls(text))
+    result = _native.plain(text, lowercase, literal | REFUSED_ENTITIES | REFUSED_FOLLOWED | REFUSED_LINKS, counts)
     return None if result is None or result.__class__ is int else result
 
 
@@ -1126,10 +1166,21 @@ def _mail_and_urls(text: str) -> str:
 
 
 def _followed_head(text: str) -> str:
-    """The rules of :func:`_followed_markup` up to the list bullets: HTML comments, quotes and
-    spoilers, links, tags, headers, bullets (``_native.followed_head`` does the same in C)."""
+    """The rules of :func:`_followed_markup` up to the list bullets: HTML comments, indented code,
+    setext lines, quotes and spoilers, links, tags, headers, horizontal rules, bullets
+    (``_native.followed_head`` does the same in C). ``_native.plain`` refuses a text whose own
+    lines are code, setext lines or rules, but removing a comment can make the first two and
+    removing a quote marker, link, tag or header a rule (``\n>___``), so they run here at
+    strip_markup's place. (Code fences, tables and escapes need ```` ``` ````, ``~~~``, ``|`` or a
+    backslash, which ``plain`` refuses and no rule makes: each keeps or removes characters, or
+    puts in a space.)"""
+    multiline = "\n" in text  # (strip_markup's: setext lines only where the text had a newline)
     if "<" in text:
         text = _sub_before_last(_HTML_COMMENT, " ", text, "-->")
+    if text.startswith(("    ", "\t")) or "\n    " in text or "\n\t" in text:
+        text = _INDENTED_CODE.sub("", text)
+    if multiline and ("-" in text or "=" in text):
+        text = _SETEXT_LINES.sub(text)
     if ">" in text:
         text = _quotes_and_spoilers(text)
     if "]" in text:
@@ -1138,6 +1189,8 @@ def _followed_head(text: str) -> str:
         text = _tags(text)
     if "#" in text:
         text = _HEADER.sub("", text)
+    if "*" in text or "-" in text or "_" in text:
+        text = _HRULE_LINES.sub(text)
     return _BULLET_LINES.sub(text)
 
 

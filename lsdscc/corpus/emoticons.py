@@ -136,8 +136,24 @@ def substitute_emoticons(text: str) -> str:
 def substitute_shrug(text: str) -> str:
     """The first step of :func:`substitute_emoticons`: every shrug (:data:`SHRUG` with its arms)
     replaced by `` shrug ``. Running it twice changes nothing (no shrug is left, and the
-    spaces around the word keep one from forming)."""
-    return _SHRUG.sub(" shrug ", text) if SHRUG in text else text
+    spaces around the word keep one from forming).
+
+    ``_SHRUG.sub(" shrug ", text)``, run on each stretch between spaces that holds the face: a
+    shrug holds no space and its lookbehind asks for a \\ or _ only, so a stretch gives what the
+    whole text gives there, and re does not try the pattern (no literal first) at every position
+    of the text (60 us on an 800-character body, a few on the stretches)."""
+    i = text.find(SHRUG)
+    if i < 0:
+        return text
+    out, pos = [], 0
+    while i >= 0:
+        start = text.rfind(" ", pos, i) + 1 or pos
+        end = text.find(" ", i) % (len(text) + 1)  # (-1, no space after: the end)
+        out += (text[pos:start], _SHRUG.sub(" shrug ", text[start:end]))
+        pos = end
+        i = text.find(SHRUG, end)
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def _emoji_sub(text: str, emoji: re.Pattern, starts: tuple, word) -> str:
