@@ -1036,25 +1036,33 @@ static PyObject *new_token(const Py_UCS4 *p, Py_ssize_t n) {
 }
 
 /* Tokens seen before, one str each (up to INTERN_MAX of them): a token counted again takes no
-   new str, and the counts' dict finds it by its cached hash and by identity. */
+   new str, and the counts' dict finds it by its cached hash and by identity. A slot is one
+   cache line: an ASCII token of up to HEAD characters is also in head, so finding it reads
+   the slot alone, not the str. */
+#define HEAD 24
 typedef struct {
     Py_hash_t h;
     PyObject *s;
     unsigned long generation;  /* kept_set's generation when kept was found (0: never) */
-    int kept;                  /* the token is in kept_set */
     long pending;              /* its count in the text being split, not yet in the counts */
+    int kept;                  /* the token is in kept_set */
+    int head_n;                /* the token's length where head holds it (ASCII, HEAD at most), else -1 */
+    unsigned char head[HEAD];
 } Slot;
 /* apply_vocabulary's last set of unchanged tokens (held, so no other set takes its address) */
 static PyObject *kept_set;
 static unsigned long kept_generation;
 static Slot *interned;
+static void *interned_block;  /* (what PyMem_Calloc gave: interned is its first 64-byte boundary) */
 static Py_ssize_t interned_cap, interned_count;
 static Py_ssize_t INTERN_MAX = 1 << 20;  /* (intern_limit() changes it, for tests) */
 
 /* FNV-1a over the code points of characters 0..n of a str's data (kind: its width) */
+#define FNV_START 14695981039346656037ULL
+#define FNV_STEP(h, c) (((h) ^ (c)) * 1099511628211ULL)
 static Py_hash_t text_hash(int kind, const void *data, Py_ssize_t n) {
-    Py_uhash_t h = 14695981039346656037ULL;
-    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ PyUnicode_READ(kind, data, i)) * 1099511628211ULL;
+    Py_uhash_t h = FNV_START;
+    for (Py_ssize_t i = 0; i < n; i++) h = FNV_STEP(h, PyUnicode_READ(kind, data, i));
     return (Py_hash_t)h;
 }
 
@@ -1064,29 +1072,40 @@ static int same_text(PyObject *s, int kind, const void *data, Py_ssize_t n) {
     int skind = PyUnicode_KIND(s);
     const void *sdata = PyUnicode_DATA(s);
     if (skind == kind) return !memcmp(sdata, data, n * kind);
-    if (skind == PyUnicode_1BYTE_KIND && kind == PyUnicode_4BYTE_KIND) {  /* (a token of the cleaning, most often) */
-        const Py_UCS1 *d = sdata;
-        const Py_UCS4 *p = data;
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (d[i] != p[i]) return 0;
-        return 1;
-    }
     for (Py_ssize_t i = 0; i < n; i++)
         if (PyUnicode_READ(skind, sdata, i) != PyUnicode_READ(kind, data, i)) return 0;
     return 1;
 }
 
+/* whether slot holds the token of the n characters of data (of width kind) */
+static inline int same_token(const Slot *slot, int kind, const void *data, Py_ssize_t n) {
+    if (slot->head_n < 0) return same_text(slot->s, kind, data, n);
+    if (slot->head_n != n) return 0;
+    if (kind == PyUnicode_4BYTE_KIND) {  /* (a token of the cleaning, most often) */
+        const Py_UCS4 *p = data;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (slot->head[i] != p[i]) return 0;
+        return 1;
+    }
+    if (kind == PyUnicode_1BYTE_KIND) return !memcmp(slot->head, data, n);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (slot->head[i] != PyUnicode_READ(kind, data, i)) return 0;
+    return 1;
+}
+
 static int intern_grow(void) {
     Py_ssize_t cap = interned_cap ? 2 * interned_cap : 1 << 14;
-    Slot *t = PyMem_Calloc(cap, sizeof(Slot));
-    if (!t) { PyErr_NoMemory(); return -1; }
+    void *block = PyMem_Calloc(cap + 1, sizeof(Slot));
+    if (!block) { PyErr_NoMemory(); return -1; }
+    Slot *t = (Slot *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
     for (Py_ssize_t i = 0; i < interned_cap; i++) {
         if (!interned[i].s) continue;
         Py_ssize_t j = interned[i].h & (cap - 1);
         while (t[j].s) j = (j + 1) & (cap - 1);
         t[j] = interned[i];
     }
-    PyMem_Free(interned);
+    PyMem_Free(interned_block);
+    interned_block = block;
     interned = t;
     interned_cap = cap;
     return 0;
@@ -1096,7 +1115,7 @@ static int intern_grow(void) {
    slot where it would go (h: their text_hash; the table has room) */
 static Slot *find_slot(int kind, const void *data, Py_ssize_t n, Py_hash_t h) {
     Py_ssize_t j = h & (interned_cap - 1);
-    while (interned[j].s && !(interned[j].h == h && same_text(interned[j].s, kind, data, n)))
+    while (interned[j].s && !(interned[j].h == h && same_token(&interned[j], kind, data, n)))
         j = (j + 1) & (interned_cap - 1);
     return &interned[j];
 }
@@ -1129,25 +1148,31 @@ static int intern_will_grow(void) {
     return 2 * (interned_count + 1) > interned_cap && interned_count < INTERN_MAX;
 }
 
-/* the interned str of a token (a new reference), and its slot (*slot: NULL once the table is full) */
-static PyObject *intern_token(const Py_UCS4 *p, Py_ssize_t n, Slot **slot) {
+/* the slot of a token of the cleaning (h: its text_hash), its str made and interned where it is
+   new (*slot: NULL, and *made the new str, once the table is full); -1 with the error set */
+static int token_slot(const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h, Slot **slot, PyObject **made) {
     *slot = NULL;
-    if (intern_will_grow() && intern_grow() < 0) return NULL;
-    Py_hash_t h = text_hash(PyUnicode_4BYTE_KIND, p, n);
+    *made = NULL;
+    if (intern_will_grow() && intern_grow() < 0) return -1;
     Slot *found = find_slot(PyUnicode_4BYTE_KIND, p, n, h);
     if (found->s) {
         *slot = found;
-        Py_INCREF(found->s);
-        return found->s;
+        return 0;
     }
     PyObject *t = new_token(p, n);
-    if (t && interned_count < INTERN_MAX) {
-        *found = (Slot){h, t, 0, 0, 0};
-        *slot = found;
-        Py_INCREF(t);
-        interned_count++;
+    if (!t) return -1;
+    if (interned_count >= INTERN_MAX) {
+        *made = t;
+        return 0;
     }
-    return t;
+    *found = (Slot){h, t, 0, 0, 0, -1, {0}};
+    if (n <= HEAD && PyUnicode_KIND(t) == PyUnicode_1BYTE_KIND && PyUnicode_IS_ASCII(t)) {
+        found->head_n = (int)n;
+        memcpy(found->head, PyUnicode_1BYTE_DATA(t), n);
+    }
+    *slot = found;
+    interned_count++;
+    return 0;
 }
 
 /* where the tokens go: a list, or (counts given) counted and joined with single spaces. A
@@ -1187,16 +1212,14 @@ static int flush_pending(Sink *k, int ok) {
     return ok ? 0 : -1;
 }
 
-static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
+static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
     if (intern_will_grow() && flush_pending(k, 1) < 0) return -1;  /* (a new table moves the slots) */
     Slot *slot;
-    PyObject *t = intern_token(p, n, &slot);
-    if (!t) return -1;
-    Py_DECREF(t);  /* (the table holds it) */
+    PyObject *t;
+    if (token_slot(p, n, h, &slot, &t) < 0) return -1;
     if (!slot) {  /* (the table is full: counted at once, after the pending ones) */
-        t = new_token(p, n);
-        int r = !t || flush_pending(k, 1) < 0 || count_token(k->counts, t, 1) < 0 ? -1 : 0;
-        Py_XDECREF(t);
+        int r = flush_pending(k, 1) < 0 || count_token(k->counts, t, 1) < 0 ? -1 : 0;
+        Py_DECREF(t);
         return r;
     }
     if (!slot->pending++) {
@@ -1212,14 +1235,15 @@ static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
     return 0;
 }
 
-static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
+/* a token (h: its text_hash, where counts are given) */
+static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
     if (!k->counts) {
         PyObject *t = new_token(p, n);
         int r = !t ? -1 : PyList_Append(k->list, t);
         Py_XDECREF(t);
         return r;
     }
-    if (count_pending(k, p, n) < 0) return -1;
+    if (count_pending(k, p, n, h) < 0) return -1;
     if (k->joined.n && buf_put(&k->joined, ' ') < 0) return -1;
     return buf_putu(&k->joined, p, n);
 }
@@ -1231,20 +1255,27 @@ static PyObject *split(const Buf *b, PyObject *counts) {
     Sink k = {NULL, counts, {NULL, 0, 0}, NULL, 0, 0};
     if (counts ? buf_init(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) return NULL;
     Py_ssize_t start = -1;  /* start of the token being read */
+    Py_uhash_t h = FNV_START;  /* its text_hash so far */
     for (Py_ssize_t i = 0; i <= b->n;) {
         Py_ssize_t first = 0, len = 0;
         int space = i == b->n || is_space(b->p[i]);
         if (!space && (i == 0 || !is_word(b->p[i - 1]))) len = contraction_at(b, i, &first);  /* (\b) */
         if ((space || len) && start >= 0) {
-            if (emit(&k, b->p + start, i - start) < 0) goto error;
+            if (emit(&k, b->p + start, i - start, (Py_hash_t)h) < 0) goto error;
             start = -1;
         }
         if (len) {
-            if (emit(&k, b->p + i, first) < 0 || emit(&k, b->p + i + first, len - first) < 0) goto error;
+            const Py_UCS4 *c = b->p + i;
+            if (emit(&k, c, first, text_hash(PyUnicode_4BYTE_KIND, c, first)) < 0
+                || emit(&k, c + first, len - first, text_hash(PyUnicode_4BYTE_KIND, c + first, len - first)) < 0)
+                goto error;
             i += len;
             continue;
         }
-        if (!space && start < 0) start = i;
+        if (!space) {
+            if (start < 0) start = i, h = FNV_START;
+            h = FNV_STEP(h, b->p[i]);
+        }
         i++;
     }
     if (!counts) return k.list;
