@@ -71,6 +71,30 @@ static void buf_free(Buf *b) {
     b->p = NULL;
 }
 
+/* Buffers given back (buf_give) for the next buf_take: a text takes no malloc for its steps'
+   buffers once a few texts have been read. A buffer over POOL_KEEP characters is freed. */
+#define POOL 6
+#define POOL_KEEP (1 << 18)
+static Buf pool[POOL];
+static int pooled;
+
+static int buf_take(Buf *b, Py_ssize_t cap) {
+    if (!pooled) return buf_init(b, cap);
+    *b = pool[--pooled];
+    b->n = 0;
+    if (buf_grow(b, cap) < 0) { buf_free(b); return -1; }
+    return 0;
+}
+
+static void buf_give(Buf *b) {
+    if (b->p && pooled < POOL && b->cap <= POOL_KEEP) {
+        pool[pooled++] = *b;
+        b->p = NULL;
+    } else {
+        buf_free(b);
+    }
+}
+
 /* the result of one step becomes the input of the next */
 static void buf_swap(Buf *a, Buf *b) {
     Buf t = *a;
@@ -1251,46 +1275,63 @@ static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
 /* the contractions split, then text.split(): a contraction's two parts are tokens of their
    own (the spaces it gets around and between them). The tokens, or (counts given) their text
    joined with single spaces, each counted into counts. */
+/* the pending slots' array of the last split, kept for the next */
+static Slot **spare_pending;
+static Py_ssize_t spare_pending_cap;
+
+static void give_pending(Sink *k) {
+    if (!spare_pending && k->cap <= POOL_KEEP) {
+        spare_pending = k->pending;
+        spare_pending_cap = k->cap;
+    } else {
+        PyMem_Free(k->pending);
+    }
+}
+
+/* a contraction at b->p[i] where a word starts there (\b): its length (*first: its first part's), or 0 */
+static inline Py_ssize_t contraction_start(const Buf *b, Py_ssize_t i, Py_UCS4 c, int after_word, Py_ssize_t *first) {
+    if (after_word || (c < 128 && !T.contraction_first[fold(c)])) return 0;
+    return contraction_at(b, i, first);
+}
+
 static PyObject *split(const Buf *b, PyObject *counts) {
-    Sink k = {NULL, counts, {NULL, 0, 0}, NULL, 0, 0};
-    if (counts ? buf_init(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) return NULL;
-    Py_ssize_t start = -1;  /* start of the token being read */
-    Py_uhash_t h = FNV_START;  /* its text_hash so far */
-    for (Py_ssize_t i = 0; i <= b->n;) {
-        Py_ssize_t first = 0, len = 0;
-        int space = i == b->n || is_space(b->p[i]);
-        if (!space && (i == 0 || !is_word(b->p[i - 1]))) len = contraction_at(b, i, &first);  /* (\b) */
-        if ((space || len) && start >= 0) {
-            if (emit(&k, b->p + start, i - start, (Py_hash_t)h) < 0) goto error;
-            start = -1;
+    Sink k = {NULL, counts, {NULL, 0, 0}, spare_pending, 0, spare_pending_cap};
+    if (counts ? buf_take(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) return NULL;
+    spare_pending = NULL;
+    spare_pending_cap = 0;
+    const Py_UCS4 *p = b->p;
+    for (Py_ssize_t i = 0, n = b->n; i < n;) {
+        if (is_space(p[i])) { i++; continue; }
+        Py_ssize_t start = i, first = 0, len = 0;  /* (the token being read starts at start) */
+        Py_uhash_t h = FNV_START;  /* its text_hash so far */
+        int after_word = i > 0 && is_word(p[i - 1]);
+        for (; i < n; i++) {
+            Py_UCS4 c = p[i];
+            if (is_space(c) || (len = contraction_start(b, i, c, after_word, &first))) break;
+            after_word = is_word(c);
+            h = FNV_STEP(h, c);
         }
-        if (len) {
-            const Py_UCS4 *c = b->p + i;
-            if (emit(&k, c, first, text_hash(PyUnicode_4BYTE_KIND, c, first)) < 0
-                || emit(&k, c + first, len - first, text_hash(PyUnicode_4BYTE_KIND, c + first, len - first)) < 0)
+        if (i > start && emit(&k, p + start, i - start, (Py_hash_t)h) < 0) goto error;
+        if (len) {  /* (its two parts are tokens of their own) */
+            if (emit(&k, p + i, first, text_hash(PyUnicode_4BYTE_KIND, p + i, first)) < 0
+                || emit(&k, p + i + first, len - first, text_hash(PyUnicode_4BYTE_KIND, p + i + first, len - first)) < 0)
                 goto error;
             i += len;
-            continue;
         }
-        if (!space) {
-            if (start < 0) start = i, h = FNV_START;
-            h = FNV_STEP(h, b->p[i]);
-        }
-        i++;
     }
-    if (!counts) return k.list;
+    if (!counts) { give_pending(&k); return k.list; }
     PyObject *joined = flush_pending(&k, 1) < 0 ? NULL
         : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, k.joined.p, k.joined.n);
-    buf_free(&k.joined);
-    PyMem_Free(k.pending);
+    buf_give(&k.joined);
+    give_pending(&k);
     return joined;
 error:
     Py_XDECREF(k.list);
     if (counts) {
         flush_pending(&k, 0);
-        buf_free(&k.joined);
-        PyMem_Free(k.pending);
+        buf_give(&k.joined);
     }
+    give_pending(&k);
     return NULL;
 }
 
@@ -1331,8 +1372,8 @@ undecided:
     result = Py_None;
     Py_INCREF(result);
 done:
-    buf_free(&a);
-    buf_free(&b);
+    buf_give(&a);
+    buf_give(&b);
     return result;
 }
 
@@ -1342,8 +1383,8 @@ static int take_text(PyObject *text, PyObject *counts, Buf *a) {
     if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict"); return -1; }
     if (!T.ready) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return -1; }
     Py_ssize_t n = PyUnicode_GetLength(text);
-    if (buf_init(a, n + 1) < 0) return -1;
-    if (!PyUnicode_AsUCS4(text, a->p, a->cap, 0)) { buf_free(a); return -1; }
+    if (buf_take(a, n + 1) < 0) return -1;
+    if (!PyUnicode_AsUCS4(text, a->p, a->cap, 0)) { buf_give(a); return -1; }
     a->n = n;
     return 0;
 }
@@ -1353,7 +1394,7 @@ static PyObject *tail(PyObject *self, PyObject *args) {
     int lowercase;
     Buf a, b;
     if (!PyArg_ParseTuple(args, "Up|O", &text, &lowercase, &counts) || take_text(text, counts, &a) < 0) return NULL;
-    if (buf_init(&b, 6 * a.n + 16) < 0) { buf_free(&a); return NULL; }
+    if (buf_take(&b, 6 * a.n + 16) < 0) { buf_give(&a); return NULL; }
     return run_tail(a, b, lowercase, NULL, counts == Py_None ? NULL : counts);
 }
 
@@ -1453,9 +1494,9 @@ static PyObject *plain(PyObject *self, PyObject *args) {
         return NULL;
     Scan s;
     int why = plain_text(text, &a, &s, literal & (ENTITIES | FOLLOWED | LINKS));
-    if (why) { buf_free(&a); return why < 0 ? NULL : PyLong_FromLong(why); }
+    if (why) { buf_give(&a); return why < 0 ? NULL : PyLong_FromLong(why); }
     strip_ends(&a);
-    if (buf_init(&b, 6 * a.n + 16) < 0) { buf_free(&a); return NULL; }
+    if (buf_take(&b, 6 * a.n + 16) < 0) { buf_give(&a); return NULL; }
     return run_tail(a, b, lowercase, &s, counts == Py_None ? NULL : counts);
 }
 
