@@ -1229,6 +1229,7 @@ static int count_token(PyObject *counts, PyObject *t, long amount) {
 static int flush_pending(Sink *k, int ok) {
     for (Py_ssize_t i = 0; i < k->npending; i++) {
         Slot *slot = k->pending[i];
+        if (i + 4 < k->npending) __builtin_prefetch(k->pending[i + 4]->s);  /* (the dict reads its type and hash) */
         if (ok && count_token(k->counts, slot->s, slot->pending) < 0) ok = 0;
         slot->pending = 0;
     }
@@ -1247,6 +1248,7 @@ static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
         return r;
     }
     if (!slot->pending++) {
+        __builtin_prefetch(slot->s);  /* (flush_pending's dict reads its type and hash) */
         if (k->npending == k->cap) {
             Py_ssize_t cap = k->cap ? 2 * k->cap : 64;
             Slot **grown = PyMem_Realloc(k->pending, cap * sizeof(Slot *));
