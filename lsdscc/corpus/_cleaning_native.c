@@ -1296,12 +1296,23 @@ static inline Py_ssize_t contraction_start(const Buf *b, Py_ssize_t i, Py_UCS4 c
     return contraction_at(b, i, first);
 }
 
-static PyObject *split(const Buf *b, PyObject *counts) {
-    Sink k = {NULL, counts, {NULL, 0, 0}, spare_pending, 0, spare_pending_cap};
-    if (counts ? buf_take(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) return NULL;
-    spare_pending = NULL;
-    spare_pending_cap = 0;
+/* a token of a text: where it starts, its length and text_hash */
+typedef struct { Py_ssize_t start, n; Py_hash_t h; } Token;
+static Token *spare_tokens;  /* (the last split's array, kept for the next) */
+static Py_ssize_t spare_tokens_cap;
+
+/* the token at p[start:start+n] (h: its text_hash) into v[count]; its slot is fetched into the
+   cache while the text is read further (a slot of a new table, where it grows, only misses) */
+static inline Py_ssize_t add_token(Token *v, Py_ssize_t count, Py_ssize_t start, Py_ssize_t n, Py_uhash_t h) {
+    v[count] = (Token){start, n, (Py_hash_t)h};
+    if (interned_cap) __builtin_prefetch(&interned[(Py_hash_t)h & (interned_cap - 1)]);
+    return count + 1;
+}
+
+/* the tokens of b (the contractions split, then text.split()) into v (room for b->n of them): their count */
+static Py_ssize_t find_tokens(const Buf *b, Token *v) {
     const Py_UCS4 *p = b->p;
+    Py_ssize_t count = 0;
     for (Py_ssize_t i = 0, n = b->n; i < n;) {
         if (is_space(p[i])) { i++; continue; }
         Py_ssize_t start = i, first = 0, len = 0;  /* (the token being read starts at start) */
@@ -1313,14 +1324,35 @@ static PyObject *split(const Buf *b, PyObject *counts) {
             after_word = is_word(c);
             h = FNV_STEP(h, c);
         }
-        if (i > start && emit(&k, p + start, i - start, (Py_hash_t)h) < 0) goto error;
+        if (i > start) count = add_token(v, count, start, i - start, h);
         if (len) {  /* (its two parts are tokens of their own) */
-            if (emit(&k, p + i, first, text_hash(PyUnicode_4BYTE_KIND, p + i, first)) < 0
-                || emit(&k, p + i + first, len - first, text_hash(PyUnicode_4BYTE_KIND, p + i + first, len - first)) < 0)
-                goto error;
+            count = add_token(v, count, i, first, text_hash(PyUnicode_4BYTE_KIND, p + i, first));
+            count = add_token(v, count, i + first, len - first, text_hash(PyUnicode_4BYTE_KIND, p + i + first, len - first));
             i += len;
         }
     }
+    return count;
+}
+
+static PyObject *split(const Buf *b, PyObject *counts) {
+    Sink k = {NULL, counts, {NULL, 0, 0}, spare_pending, 0, spare_pending_cap};
+    Token *v = spare_tokens;
+    if (spare_tokens_cap < b->n + 1) {
+        PyMem_Free(v);
+        spare_tokens_cap = 0;
+        if (!(v = spare_tokens = PyMem_Malloc((b->n + 1) * sizeof(Token)))) return PyErr_NoMemory();
+        spare_tokens_cap = b->n + 1;
+    }
+    spare_tokens = NULL;  /* (taken: a split inside this one makes its own) */
+    Py_ssize_t cap = spare_tokens_cap, count = find_tokens(b, v);
+    spare_tokens_cap = 0;
+    if (counts ? buf_take(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) { PyMem_Free(v); return NULL; }
+    spare_pending = NULL;
+    spare_pending_cap = 0;
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (emit(&k, b->p + v[i].start, v[i].n, v[i].h) < 0) goto error;
+    if (!spare_tokens && cap <= POOL_KEEP) spare_tokens = v, spare_tokens_cap = cap;
+    else PyMem_Free(v);
     if (!counts) { give_pending(&k); return k.list; }
     PyObject *joined = flush_pending(&k, 1) < 0 ? NULL
         : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, k.joined.p, k.joined.n);
@@ -1328,6 +1360,7 @@ static PyObject *split(const Buf *b, PyObject *counts) {
     give_pending(&k);
     return joined;
 error:
+    PyMem_Free(v);
     Py_XDECREF(k.list);
     if (counts) {
         flush_pending(&k, 0);
