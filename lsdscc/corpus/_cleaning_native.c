@@ -819,7 +819,10 @@ static inline void scan_at(const Buf *b, Py_ssize_t i, Scan *s) {
         if (!(k & (K_FACE | K_LAUGH | K_QUOTE2))) return;
         if ((k & K_FACE) && !s->face && (i == 0 || is_space(b->p[i - 1])) && face_at(b, i)) s->face = 1;
         if ((k & K_QUOTE2) && i >= 1 && b->p[i - 1] == c) s->quotes2 = 1;
-        if (k & K_LAUGH) s->laugh_seen |= laugh_bits_at(b, i);
+        if (k & K_LAUGH) {  /* (laugh_bits_at where a guard starts with these two letters) */
+            Py_UCS4 next = i + 1 < b->n ? fold(b->p[i + 1]) : 0;
+            if (next < 128 && (T.laugh_first[fold(c)] & T.laugh_second[next])) s->laugh_seen |= laugh_bits_at(b, i);
+        }
         return;
     }
     s->nonascii = 1;
