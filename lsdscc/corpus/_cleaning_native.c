@@ -74,7 +74,7 @@ static void buf_free(Buf *b) {
 /* Buffers given back (buf_give) for the next buf_take: a text takes no malloc for its steps'
    buffers once a few texts have been read. A buffer over POOL_KEEP characters is freed. */
 #define POOL 6
-#define POOL_KEEP (1 << 18)
+#define POOL_KEEP (1 << 16)  /* (6 x 256 KB at most kept, a 10,000-character body's steps fit) */
 static Buf pool[POOL];
 static int pooled;
 
