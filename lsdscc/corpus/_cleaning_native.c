@@ -22,6 +22,12 @@
 #include <string.h>
 #include <wchar.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)  /* (a hint: fetched into the cache, nothing else) */
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
 typedef struct {
     Py_UCS4 *p;
     Py_ssize_t n, cap;
@@ -1232,7 +1238,7 @@ static int count_token(PyObject *counts, PyObject *t, long amount) {
 static int flush_pending(Sink *k, int ok) {
     for (Py_ssize_t i = 0; i < k->npending; i++) {
         Slot *slot = k->pending[i];
-        if (i + 4 < k->npending) __builtin_prefetch(k->pending[i + 4]->s);  /* (the dict reads its type and hash) */
+        if (i + 4 < k->npending) PREFETCH(k->pending[i + 4]->s);  /* (the dict reads its type and hash) */
         if (ok && count_token(k->counts, slot->s, slot->pending) < 0) ok = 0;
         slot->pending = 0;
     }
@@ -1251,7 +1257,7 @@ static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
         return r;
     }
     if (!slot->pending++) {
-        __builtin_prefetch(slot->s);  /* (flush_pending's dict reads its type and hash) */
+        PREFETCH(slot->s);  /* (flush_pending's dict reads its type and hash) */
         if (k->npending == k->cap) {
             Py_ssize_t cap = k->cap ? 2 * k->cap : 64;
             Slot **grown = PyMem_Realloc(k->pending, cap * sizeof(Slot *));
@@ -1308,7 +1314,7 @@ static Py_ssize_t spare_tokens_cap;
    cache while the text is read further (a slot of a new table, where it grows, only misses) */
 static inline Py_ssize_t add_token(Token *v, Py_ssize_t count, Py_ssize_t start, Py_ssize_t n, Py_uhash_t h) {
     v[count] = (Token){start, n, (Py_hash_t)h};
-    if (interned_cap) __builtin_prefetch(&interned[(Py_hash_t)h & (interned_cap - 1)]);
+    if (interned_cap) PREFETCH(&interned[(Py_hash_t)h & (interned_cap - 1)]);
     return count + 1;
 }
 
