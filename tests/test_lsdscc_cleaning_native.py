@@ -304,3 +304,37 @@ def test_counting_when_the_token_table_is_full(bodies):
         assert NATIVE.intern_limit()[1] == interned + 5
     finally:
         NATIVE.intern_limit(before)
+
+
+def _letters(i: int) -> str:  # (no letter three times in a row: no elongation to shorten)
+    return "".join(chr(97 + i // 25 ** k % 25) + "z" for k in range(4))
+
+
+def test_counting_while_the_token_table_grows():
+    """One text with more new tokens than the token table has room for: the table grows while
+    the text is counted (its pending counts are flushed first, the slots fetched ahead are then
+    those of the old table). Tokens of up to 24 ASCII characters are found in their slot, longer
+    ones, ones of two and four bytes a character (outside the BMP too) by their str, and
+    apply_vocabulary finds each of them in a str of every width. The Python steps' tokens and
+    Counter.update's counts, in its order."""
+    from collections import Counter
+
+    interned = NATIVE.intern_limit()[1]
+    new = max(9000, interned + 10)  # (at least as many again: the table grows at half full)
+    assert new < 200_000
+    shapes = ["qz{}", "qz{}" + "xy" * 7, "qz{}" + "xy" * 7 + "x", "qz{}ж", "qz{}𝔞", "𝔞qz{}"]  # (24, 25 characters)
+    names = [shapes[i % len(shapes)].format(_letters(i)) for i in range(new)]
+    text = " ".join(names[i] + " the " + names[i // 2] for i in range(new))
+    words = Counter()
+    tokens = cleaning.clean_and_tokenize(text, native=False)
+    assert cleaning.clean_and_count(text, words) == " ".join(tokens)
+    expected = Counter(tokens)
+    assert words == expected and list(words) == list(expected)
+    assert NATIVE.intern_limit()[1] >= interned + new
+    assert set(tokens) == set(names) | {"the"}
+    for name in names[:60] + names[-60:]:
+        for wide in ("", "ж", "𝔞"):  # (the text as a str of one, two and four bytes a character)
+            line = f"{name} the {wide}".strip()
+            assert NATIVE.apply_vocabulary(line, frozenset({name, "the", wide}), {}) is line
+            rewrites = {name: "n", "the": "the", wide: wide}
+            assert NATIVE.apply_vocabulary(line, frozenset({"the", wide}), rewrites) == f"n the {wide}".strip()

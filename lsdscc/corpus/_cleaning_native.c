@@ -22,6 +22,12 @@
 #include <string.h>
 #include <wchar.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)  /* (a hint: fetched into the cache, nothing else) */
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
 typedef struct {
     Py_UCS4 *p;
     Py_ssize_t n, cap;
@@ -69,6 +75,30 @@ static int buf_putu(Buf *b, const Py_UCS4 *s, Py_ssize_t k) {
 static void buf_free(Buf *b) {
     PyMem_Free(b->p);
     b->p = NULL;
+}
+
+/* Buffers given back (buf_give) for the next buf_take: a text takes no malloc for its steps'
+   buffers once a few texts have been read. A buffer over POOL_KEEP characters is freed. */
+#define POOL 6
+#define POOL_KEEP (1 << 16)  /* (6 x 256 KB at most kept, a 10,000-character body's steps fit) */
+static Buf pool[POOL];
+static int pooled;
+
+static int buf_take(Buf *b, Py_ssize_t cap) {
+    if (!pooled) return buf_init(b, cap);
+    *b = pool[--pooled];
+    b->n = 0;
+    if (buf_grow(b, cap) < 0) { buf_free(b); return -1; }
+    return 0;
+}
+
+static void buf_give(Buf *b) {
+    if (b->p && pooled < POOL && b->cap <= POOL_KEEP) {
+        pool[pooled++] = *b;
+        b->p = NULL;
+    } else {
+        buf_free(b);
+    }
 }
 
 /* the result of one step becomes the input of the next */
@@ -795,7 +825,10 @@ static inline void scan_at(const Buf *b, Py_ssize_t i, Scan *s) {
         if (!(k & (K_FACE | K_LAUGH | K_QUOTE2))) return;
         if ((k & K_FACE) && !s->face && (i == 0 || is_space(b->p[i - 1])) && face_at(b, i)) s->face = 1;
         if ((k & K_QUOTE2) && i >= 1 && b->p[i - 1] == c) s->quotes2 = 1;
-        if (k & K_LAUGH) s->laugh_seen |= laugh_bits_at(b, i);
+        if (k & K_LAUGH) {  /* (laugh_bits_at where a guard starts with these two letters) */
+            Py_UCS4 next = i + 1 < b->n ? fold(b->p[i + 1]) : 0;
+            if (next < 128 && (T.laugh_first[fold(c)] & T.laugh_second[next])) s->laugh_seen |= laugh_bits_at(b, i);
+        }
         return;
     }
     s->nonascii = 1;
@@ -1036,25 +1069,33 @@ static PyObject *new_token(const Py_UCS4 *p, Py_ssize_t n) {
 }
 
 /* Tokens seen before, one str each (up to INTERN_MAX of them): a token counted again takes no
-   new str, and the counts' dict finds it by its cached hash and by identity. */
+   new str, and the counts' dict finds it by its cached hash and by identity. A slot is one
+   cache line: an ASCII token of up to HEAD characters is also in head, so finding it reads
+   the slot alone, not the str. */
+#define HEAD 24
 typedef struct {
     Py_hash_t h;
     PyObject *s;
     unsigned long generation;  /* kept_set's generation when kept was found (0: never) */
-    int kept;                  /* the token is in kept_set */
     long pending;              /* its count in the text being split, not yet in the counts */
+    int kept;                  /* the token is in kept_set */
+    int head_n;                /* the token's length where head holds it (ASCII, HEAD at most), else -1 */
+    unsigned char head[HEAD];
 } Slot;
 /* apply_vocabulary's last set of unchanged tokens (held, so no other set takes its address) */
 static PyObject *kept_set;
 static unsigned long kept_generation;
 static Slot *interned;
+static void *interned_block;  /* (what PyMem_Calloc gave: interned is its first 64-byte boundary) */
 static Py_ssize_t interned_cap, interned_count;
 static Py_ssize_t INTERN_MAX = 1 << 20;  /* (intern_limit() changes it, for tests) */
 
 /* FNV-1a over the code points of characters 0..n of a str's data (kind: its width) */
+#define FNV_START 14695981039346656037ULL
+#define FNV_STEP(h, c) (((h) ^ (c)) * 1099511628211ULL)
 static Py_hash_t text_hash(int kind, const void *data, Py_ssize_t n) {
-    Py_uhash_t h = 14695981039346656037ULL;
-    for (Py_ssize_t i = 0; i < n; i++) h = (h ^ PyUnicode_READ(kind, data, i)) * 1099511628211ULL;
+    Py_uhash_t h = FNV_START;
+    for (Py_ssize_t i = 0; i < n; i++) h = FNV_STEP(h, PyUnicode_READ(kind, data, i));
     return (Py_hash_t)h;
 }
 
@@ -1064,29 +1105,40 @@ static int same_text(PyObject *s, int kind, const void *data, Py_ssize_t n) {
     int skind = PyUnicode_KIND(s);
     const void *sdata = PyUnicode_DATA(s);
     if (skind == kind) return !memcmp(sdata, data, n * kind);
-    if (skind == PyUnicode_1BYTE_KIND && kind == PyUnicode_4BYTE_KIND) {  /* (a token of the cleaning, most often) */
-        const Py_UCS1 *d = sdata;
-        const Py_UCS4 *p = data;
-        for (Py_ssize_t i = 0; i < n; i++)
-            if (d[i] != p[i]) return 0;
-        return 1;
-    }
     for (Py_ssize_t i = 0; i < n; i++)
         if (PyUnicode_READ(skind, sdata, i) != PyUnicode_READ(kind, data, i)) return 0;
     return 1;
 }
 
+/* whether slot holds the token of the n characters of data (of width kind) */
+static inline int same_token(const Slot *slot, int kind, const void *data, Py_ssize_t n) {
+    if (slot->head_n < 0) return same_text(slot->s, kind, data, n);
+    if (slot->head_n != n) return 0;
+    if (kind == PyUnicode_4BYTE_KIND) {  /* (a token of the cleaning, most often) */
+        const Py_UCS4 *p = data;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (slot->head[i] != p[i]) return 0;
+        return 1;
+    }
+    if (kind == PyUnicode_1BYTE_KIND) return !memcmp(slot->head, data, n);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (slot->head[i] != PyUnicode_READ(kind, data, i)) return 0;
+    return 1;
+}
+
 static int intern_grow(void) {
     Py_ssize_t cap = interned_cap ? 2 * interned_cap : 1 << 14;
-    Slot *t = PyMem_Calloc(cap, sizeof(Slot));
-    if (!t) { PyErr_NoMemory(); return -1; }
+    void *block = PyMem_Calloc(cap + 1, sizeof(Slot));
+    if (!block) { PyErr_NoMemory(); return -1; }
+    Slot *t = (Slot *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
     for (Py_ssize_t i = 0; i < interned_cap; i++) {
         if (!interned[i].s) continue;
         Py_ssize_t j = interned[i].h & (cap - 1);
         while (t[j].s) j = (j + 1) & (cap - 1);
         t[j] = interned[i];
     }
-    PyMem_Free(interned);
+    PyMem_Free(interned_block);
+    interned_block = block;
     interned = t;
     interned_cap = cap;
     return 0;
@@ -1096,7 +1148,7 @@ static int intern_grow(void) {
    slot where it would go (h: their text_hash; the table has room) */
 static Slot *find_slot(int kind, const void *data, Py_ssize_t n, Py_hash_t h) {
     Py_ssize_t j = h & (interned_cap - 1);
-    while (interned[j].s && !(interned[j].h == h && same_text(interned[j].s, kind, data, n)))
+    while (interned[j].s && !(interned[j].h == h && same_token(&interned[j], kind, data, n)))
         j = (j + 1) & (interned_cap - 1);
     return &interned[j];
 }
@@ -1129,25 +1181,31 @@ static int intern_will_grow(void) {
     return 2 * (interned_count + 1) > interned_cap && interned_count < INTERN_MAX;
 }
 
-/* the interned str of a token (a new reference), and its slot (*slot: NULL once the table is full) */
-static PyObject *intern_token(const Py_UCS4 *p, Py_ssize_t n, Slot **slot) {
+/* the slot of a token of the cleaning (h: its text_hash), its str made and interned where it is
+   new (*slot: NULL, and *made the new str, once the table is full); -1 with the error set */
+static int token_slot(const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h, Slot **slot, PyObject **made) {
     *slot = NULL;
-    if (intern_will_grow() && intern_grow() < 0) return NULL;
-    Py_hash_t h = text_hash(PyUnicode_4BYTE_KIND, p, n);
+    *made = NULL;
+    if (intern_will_grow() && intern_grow() < 0) return -1;
     Slot *found = find_slot(PyUnicode_4BYTE_KIND, p, n, h);
     if (found->s) {
         *slot = found;
-        Py_INCREF(found->s);
-        return found->s;
+        return 0;
     }
     PyObject *t = new_token(p, n);
-    if (t && interned_count < INTERN_MAX) {
-        *found = (Slot){h, t, 0, 0, 0};
-        *slot = found;
-        Py_INCREF(t);
-        interned_count++;
+    if (!t) return -1;
+    if (interned_count >= INTERN_MAX) {
+        *made = t;
+        return 0;
     }
-    return t;
+    *found = (Slot){h, t, 0, 0, 0, -1, {0}};
+    if (n <= HEAD && PyUnicode_KIND(t) == PyUnicode_1BYTE_KIND && PyUnicode_IS_ASCII(t)) {
+        found->head_n = (int)n;
+        memcpy(found->head, PyUnicode_1BYTE_DATA(t), n);
+    }
+    *slot = found;
+    interned_count++;
+    return 0;
 }
 
 /* where the tokens go: a list, or (counts given) counted and joined with single spaces. A
@@ -1180,6 +1238,7 @@ static int count_token(PyObject *counts, PyObject *t, long amount) {
 static int flush_pending(Sink *k, int ok) {
     for (Py_ssize_t i = 0; i < k->npending; i++) {
         Slot *slot = k->pending[i];
+        if (i + 4 < k->npending) PREFETCH(k->pending[i + 4]->s);  /* (the dict reads its type and hash) */
         if (ok && count_token(k->counts, slot->s, slot->pending) < 0) ok = 0;
         slot->pending = 0;
     }
@@ -1187,19 +1246,18 @@ static int flush_pending(Sink *k, int ok) {
     return ok ? 0 : -1;
 }
 
-static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
+static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
     if (intern_will_grow() && flush_pending(k, 1) < 0) return -1;  /* (a new table moves the slots) */
     Slot *slot;
-    PyObject *t = intern_token(p, n, &slot);
-    if (!t) return -1;
-    Py_DECREF(t);  /* (the table holds it) */
+    PyObject *t;
+    if (token_slot(p, n, h, &slot, &t) < 0) return -1;
     if (!slot) {  /* (the table is full: counted at once, after the pending ones) */
-        t = new_token(p, n);
-        int r = !t || flush_pending(k, 1) < 0 || count_token(k->counts, t, 1) < 0 ? -1 : 0;
-        Py_XDECREF(t);
+        int r = flush_pending(k, 1) < 0 || count_token(k->counts, t, 1) < 0 ? -1 : 0;
+        Py_DECREF(t);
         return r;
     }
     if (!slot->pending++) {
+        PREFETCH(slot->s);  /* (flush_pending's dict reads its type and hash) */
         if (k->npending == k->cap) {
             Py_ssize_t cap = k->cap ? 2 * k->cap : 64;
             Slot **grown = PyMem_Realloc(k->pending, cap * sizeof(Slot *));
@@ -1212,14 +1270,15 @@ static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
     return 0;
 }
 
-static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
+/* a token (h: its text_hash, where counts are given) */
+static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
     if (!k->counts) {
         PyObject *t = new_token(p, n);
         int r = !t ? -1 : PyList_Append(k->list, t);
         Py_XDECREF(t);
         return r;
     }
-    if (count_pending(k, p, n) < 0) return -1;
+    if (count_pending(k, p, n, h) < 0) return -1;
     if (k->joined.n && buf_put(&k->joined, ' ') < 0) return -1;
     return buf_putu(&k->joined, p, n);
 }
@@ -1227,39 +1286,96 @@ static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n) {
 /* the contractions split, then text.split(): a contraction's two parts are tokens of their
    own (the spaces it gets around and between them). The tokens, or (counts given) their text
    joined with single spaces, each counted into counts. */
-static PyObject *split(const Buf *b, PyObject *counts) {
-    Sink k = {NULL, counts, {NULL, 0, 0}, NULL, 0, 0};
-    if (counts ? buf_init(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) return NULL;
-    Py_ssize_t start = -1;  /* start of the token being read */
-    for (Py_ssize_t i = 0; i <= b->n;) {
-        Py_ssize_t first = 0, len = 0;
-        int space = i == b->n || is_space(b->p[i]);
-        if (!space && (i == 0 || !is_word(b->p[i - 1]))) len = contraction_at(b, i, &first);  /* (\b) */
-        if ((space || len) && start >= 0) {
-            if (emit(&k, b->p + start, i - start) < 0) goto error;
-            start = -1;
-        }
-        if (len) {
-            if (emit(&k, b->p + i, first) < 0 || emit(&k, b->p + i + first, len - first) < 0) goto error;
-            i += len;
-            continue;
-        }
-        if (!space && start < 0) start = i;
-        i++;
+/* the pending slots' array of the last split, kept for the next */
+static Slot **spare_pending;
+static Py_ssize_t spare_pending_cap;
+
+static void give_pending(Sink *k) {
+    if (!spare_pending && k->cap <= POOL_KEEP) {
+        spare_pending = k->pending;
+        spare_pending_cap = k->cap;
+    } else {
+        PyMem_Free(k->pending);
     }
-    if (!counts) return k.list;
+}
+
+/* a contraction at b->p[i] where a word starts there (\b): its length (*first: its first part's), or 0 */
+static inline Py_ssize_t contraction_start(const Buf *b, Py_ssize_t i, Py_UCS4 c, int after_word, Py_ssize_t *first) {
+    if (after_word || (c < 128 && !T.contraction_first[fold(c)])) return 0;
+    return contraction_at(b, i, first);
+}
+
+/* a token of a text: where it starts, its length and text_hash */
+typedef struct { Py_ssize_t start, n; Py_hash_t h; } Token;
+static Token *spare_tokens;  /* (the last split's array, kept for the next) */
+static Py_ssize_t spare_tokens_cap;
+
+/* the token at p[start:start+n] (h: its text_hash) into v[count]; its slot is fetched into the
+   cache while the text is read further (a slot of a new table, where it grows, only misses) */
+static inline Py_ssize_t add_token(Token *v, Py_ssize_t count, Py_ssize_t start, Py_ssize_t n, Py_uhash_t h) {
+    v[count] = (Token){start, n, (Py_hash_t)h};
+    if (interned_cap) PREFETCH(&interned[(Py_hash_t)h & (interned_cap - 1)]);
+    return count + 1;
+}
+
+/* the tokens of b (the contractions split, then text.split()) into v (room for b->n of them): their count */
+static Py_ssize_t find_tokens(const Buf *b, Token *v) {
+    const Py_UCS4 *p = b->p;
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = 0, n = b->n; i < n;) {
+        if (is_space(p[i])) { i++; continue; }
+        Py_ssize_t start = i, first = 0, len = 0;  /* (the token being read starts at start) */
+        Py_uhash_t h = FNV_START;  /* its text_hash so far */
+        int after_word = i > 0 && is_word(p[i - 1]);
+        for (; i < n; i++) {
+            Py_UCS4 c = p[i];
+            if (is_space(c) || (len = contraction_start(b, i, c, after_word, &first))) break;
+            after_word = is_word(c);
+            h = FNV_STEP(h, c);
+        }
+        if (i > start) count = add_token(v, count, start, i - start, h);
+        if (len) {  /* (its two parts are tokens of their own) */
+            count = add_token(v, count, i, first, text_hash(PyUnicode_4BYTE_KIND, p + i, first));
+            count = add_token(v, count, i + first, len - first, text_hash(PyUnicode_4BYTE_KIND, p + i + first, len - first));
+            i += len;
+        }
+    }
+    return count;
+}
+
+static PyObject *split(const Buf *b, PyObject *counts) {
+    Sink k = {NULL, counts, {NULL, 0, 0}, spare_pending, 0, spare_pending_cap};
+    Token *v = spare_tokens;
+    if (spare_tokens_cap < b->n + 1) {
+        PyMem_Free(v);
+        spare_tokens_cap = 0;
+        if (!(v = spare_tokens = PyMem_Malloc((b->n + 1) * sizeof(Token)))) return PyErr_NoMemory();
+        spare_tokens_cap = b->n + 1;
+    }
+    spare_tokens = NULL;  /* (taken: a split inside this one makes its own) */
+    Py_ssize_t cap = spare_tokens_cap, count = find_tokens(b, v);
+    spare_tokens_cap = 0;
+    if (counts ? buf_take(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) { PyMem_Free(v); return NULL; }
+    spare_pending = NULL;
+    spare_pending_cap = 0;
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (emit(&k, b->p + v[i].start, v[i].n, v[i].h) < 0) goto error;
+    if (!spare_tokens && cap <= POOL_KEEP) spare_tokens = v, spare_tokens_cap = cap;
+    else PyMem_Free(v);
+    if (!counts) { give_pending(&k); return k.list; }
     PyObject *joined = flush_pending(&k, 1) < 0 ? NULL
         : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, k.joined.p, k.joined.n);
-    buf_free(&k.joined);
-    PyMem_Free(k.pending);
+    buf_give(&k.joined);
+    give_pending(&k);
     return joined;
 error:
+    PyMem_Free(v);
     Py_XDECREF(k.list);
     if (counts) {
         flush_pending(&k, 0);
-        buf_free(&k.joined);
-        PyMem_Free(k.pending);
+        buf_give(&k.joined);
     }
+    give_pending(&k);
     return NULL;
 }
 
@@ -1300,8 +1416,8 @@ undecided:
     result = Py_None;
     Py_INCREF(result);
 done:
-    buf_free(&a);
-    buf_free(&b);
+    buf_give(&a);
+    buf_give(&b);
     return result;
 }
 
@@ -1311,8 +1427,8 @@ static int take_text(PyObject *text, PyObject *counts, Buf *a) {
     if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict"); return -1; }
     if (!T.ready) { PyErr_SetString(PyExc_RuntimeError, "call configure() first"); return -1; }
     Py_ssize_t n = PyUnicode_GetLength(text);
-    if (buf_init(a, n + 1) < 0) return -1;
-    if (!PyUnicode_AsUCS4(text, a->p, a->cap, 0)) { buf_free(a); return -1; }
+    if (buf_take(a, n + 1) < 0) return -1;
+    if (!PyUnicode_AsUCS4(text, a->p, a->cap, 0)) { buf_give(a); return -1; }
     a->n = n;
     return 0;
 }
@@ -1322,7 +1438,7 @@ static PyObject *tail(PyObject *self, PyObject *args) {
     int lowercase;
     Buf a, b;
     if (!PyArg_ParseTuple(args, "Up|O", &text, &lowercase, &counts) || take_text(text, counts, &a) < 0) return NULL;
-    if (buf_init(&b, 6 * a.n + 16) < 0) { buf_free(&a); return NULL; }
+    if (buf_take(&b, 6 * a.n + 16) < 0) { buf_give(&a); return NULL; }
     return run_tail(a, b, lowercase, NULL, counts == Py_None ? NULL : counts);
 }
 
@@ -1422,9 +1538,9 @@ static PyObject *plain(PyObject *self, PyObject *args) {
         return NULL;
     Scan s;
     int why = plain_text(text, &a, &s, literal & (ENTITIES | FOLLOWED | LINKS));
-    if (why) { buf_free(&a); return why < 0 ? NULL : PyLong_FromLong(why); }
+    if (why) { buf_give(&a); return why < 0 ? NULL : PyLong_FromLong(why); }
     strip_ends(&a);
-    if (buf_init(&b, 6 * a.n + 16) < 0) { buf_free(&a); return NULL; }
+    if (buf_take(&b, 6 * a.n + 16) < 0) { buf_give(&a); return NULL; }
     return run_tail(a, b, lowercase, &s, counts == Py_None ? NULL : counts);
 }
 
