@@ -74,8 +74,13 @@ class FileTally:
         """One record read; ``created``: its ``created_utc`` when it was parsed."""
         if created is None:
             return
-        self.first = created if self.first is None else min(self.first, created)
-        self.last = created if self.last is None else max(self.last, created)
+        if self.first is None:
+            self.first = self.last = created
+            return
+        if created < self.first:  # (min() and max() as comparisons: a call less per record)
+            self.first = created
+        if created > self.last:
+            self.last = created
 
     def summary(self) -> dict:
         """``{"name", "bytes", "sha256", "records", "first_created_utc", "last_created_utc"}``."""
