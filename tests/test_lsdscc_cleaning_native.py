@@ -286,6 +286,31 @@ def test_apply_vocabulary_in_c(bodies):
         NATIVE.apply_vocabulary("the movie", frozenset(), {"the": 1, "movie": "m"})
 
 
+def test_apply_vocabulary_past_one_batch_of_tokens(bodies):
+    """A one-byte text's tokens are looked up 32 at a time: an unknown word, a token to rewrite or
+    a double space in a later batch than the first still gives the Python answer (the text itself
+    only where every token stays)."""
+    from collections import Counter
+
+    from lsdscc.corpus.vocab import build_vocabulary
+
+    counts = Counter()
+    for body in bodies:
+        cleaning.clean_and_count(body, counts)
+    vocabulary = build_vocabulary(counts, vocab_size=300, rare_max_count=2, piece_min_count=5, min_split_length=6)
+    kept = sorted(vocabulary.unchanged)[:40]
+    rare = next(t for t in counts if t.isascii() and t not in vocabulary.unchanged)
+    for size in (31, 32, 33, 64, 65, 100):
+        words = [kept[i % len(kept)] for i in range(size)]
+        cases = [" ".join(words)] + [" ".join(words[:at] + [rare] + words[at:]) for at in (0, 31, 32, 33, size)]
+        cases += [" ".join(words[:at]) + "  " + " ".join(words[at:]) for at in (1, 32, 33, size - 1)]
+        cases += [" ".join(words[:at] + ["qqzxunseen"] + words[at:]) for at in (5, 40) if at <= size]
+        for text in cases:
+            got = NATIVE.apply_vocabulary(text, vocabulary.unchanged, vocabulary.rewrites)
+            assert got == " ".join(vocabulary.apply(text.split())), repr(text)
+            assert (got is text) == (text == " ".join(text.split()) and vocabulary.unchanged.issuperset(text.split()))
+
+
 def test_counting_when_the_token_table_is_full(bodies):
     """Past the table's limit, new tokens are counted at once, after the text's pending ones:
     the same counts in the same order as Counter.update."""
