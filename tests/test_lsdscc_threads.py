@@ -152,3 +152,27 @@ def test_final_texts_are_counted_as_their_split():
         text = rng.choice(["", " ", "\t"]).join(rng.choice(words) for _ in range(rng.randint(0, 12)))
         (node,) = apply_vocabulary([Node(f"t1_{i}", "", 0, text)], vocabulary)
         assert token_count(node.text) == len(node.text.split()), repr(node.text)
+
+
+def test_pairs_and_conversations_of_one_thread_after_another_see_their_own_texts():
+    # the two steps share the last thread's index (by identity, tuples only): another tuple, or a
+    # list changed in place between two calls, is indexed again
+    from lsdscc.corpus.threads import Node, thread_conversations, thread_pairs
+
+    config = CorpusConfig(min_turns=2)
+
+    def nodes(reply):
+        return (Node("t3_a", "", 1, "what do you think"), Node("t1_b", "t3_a", 2, reply))
+
+    def responses(outcomes):
+        return [o.value.response for o in outcomes if isinstance(o, Kept)]
+
+    first, second = nodes("great film"), nodes("boring film honestly")
+    assert responses(thread_pairs("t3_a", first, config)) == ["great film"]
+    assert responses(thread_pairs("t3_a", second, config)) == ["boring film honestly"]
+    turns = [o.value.turns for o in thread_conversations("t3_a", second, config) if isinstance(o, Kept)]
+    assert turns == [["what do you think", "boring film honestly"]]
+    changing = list(first)
+    assert responses(thread_pairs("t3_a", changing, config)) == ["great film"]
+    changing[1] = Node("t1_b", "t3_a", 2, "a " * 400)  # now too long a response
+    assert responses(thread_pairs("t3_a", changing, config)) == []

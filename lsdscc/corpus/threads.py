@@ -242,6 +242,26 @@ def token_count(text: str) -> int:
     return text.count(" ") + 1 if text else 0
 
 
+#: The last thread's ``(nodes, texts by id, token counts by id)``: Pairs and Conversations get the
+#: same tuple of nodes one after the other (one fused stage), and the second reuses them. One
+#: tuple, swapped whole, compared by identity (it holds the nodes, so no other tuple has their id).
+_LAST_INDEX: tuple = ((), {}, {})
+
+
+def _thread_index(nodes: tuple) -> tuple[dict, dict]:
+    """``({id: text}, {id: token_count(text)})`` of a thread's final nodes (kept for the next
+    call when they are a tuple: a list could change in between)."""
+    global _LAST_INDEX
+    last = _LAST_INDEX
+    if last[0] is nodes:
+        return last[1], last[2]
+    text = {node.id: node.text for node in nodes}
+    length = {node.id: token_count(node.text) for node in nodes}
+    if type(nodes) is tuple:
+        _LAST_INDEX = (nodes, text, length)
+    return text, length
+
+
 def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator[Kept | Dropped | PairLengths]:
     """Single-turn pairs of one thread whose texts are final (after :func:`apply_vocabulary`).
 
@@ -249,8 +269,7 @@ def thread_pairs(thread_id: str, nodes: tuple, config: CorpusConfig) -> Iterator
     pruned by length (step 7). Yields ``Kept(SingleTurnRow)``, ``Dropped(counter name)``, and
     a :class:`PairLengths` for every pair before length pruning.
     """
-    text = {node.id: node.text for node in nodes}
-    length = {node.id: token_count(node.text) for node in nodes}
+    text, length = _thread_index(nodes)
     max_q, max_r = config.max_query_tokens, config.max_response_tokens
     for node in nodes:
         if not node.parent_id:
@@ -275,8 +294,7 @@ def thread_conversations(thread_id: str, nodes: tuple, config: CorpusConfig) -> 
     """Root-to-leaf conversations of one thread whose texts are final; yields
     ``Kept(MultiTurnRow)`` and ``Dropped(counter name)``. ``nodes`` should form a tree
     (:func:`resolve_thread` makes it one); a chain that loops anyway is dropped as broken."""
-    text = {node.id: node.text for node in nodes}
-    length = {node.id: token_count(node.text) for node in nodes}
+    text, length = _thread_index(nodes)
     by_id = {node.id: node for node in nodes}
     children: set = {node.parent_id for node in nodes if node.parent_id}
     for leaf in nodes:
