@@ -1303,9 +1303,8 @@ static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
         Py_XDECREF(t);
         return r;
     }
-    if (count_pending(k, p, n, h) < 0) return -1;
-    if (k->joined.n && buf_put(&k->joined, ' ') < 0) return -1;
-    return buf_putu(&k->joined, p, n);
+    if ((k->joined.n && buf_put(&k->joined, ' ') < 0) || buf_putu(&k->joined, p, n) < 0) return -1;
+    return count_pending(k, p, n, h);  /* (last: where it fails, the token is not counted) */
 }
 
 /* the contractions split, then text.split(): a contraction's two parts are tokens of their
