@@ -21,7 +21,8 @@ FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,\
   bleu delta_bleu rouge meteor embedding diversity lsdscc_metrics signatures significance batch_matches \
   analysis_stats analysis_correlation analysis_agreement analysis_significance \
   lsdscc_cleaning lsdscc_cleaning_native lsdscc_cleaning_native_markup lsdscc_cleaning_native_followed_head \
-  lsdscc_cleaning_native_names lsdscc_cleaning_native_order lsdscc_cleaning_native_shrug lsdscc_conventions options \
+  lsdscc_cleaning_native_names lsdscc_cleaning_native_order lsdscc_cleaning_native_shrug lsdscc_cleaning_native_deferred \
+  lsdscc_conventions options \
   lsdscc_sources lsdscc_sources_prefilter dailydialog_readers dailydialog_normalize dailydialog_contexts \
   lsdscc_threads layering code_shape docs_links hfdata_features \
   ead bleu_conventions location no_parsed_args analysis_config file_validation score_tables scoring_library))

@@ -1208,14 +1208,21 @@ static int token_slot(const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h, Slot **slot, 
     return 0;
 }
 
-/* where the tokens go: a list, or (counts given) counted and joined with single spaces. A
-   text's interned tokens are counted among themselves first (pending, in the order they first
-   come), then into counts, as Counter.update would insert and count them. */
+/* A text's interned tokens are counted among themselves first (pending, in the order they first
+   come), then into counts, as Counter.update would insert and count them: at the end of the text,
+   or (defer_counts) at the end of several texts, in the order they first came in those. */
+typedef struct {
+    Slot **slots;
+    Py_ssize_t n, cap;
+    unsigned long flushes;  /* (how often they were written or dropped) */
+} Pending;
+
+/* where the tokens go: a list, or (counts given) counted into counts (q: their pending counts)
+   and joined with single spaces */
 typedef struct {
     PyObject *list, *counts;
     Buf joined;
-    Slot **pending;
-    Py_ssize_t npending, cap;
+    Pending *q;
 } Sink;
 
 static int count_token(PyObject *counts, PyObject *t, long amount) {
@@ -1234,17 +1241,20 @@ static int count_token(PyObject *counts, PyObject *t, long amount) {
     return r;
 }
 
-/* the pending counts into counts (ok: 0 on an error, which drops them) */
-static int flush_pending(Sink *k, int ok) {
-    for (Py_ssize_t i = 0; i < k->npending; i++) {
-        Slot *slot = k->pending[i];
-        if (i + 4 < k->npending) PREFETCH(k->pending[i + 4]->s);  /* (the dict reads its type and hash) */
-        if (ok && count_token(k->counts, slot->s, slot->pending) < 0) ok = 0;
+/* the pending counts q into counts (ok: 0 on an error, which drops them) */
+static int flush_counts_into(Pending *q, PyObject *counts, int ok) {
+    for (Py_ssize_t i = 0; i < q->n; i++) {
+        Slot *slot = q->slots[i];
+        if (i + 4 < q->n) PREFETCH(q->slots[i + 4]->s);  /* (the dict reads its type and hash) */
+        if (ok && count_token(counts, slot->s, slot->pending) < 0) ok = 0;
         slot->pending = 0;
     }
-    k->npending = 0;
+    q->n = 0;
+    q->flushes++;
     return ok ? 0 : -1;
 }
+
+static int flush_pending(Sink *k, int ok) { return flush_counts_into(k->q, k->counts, ok); }
 
 static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
     if (intern_will_grow() && flush_pending(k, 1) < 0) return -1;  /* (a new table moves the slots) */
@@ -1258,16 +1268,31 @@ static int count_pending(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
     }
     if (!slot->pending++) {
         PREFETCH(slot->s);  /* (flush_pending's dict reads its type and hash) */
-        if (k->npending == k->cap) {
-            Py_ssize_t cap = k->cap ? 2 * k->cap : 64;
-            Slot **grown = PyMem_Realloc(k->pending, cap * sizeof(Slot *));
+        Pending *q = k->q;
+        if (q->n == q->cap) {
+            Py_ssize_t cap = q->cap ? 2 * q->cap : 64;
+            Slot **grown = PyMem_Realloc(q->slots, cap * sizeof(Slot *));
             if (!grown) { slot->pending--; PyErr_NoMemory(); return -1; }
-            k->pending = grown;
-            k->cap = cap;
+            q->slots = grown;
+            q->cap = cap;
         }
-        k->pending[k->npending++] = slot;
+        q->slots[q->n++] = slot;
     }
     return 0;
+}
+
+/* The deferred counts (defer_counts): the pending counts of the texts split since it was called
+   with `deferred`, written into it by flush_counts, defer_counts, an error, a new table, a full
+   one or a split into other counts (NULL: none deferred). */
+static PyObject *deferred;
+static Pending held;
+
+/* the held counts into `deferred` (ok: 0 drops them), deferring into counts from then on (NULL: none) */
+static int defer_into(PyObject *counts, int ok) {
+    int r = deferred ? flush_counts_into(&held, deferred, ok) : 0;
+    Py_XINCREF(counts);
+    Py_XSETREF(deferred, counts);
+    return r;
 }
 
 /* a token (h: its text_hash, where counts are given) */
@@ -1278,25 +1303,38 @@ static int emit(Sink *k, const Py_UCS4 *p, Py_ssize_t n, Py_hash_t h) {
         Py_XDECREF(t);
         return r;
     }
-    if (count_pending(k, p, n, h) < 0) return -1;
-    if (k->joined.n && buf_put(&k->joined, ' ') < 0) return -1;
-    return buf_putu(&k->joined, p, n);
+    if ((k->joined.n && buf_put(&k->joined, ' ') < 0) || buf_putu(&k->joined, p, n) < 0) return -1;
+    return count_pending(k, p, n, h);  /* (last: where it fails, the token is not counted) */
 }
 
 /* the contractions split, then text.split(): a contraction's two parts are tokens of their
    own (the spaces it gets around and between them). The tokens, or (counts given) their text
    joined with single spaces, each counted into counts. */
+/* a token of a text: where it starts, its length and text_hash */
+typedef struct { Py_ssize_t start, n; Py_hash_t h; } Token;
 /* the pending slots' array of the last split, kept for the next */
 static Slot **spare_pending;
 static Py_ssize_t spare_pending_cap;
 
-static void give_pending(Sink *k) {
-    if (!spare_pending && k->cap <= POOL_KEEP) {
-        spare_pending = k->pending;
-        spare_pending_cap = k->cap;
+static void give_pending(Pending *q) {
+    if (q == &held) return;
+    if (!spare_pending && q->cap <= POOL_KEEP) {
+        spare_pending = q->slots;
+        spare_pending_cap = q->cap;
     } else {
-        PyMem_Free(k->pending);
+        PyMem_Free(q->slots);
     }
+}
+
+/* after an error at a text's token `failed` (v: its tokens): the counts its tokens from `from`
+   on added to the pending ones taken away (those before `from` were written, as are those of
+   the texts before it; mark: how many slots were pending when its token `from` came) */
+static void undo_text(Pending *q, const Buf *b, const Token *v, Py_ssize_t from, Py_ssize_t failed, Py_ssize_t mark) {
+    for (Py_ssize_t j = from; j < failed && interned_cap; j++) {
+        Slot *slot = find_slot(PyUnicode_4BYTE_KIND, b->p + v[j].start, v[j].n, v[j].h);
+        if (slot->s && slot->pending > 0) slot->pending--;
+    }
+    q->n = mark < q->n ? mark : q->n;
 }
 
 /* a contraction at b->p[i] where a word starts there (\b): its length (*first: its first part's), or 0 */
@@ -1305,8 +1343,6 @@ static inline Py_ssize_t contraction_start(const Buf *b, Py_ssize_t i, Py_UCS4 c
     return contraction_at(b, i, first);
 }
 
-/* a token of a text: where it starts, its length and text_hash */
-typedef struct { Py_ssize_t start, n; Py_hash_t h; } Token;
 static Token *spare_tokens;  /* (the last split's array, kept for the next) */
 static Py_ssize_t spare_tokens_cap;
 
@@ -1344,7 +1380,9 @@ static Py_ssize_t find_tokens(const Buf *b, Token *v) {
 }
 
 static PyObject *split(const Buf *b, PyObject *counts) {
-    Sink k = {NULL, counts, {NULL, 0, 0}, spare_pending, 0, spare_pending_cap};
+    Pending local = {spare_pending, 0, spare_pending_cap, 0};
+    Sink k = {NULL, counts, {NULL, 0, 0}, counts && counts == deferred ? &held : &local};
+    if (counts && deferred && counts != deferred && defer_into(deferred, 1) < 0) return NULL;  /* (other counts) */
     Token *v = spare_tokens;
     if (spare_tokens_cap < b->n + 1) {
         PyMem_Free(v);
@@ -1356,27 +1394,49 @@ static PyObject *split(const Buf *b, PyObject *counts) {
     Py_ssize_t cap = spare_tokens_cap, count = find_tokens(b, v);
     spare_tokens_cap = 0;
     if (counts ? buf_take(&k.joined, b->n + 1) < 0 : !(k.list = PyList_New(0))) { PyMem_Free(v); return NULL; }
-    spare_pending = NULL;
-    spare_pending_cap = 0;
-    for (Py_ssize_t i = 0; i < count; i++)
-        if (emit(&k, b->p + v[i].start, v[i].n, v[i].h) < 0) goto error;
+    if (k.q == &local) spare_pending = NULL, spare_pending_cap = 0;
+    Py_ssize_t from = 0, mark = k.q->n, i = 0;  /* (undo_text's) */
+    for (unsigned long flushes = k.q->flushes; i < count; i++) {
+        int r = emit(&k, b->p + v[i].start, v[i].n, v[i].h);
+        if (k.q->flushes != flushes) flushes = k.q->flushes, from = i, mark = 0;
+        if (r < 0) goto error;
+    }
     if (!spare_tokens && cap <= POOL_KEEP) spare_tokens = v, spare_tokens_cap = cap;
     else PyMem_Free(v);
-    if (!counts) { give_pending(&k); return k.list; }
-    PyObject *joined = flush_pending(&k, 1) < 0 ? NULL
-        : PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, k.joined.p, k.joined.n);
+    if (!counts) { give_pending(k.q); return k.list; }
+    PyObject *joined = k.q == &held || flush_pending(&k, 1) == 0
+        ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, k.joined.p, k.joined.n) : NULL;
     buf_give(&k.joined);
-    give_pending(&k);
+    give_pending(k.q);
     return joined;
 error:
-    PyMem_Free(v);
-    Py_XDECREF(k.list);
     if (counts) {
-        flush_pending(&k, 0);
+        undo_text(k.q, b, v, from, i, mark);
         buf_give(&k.joined);
     }
-    give_pending(&k);
+    PyMem_Free(v);
+    Py_XDECREF(k.list);
+    give_pending(k.q);
     return NULL;
+}
+
+/* defer_counts(counts): the counts of the texts split into counts from now on are written into it
+   once, by flush_counts() or the next defer_counts() (before an error, a new or full token table,
+   or a split into other counts), in the order their tokens first came: the same contents and
+   order as at the end of each text. The counts held before are written first (even where that
+   fails, counts is the one deferred to then). None: nothing deferred. */
+static PyObject *defer_counts(PyObject *self, PyObject *counts) {
+    if (counts != Py_None && !PyDict_Check(counts)) { PyErr_SetString(PyExc_TypeError, "counts: a dict or None"); return NULL; }
+    if (defer_into(counts == Py_None ? NULL : counts, 1) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* flush_counts(): the counts held for defer_counts' counts written into it (still deferred to);
+   the number of tokens that were pending */
+static PyObject *flush_counts(PyObject *self, PyObject *unused) {
+    Py_ssize_t n = held.n;
+    if (deferred && flush_counts_into(&held, deferred, 1) < 0) return NULL;
+    return PyLong_FromSsize_t(n);
 }
 
 /* --- tail() --------------------------------------------------------------------------------- */
@@ -2599,6 +2659,11 @@ static PyObject *intern_limit(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"intern_limit", intern_limit, METH_VARARGS,
      "intern_limit(limit=-1): (the limit before, tokens interned); a limit >= 0 becomes the most tokens kept."},
+    {"defer_counts", defer_counts, METH_O,
+     "defer_counts(counts): tail and plain count into counts (a dict) once, at flush_counts() or the next "
+     "defer_counts() (None: at the end of each text, as before), in the same order."},
+    {"flush_counts", flush_counts, METH_NOARGS,
+     "flush_counts(): the deferred counts written into defer_counts' dict (still deferred to): how many tokens were pending."},
     {"configure", configure, METH_VARARGS,
      "configure(tables): every table and trigger the code uses (lsdscc.corpus.cleaning.native_tables())."},
     {"tail", tail, METH_VARARGS,

@@ -42,6 +42,7 @@ import html
 import os
 import re
 from collections import Counter
+from collections.abc import Iterable
 
 from lsdscc.corpus.config import CONVENTIONS, DEFAULT_CONVENTION
 from lsdscc.corpus.emoticons import SHRUG, emoticon_table, substitute_emoticons, substitute_shrug
@@ -995,8 +996,25 @@ def clean_and_count(text: str, words: Counter, tokenizer: str = "treebank", lowe
     if check_convention(convention) == "lsdscc" and tokenizer == "treebank":
         return _lsdscc_fast(text, lowercase, words, native)
     tokens = clean_and_tokenize(text, tokenizer, lowercase, convention, native)
+    if _native is not None:  # (the counts the C half defers for words go in first: their order)
+        _native.flush_counts()
     words.update(tokens)
     return " ".join(tokens)
+
+
+def clean_and_count_all(texts: Iterable[str], words: Counter, tokenizer: str = "treebank", lowercase: bool = True,
+                        convention: str = DEFAULT_CONVENTION, native: bool = True) -> list[str]:
+    """``[clean_and_count(text, words, ...) for text in texts]``, the C half counting the tokens of
+    all the texts into ``words`` once, at the end (``defer_counts``): the same counts, inserted in
+    the same order (a text's new tokens in the order they come, the texts in theirs). On an error,
+    the texts before it are counted, as they are by ``clean_and_count``."""
+    if _native is None or not native:
+        return [clean_and_count(text, words, tokenizer, lowercase, convention, native) for text in texts]
+    _native.defer_counts(words)
+    try:
+        return [clean_and_count(text, words, tokenizer, lowercase, convention) for text in texts]
+    finally:
+        _native.defer_counts(None)
 
 
 # --- the fused fast path of clean_and_tokenize(convention="lsdscc", tokenizer="treebank") ---
@@ -1242,6 +1260,8 @@ def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None, nati
     tokens = lsdscc_tail(text, lowercase)
     if counts is None:
         return tokens
+    if native:  # (the counts the C half defers for counts go in first: their order)
+        _native.flush_counts()
     counts.update(tokens)
     return " ".join(tokens)
 

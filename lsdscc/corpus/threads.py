@@ -29,7 +29,7 @@ import hashlib
 from collections import Counter
 from typing import Iterable, Iterator, NamedTuple
 
-from lsdscc.corpus.cleaning import clean_and_count, clean_and_tokenize
+from lsdscc.corpus.cleaning import clean_and_count_all, clean_and_tokenize
 from lsdscc.corpus.config import CorpusConfig
 from lsdscc.corpus.outcomes import Dropped, Kept
 from lsdscc.corpus.records import DELETED, TITLE_ONLY, Post
@@ -147,14 +147,12 @@ def clean_thread(posts: Iterable[Post], config: CorpusConfig, words: Counter | N
     ``words``: when given, each post's tokens are also counted into it (the first pass of
     step 5, from the token lists at hand instead of splitting the texts again)."""
     options = (config.tokenizer, config.lowercase, config.text_convention)
-    nodes = []
-    for post in posts:
-        if words is not None:
-            text = clean_and_count(post.text, words, *options)
-        else:
-            text = " ".join(clean_and_tokenize(post.text, *options))
-        nodes.append(Node(post.id, post.parent_id, post.created_utc, text))
-    return tuple(nodes)
+    posts = tuple(posts)
+    if words is not None:  # (the thread's counts go into words once, in the order of clean_and_count's)
+        texts = clean_and_count_all([post.text for post in posts], words, *options)
+    else:
+        texts = [" ".join(clean_and_tokenize(post.text, *options)) for post in posts]
+    return tuple(Node(post.id, post.parent_id, post.created_utc, text) for post, text in zip(posts, texts))
 
 
 def prepare_thread(thread_id: str, posts: Iterable[Post], config: CorpusConfig) -> tuple[tuple, Counter]:
