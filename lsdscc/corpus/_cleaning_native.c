@@ -2154,7 +2154,7 @@ static int fm_tags(const Buf *in, Buf *out) {
     return fm_finish(out, in, pos);
 }
 
-/* --- cfix: the line rules strip_markup runs between _followed_head's (indented code, setext
+/* --- the line rules strip_markup runs between _followed_head's (indented code, setext
    lines, horizontal rules) ------------------------------------------------------------------ */
 /* plain() refuses a text whose own lines match them (REFUSED_OTHER), but removing an HTML comment
    (before indented code and setext lines) or a quote marker, link, tag or header (before rules)
@@ -2186,7 +2186,7 @@ static Py_ssize_t fm_hrule(const Buf *in, Py_ssize_t p, void *memo) {
     for (; fm_at(in, i, c); count++) i = fm_blanks(in, i + 1);
     return count >= 3 && (i == in->n || in->p[i] == '\n') ? i : -1;
 }
-/* --- end of cfix's line rules ------------------------------------------------------------- */
+/* --- end of the line rules between followed_head's rules ------------------------------ */
 
 /* one rule on a Buf (as fm_pass: a becomes the result where it changed, b is spare) */
 enum { FM_COMMENT, FM_INDENTED, FM_SETEXT, FM_QUOTES, FM_LINKS, FM_TAGS, FM_HEADER, FM_HRULE, FM_BULLETS, FM_HEAD };
@@ -2253,7 +2253,7 @@ static PyObject *fm_call(PyObject *args, int rule) {
     return result;
 }
 
-/* --- usernames, e-mail addresses, urls and entities (helper cnames) ------------------------ */
+/* --- usernames, e-mail addresses, urls and entities ---------------------------------- */
 /* may_name_user(text): cleaning.may_name_user; mail_and_urls(text): cleaning._mail_and_urls
    (_EMAIL.sub(" email ", text), then _LSDSCC_URL.sub(_url_token, ...)), or None where it leaves
    the text to Python. tests/test_lsdscc_cleaning_native_names.py compares each with Python. */
@@ -2687,11 +2687,11 @@ static PyMethodDef methods[] = {
     {"followed_head", fm_followed_head, METH_VARARGS,
      "followed_head(text): cleaning._followed_head(text) (the six rules above and the three below, guarded as there), "
      "or None."},
-    /* (cfix: the line rules strip_markup runs between those of followed_head) */
+    /* (the line rules strip_markup runs between those of followed_head) */
     {"indented_code", fm_indented_, METH_VARARGS, "indented_code(text): cleaning._INDENTED_CODE.sub(\"\", text)."},
     {"setext", fm_setext_, METH_VARARGS, "setext(text): cleaning._SETEXT_LINES.sub(text)."},
     {"hrule", fm_hrule_, METH_VARARGS, "hrule(text): cleaning._HRULE_LINES.sub(text)."},
-    /* (helper cnames: usernames, e-mail addresses, urls, entities) */
+    /* (usernames, e-mail addresses, urls) */
     {"may_name_user", may_name_user, METH_O, "may_name_user(text): cleaning.may_name_user(text)."},
     {"mail_and_urls", mail_and_urls, METH_O,
      "mail_and_urls(text): cleaning._mail_and_urls(text) (e-mail addresses, then urls), or None where it leaves it to Python."},
