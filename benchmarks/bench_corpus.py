@@ -335,7 +335,7 @@ def parse_args(argv):
     parser.add_argument("--json", default=None, help="also write the results here")
     parser.add_argument("--months", default=None, metavar="DIR",
                         help="keep the generated months in DIR and reuse them in later runs with the same size, "
-                             "--text and --seed (generating 3M realistic comments takes about 10 minutes)")
+                             "--text and --seed (generating 3M realistic comments takes 5-10 minutes)")
     parser.add_argument("--child-build", nargs=2, default=None, help=argparse.SUPPRESS)
     return parser.parse_known_args(argv)
 
