@@ -15,8 +15,8 @@ DEMO_OUT ?= out/lsdscc
 .PHONY: demo test test-fast install bench worker-check clean
 
 # The unit tier: metrics, statistics, cleaning, options, readers and the structure checks; no Beam
-# pipelines, subprocess commands, browsers or long fuzzing (1,562 tests passed, 2 skipped: 41 s for
-# the whole make run with -n 2 on a quiet 2-core machine, load 0.4).
+# pipelines, subprocess commands, browsers or long fuzzing (1,765 tests passed, 2 skipped: 48 s for
+# the whole make run with -n 2 on a quiet 2-core machine, load 0.8).
 FAST_TESTS := $(addprefix tests/test_,$(addsuffix .py,\
   bleu delta_bleu rouge meteor embedding diversity lsdscc_metrics signatures significance batch_matches \
   analysis_stats analysis_correlation analysis_agreement analysis_significance \
