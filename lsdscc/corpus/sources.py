@@ -426,7 +426,7 @@ def _scan_block(block: bytes, wanted: frozenset) -> tuple[list, int, int]:
         exact, count = _NATIVE_SCAN(block, _KEY, tuple(wanted), MAX_LINE_BYTES)
         return exact, count - len(exact), count
     lines = block.split(b"\n")
-    exact = None if _NATIVE_SCAN is not None else _scan_regular(block, lines, wanted)
+    exact = _scan_regular(block, lines, wanted)
     if exact is None:
         exact = _scan_lines(block, lines, wanted)
     return exact, len(lines) - len(exact), len(lines)
