@@ -2263,13 +2263,6 @@ static inline int is_alnum(Py_UCS4 c) {
     return c < 128 ? is_letter(c) || (c >= '0' && c <= '9') : Py_UNICODE_ISALNUM(c);
 }
 
-/* re's \b between text[i - 1] and text[i] (n: the text's length) */
-static inline int word_boundary(int kind, const void *d, Py_ssize_t n, Py_ssize_t i) {
-    int before = i > 0 && is_word(PyUnicode_READ(kind, d, i - 1));
-    int after = i < n && is_word(PyUnicode_READ(kind, d, i));
-    return before != after;
-}
-
 /* _USER_NEXT's last character: [^\w\s.,?;'"] or _ */
 static inline int user_next(Py_UCS4 c) {
     if (c == '_') return 1;
