@@ -1044,7 +1044,7 @@ _CONTRACTION_GUARDS = tuple(sorted({(a + b)[2:] for a, b in CONTRACTIONS + CONTR
 REFUSED_ENTITIES, REFUSED_FOLLOWED, REFUSED_OTHER, REFUSED_LINKS = 1, 2, 4, 8
 #: What makes ``plain`` refuse a text, by cause: the guards of strip_markup's rules (a
 #: rule runs only where its trigger is in the text), _protect_quotes's pairs, the e-mail and url
-#: guards (a ``.tld`` of :data:`TLDS` too). REFUSED_ENTITIES: decoded, then tried again;
+#: guards (a ``.tld`` of :data:`TLDS` too). REFUSED_ENTITIES: decoded first (:func:`_without_usernames`);
 #: REFUSED_FOLLOWED: the rules of :func:`_followed_markup`, the same; REFUSED_OTHER: the Python
 #: steps; REFUSED_LINKS: e-mails and urls (:func:`_mail_and_urls`). C matches them ignoring
 #: ASCII case (refusing more is only slower).
@@ -1115,24 +1115,23 @@ def native_extension():
 
 def _native_plain(text: str, lowercase: bool, counts: Counter | None = None, literal: int = 0) -> list[str] | str | None:
     """The tokens of :func:`_lsdscc_fast` from ``_native.plain``, or None. Where ``plain``
-    refuses a text only for entities, the markup rules it cannot follow (quotes, links, tags,
-    headers, lists, emphasis, inline code, superscripts...), e-mail addresses or urls, these run here
-    first, as strip_markup and :func:`_lsdscc_fast` run them (their own functions, in their
-    order; the rules that would run before or between them are other causes, which ``plain``
-    tells apart), and ``plain`` tries the result, taking what is left of them as text (an &
-    left after decoding stays an &, as in strip_markup). ``literal``: the causes already dealt
-    with (REFUSED_ENTITIES: :func:`_without_usernames` decoded the entities)."""
+    refuses a text only for the markup rules it cannot follow (quotes, links, tags, headers,
+    lists, emphasis, inline code, superscripts...), e-mail addresses or urls, these run here
+    first, as strip_markup and :func:`_lsdscc_fast` run them (their twins, in their order; the
+    rules that would run before or between them are other causes, which ``plain`` tells apart),
+    and ``plain`` tries the result, taking what is left of them as text. ``literal``: the causes
+    already dealt with (REFUSED_ENTITIES: :func:`_without_usernames` decoded the entities, and an
+    & left after decoding stays an &, as in strip_markup; a text with an & and without it is
+    refused, and the Python steps decide)."""
     if SHRUG in text:
         return _native_shrug(text, lowercase, counts, literal)
     result = _native.plain(text, lowercase, literal, counts)  # (None: a text it leaves to Python)
     for cause, rules in _NATIVE_STEPS:
-        if result.__class__ is not int or result & REFUSED_OTHER:
+        if result.__class__ is not int or result & (REFUSED_OTHER | REFUSED_ENTITIES):
             break
         literal |= cause  # (from here on, what is left of this cause's characters stays as it is)
         if result & cause:
             text = rules(text)
-            if cause == REFUSED_ENTITIES and _native.may_name_user(text):  # u&#47;name: the Python steps decide
-                return None
             result = _native.plain(text, lowercase, literal, counts)
     return None if result is None or result.__class__ is int else result
 
@@ -1228,8 +1227,7 @@ def _followed_markup(text: str) -> str:
 
 
 #: What _native_plain runs for each cause ``plain`` gives, in strip_markup's and _lsdscc_fast's order.
-_NATIVE_STEPS = ((REFUSED_ENTITIES, _entities), (REFUSED_FOLLOWED, _followed_markup),
-                 (REFUSED_LINKS, _mail_and_urls))
+_NATIVE_STEPS = ((REFUSED_FOLLOWED, _followed_markup), (REFUSED_LINKS, _mail_and_urls))
 
 
 def _lsdscc_fast(text: str, lowercase: bool, counts: Counter | None = None, native: bool = True) -> list[str] | str:
