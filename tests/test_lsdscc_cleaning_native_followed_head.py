@@ -63,18 +63,30 @@ ALPHABET = list("ab Z*_[]()!<>@.:/-\"'\n\t#+)•1234567") + [
 texts = st.lists(st.sampled_from(ALPHABET), max_size=40).map("".join)
 
 
-def _same(text: str) -> None:
-    for name, (regex, python) in RULES.items():
+def same_rules(rules: dict, text: str) -> None:
+    """Each rule of ``rules`` (name: (regex sub, Python function)): its regexes, its Python function and
+    its C twin give the same text, and so do ``followed_head`` and ``_followed_head`` (also for the
+    line rules of tests/test_lsdscc_cleaning_native_order.py)."""
+    for name, (regex, python) in rules.items():
         expected = regex(text)
         assert python(text) == expected, (name, text)  # (the Python functions are the regexes)
         assert getattr(NATIVE, name)(text) == expected, (name, text)
     assert NATIVE.followed_head(text) == cleaning._followed_head(text), text
 
 
-def test_the_patterns_are_those_the_c_code_follows():
-    for name, (pattern, flags) in PATTERNS.items():
+def same_patterns(patterns: dict) -> None:
+    """Each pattern of ``patterns`` (name in cleaning: (pattern, flags)) is still the one the C code follows."""
+    for name, (pattern, flags) in patterns.items():
         rule = getattr(cleaning, name)
         assert (rule.pattern, rule.flags & (c.re.M | c.re.S | c.re.I)) == (pattern, flags), name
+
+
+def _same(text: str) -> None:
+    same_rules(RULES, text)
+
+
+def test_the_patterns_are_those_the_c_code_follows():
+    same_patterns(PATTERNS)
 
 
 @settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])

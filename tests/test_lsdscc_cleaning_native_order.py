@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from lsdscc.corpus import cleaning
 from lsdscc.synthetic.text import RealisticText
+from tests.test_lsdscc_cleaning_native_followed_head import same_patterns, same_rules
 
 NATIVE = cleaning.native_extension()
 pytestmark = pytest.mark.skipif(NATIVE is None, reason="tests/test_lsdscc_cleaning_native.py fails on it")
@@ -54,17 +55,11 @@ def _same_tokens(text: str) -> None:
 
 
 def _same_rules(text: str) -> None:
-    for name, (regex, python) in RULES.items():
-        expected = regex(text)
-        assert python(text) == expected, (name, text)
-        assert getattr(NATIVE, name)(text) == expected, (name, text)
-    assert NATIVE.followed_head(text) == cleaning._followed_head(text), text
+    same_rules(RULES, text)
 
 
 def test_the_patterns_are_those_the_c_code_follows():
-    for name, (pattern, flags) in PATTERNS.items():
-        rule = getattr(cleaning, name)
-        assert (rule.pattern, rule.flags & (c.re.M | c.re.S | c.re.I)) == (pattern, flags), name
+    same_patterns(PATTERNS)
 
 
 @pytest.mark.parametrize("text", [
