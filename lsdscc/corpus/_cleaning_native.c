@@ -2504,13 +2504,16 @@ static int text_tokens(PyObject *text, PyObject *tokens, int *single) {
     return 0;
 }
 
-/* kept_as_it_is for a str of one byte a character (most texts of the cleaning): the tokens of up
-   to KEPT_BATCH at a time are found and hashed first, each slot fetched into the cache, then looked
-   up. The same answer (where a later token of a batch is not single-spaced, 0 comes before an
-   error of an earlier token's set test, which a str's cached hash does not raise). */
+/* 1 where text is tokens joined by single spaces, each an interned token in unchanged (most
+   texts: no list, no new str); 0 where not; -1 on an error. The tokens of up to KEPT_BATCH at a
+   time are found and hashed first, each slot fetched into the cache, then looked up (where a
+   later token of a batch is not single-spaced, 0 comes before an error of an earlier token's set
+   test, which a str's cached hash does not raise). */
 #define KEPT_BATCH 32
-static int kept_as_it_is_ucs1(const Py_UCS1 *d, Py_ssize_t n, PyObject *unchanged) {
-    Py_ssize_t starts[KEPT_BATCH], lens[KEPT_BATCH];
+static int kept_as_it_is(PyObject *text, PyObject *unchanged) {
+    int kind = PyUnicode_KIND(text);
+    const void *d = PyUnicode_DATA(text);
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), starts[KEPT_BATCH], lens[KEPT_BATCH];
     Py_hash_t hashes[KEPT_BATCH];
     if (!interned_cap) return 0;
     for (Py_ssize_t i = 0; i < n;) {
@@ -2518,40 +2521,19 @@ static int kept_as_it_is_ucs1(const Py_UCS1 *d, Py_ssize_t n, PyObject *unchange
         for (; m < KEPT_BATCH && i < n; m++) {
             Py_ssize_t j = i;
             Py_uhash_t h = FNV_START;
-            Py_UCS1 c = 0;
-            while (j < n && (c = d[j]) != ' ' && !is_space(c)) h = FNV_STEP(h, d[j++]);
+            Py_UCS4 c = 0;
+            while (j < n && (c = PyUnicode_READ(kind, d, j)) != ' ' && !is_space(c)) h = FNV_STEP(h, c), j++;
             if (j == i || (j < n && (c != ' ' || j + 1 == n))) return 0;  /* (not single spaces) */
             starts[m] = i, lens[m] = j - i, hashes[m] = (Py_hash_t)h;
             PREFETCH(&interned[(Py_hash_t)h & (interned_cap - 1)]);
             i = j + 1;
         }
         for (int k = 0; k < m; k++) {
-            Slot *slot = find_slot(PyUnicode_1BYTE_KIND, d + starts[k], lens[k], hashes[k]);
+            Slot *slot = find_slot(kind, (const char *)d + starts[k] * kind, lens[k], hashes[k]);
             if (!slot->s) return 0;
             int in = slot_kept(slot, unchanged);
             if (in <= 0) return in;
         }
-    }
-    return 1;
-}
-
-/* 1 where text is tokens joined by single spaces, each an interned token in unchanged (most
-   texts: no list, no new str); 0 where not; -1 on an error */
-static int kept_as_it_is(PyObject *text, PyObject *unchanged) {
-    int kind = PyUnicode_KIND(text);
-    const void *d = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (kind == PyUnicode_1BYTE_KIND) return kept_as_it_is_ucs1(d, n, unchanged);
-    for (Py_ssize_t i = 0; i < n;) {
-        Py_ssize_t j = i;
-        Py_UCS4 c = 0;
-        while (j < n && (c = PyUnicode_READ(kind, d, j)) != ' ' && !is_space(c)) j++;
-        if (j == i || (j < n && (c != ' ' || j + 1 == n))) return 0;  /* (not single spaces) */
-        Slot *slot = interned_slice(kind, d, i, j - i);
-        if (!slot) return 0;
-        int in = slot_kept(slot, unchanged);
-        if (in <= 0) return in;
-        i = j + 1;
     }
     return 1;
 }
